@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The contract between the VMM (vmm/) and the tiny guest (guest/): where
+ * things sit in guest-physical memory, which ports mean what, and what the
+ * guest's exit codes say.  Both sides include this header, so it must stay
+ * freestanding (no libc).
+ */
+#ifndef HOTVM_ABI_H
+#define HOTVM_ABI_H
+
+/*
+ * Guest-physical layout below 1 MiB.  The guest image itself is linked at
+ * 1 MiB.  The VMM places nothing in the trampoline page, and the guest writes
+ * nothing below 1 MiB except the trampoline page.
+ */
+#define ABI_TRAMPOLINE_PADDR 0x8000UL /* SIPI vector 0x08 */
+#define ABI_BOOTDATA_PADDR                                                     \
+	0x10000UL /* hvm_start_info, memmap, modlist, cmdline */
+#define ABI_BOOTDATA_SIZE 0x10000UL
+#define ABI_FDT_PADDR	  0x20000UL /* FDT, passed as PVH module 0 */
+#define ABI_FDT_MAX	  0x10000UL
+#define ABI_ACPI_PADDR	  0xe0000UL /* RSDP first, so a legacy scan finds it */
+#define ABI_ACPI_MAX	  0x20000UL
+#define ABI_LOWMEM_END	  0xa0000UL /* RAM below this; 0xa0000-1M reserved */
+#define ABI_KERNEL_PADDR  0x100000UL
+
+/* Devices on the I/O port bus. */
+#define ABI_COM1_PORT 0x3f8
+#define ABI_COM1_IRQ  4
+#define ABI_DEBUG_EXIT_PORT                                                    \
+	0x501 /* as QEMU's isa-debug-exit: status (v << 1) | 1 */
+
+/*
+ * Values the tiny guest writes to the debug-exit port, and the resulting
+ * process exit status of hotvm (or QEMU with isa-debug-exit).
+ */
+#define ABI_EXIT_SUCCESS 0 /* status 1: everything asked for worked */
+#define ABI_EXIT_FAILURE 1 /* status 3: a check or self-test failed */
+#define ABI_EXIT_PANIC	 2 /* status 5: exception, or an impossible state */
+
+/* hotvm's own exit statuses are even, so they never collide with the guest's. */
+#define ABI_STATUS_SIGNAL 0 /* stopped by SIGINT or SIGTERM */
+#define ABI_STATUS_USAGE  2 /* bad command line, kernel image or configuration */
+#define ABI_STATUS_VMFAIL 4 /* KVM error, emulation failure, triple fault */
+
+/* The FDT the VMM hands the tiny guest as PVH module 0. */
+#define ABI_FDT_COMPATIBLE     "hotvm,tiny-v1"
+#define ABI_FDT_MODULE_CMDLINE "hotvm-fdt"
+
+#endif

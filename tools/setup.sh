@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Installs what building and testing hotvm needs on a Debian 12 machine.
+# Idempotent: apt-get runs only when a package is missing.
+set -euo pipefail
+
+packages=(
+	gcc make meson ninja-build pkg-config   # build
+	libfdt-dev libjson-c-dev                 # VMM libraries
+	clang-format                             # format check
+	qemu-system-x86 cpio xz-utils gzip       # nested lab, QEMU tests
+	binutils                                 # nm, objcopy
+)
+
+missing=()
+for p in "${packages[@]}"; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" ||
+		missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+if [ "$(id -u)" -ne 0 ]; then
+	echo "setup: missing Debian packages: ${missing[*]}" >&2
+	echo "setup: run this script as root, or: apt-get install ${missing[*]}" >&2
+	exit 1
+fi
+echo "setup: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+apt-get install -y -qq --no-install-recommends "${missing[@]}"
