@@ -198,21 +198,22 @@ static int cpuhp_check_cpu(const struct cpuhp_machine *m, unsigned int cpu)
 static int cpuhp_do_target(struct cpuhp_machine *m, unsigned int cpu,
 			   int target, int dir)
 {
-	int ret = cpuhp_check_cpu(m, cpu);
+	int ret = cpuhp_enter(m);
 	int cur;
 
+	/* Checks under the lock: a re-entrant call gets -EDEADLK. */
 	if (ret)
 		return ret;
-	if (!cpuhp_target_valid(m, target))
-		return -EINVAL;
-	ret = cpuhp_enter(m);
-	if (ret)
-		return ret;
-	cur = m->cpus[cpu].state;
-	if ((dir > 0 && target < cur) || (dir < 0 && target > cur))
+	ret = cpuhp_check_cpu(m, cpu);
+	if (!ret && !cpuhp_target_valid(m, target))
 		ret = -EINVAL;
-	else if (target != cur)
-		ret = cpuhp_walk(m, cpu, target, target > cur);
+	if (!ret) {
+		cur = m->cpus[cpu].state;
+		if ((dir > 0 && target < cur) || (dir < 0 && target > cur))
+			ret = -EINVAL;
+		else if (target != cur)
+			ret = cpuhp_walk(m, cpu, target, target > cur);
+	}
 	cpuhp_leave(m);
 	return ret;
 }
@@ -261,16 +262,26 @@ int cpuhp_bringup_cpus(struct cpuhp_machine *m, const unsigned int *cpus,
 	int first = 0;
 	int ret;
 
-	if (!cpuhp_target_valid(m, target))
-		return -EINVAL;
 	ret = cpuhp_enter(m);
 	if (ret)
 		return ret;
+	if (!cpuhp_target_valid(m, target)) {
+		cpuhp_leave(m);
+		return -EINVAL;
+	}
 	for (unsigned int i = 0; i < n; i++) {
-		/* Kick every AP first so that their slow start-up overlaps. */
-		ret = use_kick ? cpuhp_bringup_one(m, cpus[i], kick) : 0;
+		unsigned int cpu = cpus[i];
+
+		/*
+		 * Kick every AP below the kick state first so that their slow
+		 * start-up overlaps; the others only take part in phase 2.
+		 */
+		ret = 0;
+		if (use_kick &&
+		    (cpu >= m->nr_cpus || m->cpus[cpu].state < kick))
+			ret = cpuhp_bringup_one(m, cpu, kick);
 		if (ret)
-			ret = cpuhp_bringup_failed(m, cpus[i], ret);
+			ret = cpuhp_bringup_failed(m, cpu, ret);
 		if (results)
 			results[i] = ret;
 		if (ret && !first)
@@ -279,9 +290,12 @@ int cpuhp_bringup_cpus(struct cpuhp_machine *m, const unsigned int *cpus,
 	for (unsigned int i = 0; i < n; i++) {
 		unsigned int cpu = cpus[i];
 
-		/* Below the kick state now means its kick failed. */
-		if (use_kick && cpu < m->nr_cpus && !m->cpus[cpu].broken &&
-		    m->cpus[cpu].state < kick)
+		/*
+		 * Below the kick state now means its kick failed (broken or
+		 * not): its error from phase 1 stands.
+		 */
+		if (use_kick &&
+		    (cpu >= m->nr_cpus || m->cpus[cpu].state < kick))
 			continue;
 		ret = cpuhp_bringup_one(m, cpu, target);
 		if (!ret)
@@ -301,24 +315,27 @@ int cpuhp_set_fail(struct cpuhp_machine *m, unsigned int cpu, int state)
 	const struct cpuhp_step *step;
 	int ret;
 
-	if (cpu >= m->nr_cpus)
-		return -EINVAL;
-	if (state != CPUHP_INVALID) {
-		if (!cpuhp_state_valid(m, state))
-			return -EINVAL;
-		step = &m->steps[state];
-		if (step->flags & CPUHP_F_NOFAIL)
-			return -EINVAL;
-		if (!cpuhp_step_has_cb(step, true) &&
-		    !cpuhp_step_has_cb(step, false))
-			return -EINVAL;
-	}
 	ret = cpuhp_enter(m);
 	if (ret)
 		return ret;
-	m->cpus[cpu].fail = state;
+	/* Checked under the lock: the table changes under setup/remove. */
+	if (cpu >= m->nr_cpus)
+		ret = -EINVAL;
+	else if (state != CPUHP_INVALID) {
+		if (!cpuhp_state_valid(m, state))
+			ret = -EINVAL;
+		else {
+			step = &m->steps[state];
+			if ((step->flags & CPUHP_F_NOFAIL) ||
+			    (!cpuhp_step_has_cb(step, true) &&
+			     !cpuhp_step_has_cb(step, false)))
+				ret = -EINVAL;
+		}
+	}
+	if (!ret)
+		m->cpus[cpu].fail = state;
 	cpuhp_leave(m);
-	return 0;
+	return ret;
 }
 
 int cpuhp_clear_broken(struct cpuhp_machine *m, unsigned int cpu)

@@ -107,19 +107,28 @@ static int cpuhp_call_multi(struct cpuhp_call *c)
 		c->bringup ? step->startup_multi : step->teardown_multi;
 	struct cpuhp_node *node;
 	unsigned int done = 0;
+	int first = 0;
 
 	if (c->node)
 		return cb(c->cpu, c->node, step->data);
 	for (node = step->instances; node; node = node->next) {
 		int ret = cb(c->cpu, node, step->data);
 
-		if (ret) {
+		if (ret && (step->flags & CPUHP_F_NOFAIL)) {
+			/*
+			 * The state is passed whatever its instances say (the
+			 * caller logs and ignores the error): every instance
+			 * must run, none may be undone.
+			 */
+			if (!first)
+				first = ret;
+		} else if (ret) {
 			cpuhp_undo_instances(c, done);
 			return ret;
 		}
 		done++;
 	}
-	return 0;
+	return first;
 }
 
 static int cpuhp_call(void *arg)
