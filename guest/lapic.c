@@ -1,0 +1,197 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Local APIC, in x2APIC mode (MSRs) when the CPU has it, else xAPIC (MMIO
+ * at 0xfee00000, mapped uncached by entry.S).  Every access is a VM exit,
+ * so the code does the minimum: no read-modify-write where a plain write
+ * does, no waiting on the ICR delivery status in x2APIC mode (it has none).
+ */
+#include "lapic.h"
+
+#define MSR_APIC_BASE	0x1b
+#define APIC_BASE_EXTD	(1u << 10)
+#define APIC_BASE_EN	(1u << 11)
+#define MSR_X2APIC_BASE 0x800
+
+#define APIC_ID	    0x020
+#define APIC_TPR    0x080
+#define APIC_EOI    0x0b0
+#define APIC_SVR    0x0f0
+#define APIC_ESR    0x280
+#define APIC_ICR    0x300
+#define APIC_ICR2   0x310
+#define APIC_LVTT   0x320
+#define APIC_LVTPC  0x340
+#define APIC_LVT0   0x350
+#define APIC_LVT1   0x360
+#define APIC_LVTERR 0x370
+#define APIC_TMICT  0x380
+#define APIC_TMCCT  0x390
+#define APIC_TDCR   0x3e0
+
+#define APIC_SVR_ENABLE	   (1u << 8)
+#define APIC_LVT_MASKED	   (1u << 16)
+#define APIC_LVT_PERIODIC  (1u << 17)
+#define APIC_ICR_BUSY	   (1u << 12)
+#define APIC_DM_FIXED	   0x000
+#define APIC_DM_NMI	   0x400
+#define APIC_DM_INIT	   0x500
+#define APIC_DM_STARTUP	   0x600
+#define APIC_LEVEL_ASSERT  (1u << 14)
+#define APIC_LEVEL_TRIGGER (1u << 15)
+
+static bool use_x2apic;
+
+void lapic_detect(void)
+{
+	u32 a, b, c, d;
+
+	cpuid(1, 0, &a, &b, &c, &d);
+	use_x2apic = c & (1u << 21);
+}
+
+bool lapic_x2apic(void)
+{
+	return use_x2apic;
+}
+
+static u32 lapic_read(u32 reg)
+{
+	if (use_x2apic)
+		return (u32)rdmsr(MSR_X2APIC_BASE + (reg >> 4));
+	return *(volatile u32 *)(LAPIC_MMIO_BASE + reg);
+}
+
+static void lapic_write(u32 reg, u32 v)
+{
+	if (use_x2apic)
+		wrmsr(MSR_X2APIC_BASE + (reg >> 4), v);
+	else
+		*(volatile u32 *)(LAPIC_MMIO_BASE + reg) = v;
+}
+
+void lapic_setup(void)
+{
+	u64 base = rdmsr(MSR_APIC_BASE);
+
+	/* Disabled -> x2APIC directly is an illegal transition: via xAPIC. */
+	if (!(base & APIC_BASE_EN)) {
+		base |= APIC_BASE_EN;
+		wrmsr(MSR_APIC_BASE, base);
+	}
+	if (use_x2apic && !(base & APIC_BASE_EXTD))
+		wrmsr(MSR_APIC_BASE, base | APIC_BASE_EXTD);
+
+	lapic_write(APIC_TPR, 0);
+	lapic_write(APIC_SVR, APIC_SVR_ENABLE | 0xff);
+	lapic_write(APIC_LVTT, APIC_LVT_MASKED);
+	lapic_write(APIC_LVTERR, APIC_LVT_MASKED);
+}
+
+void lapic_shutdown(void)
+{
+	lapic_write(APIC_LVTT, APIC_LVT_MASKED);
+	lapic_write(APIC_LVTERR, APIC_LVT_MASKED);
+	lapic_write(APIC_SVR, 0xff);
+}
+
+u32 lapic_id(void)
+{
+	u32 id = lapic_read(APIC_ID);
+
+	return use_x2apic ? id : id >> 24;
+}
+
+void lapic_eoi(void)
+{
+	lapic_write(APIC_EOI, 0);
+}
+
+void lapic_timer_start(u8 vector, u32 count)
+{
+	lapic_write(APIC_TDCR, 0xa); /* divide by 128 */
+	lapic_write(APIC_LVTT, APIC_LVT_PERIODIC | vector);
+	lapic_write(APIC_TMICT, count);
+}
+
+void lapic_timer_stop(void)
+{
+	lapic_write(APIC_LVTT, APIC_LVT_MASKED);
+	lapic_write(APIC_TMICT, 0);
+}
+
+void lapic_calib_start(u32 count)
+{
+	lapic_write(APIC_TDCR, 0xb); /* divide by 1 */
+	lapic_write(APIC_LVTT, APIC_LVT_MASKED);
+	lapic_write(APIC_TMICT, count);
+}
+
+u32 lapic_calib_count(void)
+{
+	return lapic_read(APIC_TMCCT);
+}
+
+void lapic_calib_stop(void)
+{
+	lapic_write(APIC_TMICT, 0);
+}
+
+static void lapic_icr(u32 apic_id, u32 low)
+{
+	if (use_x2apic) {
+		wrmsr(MSR_X2APIC_BASE + (APIC_ICR >> 4),
+		      ((u64)apic_id << 32) | low);
+		return;
+	}
+	while (lapic_read(APIC_ICR) & APIC_ICR_BUSY)
+		cpu_relax();
+	lapic_write(APIC_ICR2, apic_id << 24);
+	lapic_write(APIC_ICR, low);
+}
+
+void lapic_send_ipi(u32 apic_id, u8 vector)
+{
+	lapic_icr(apic_id, APIC_DM_FIXED | vector);
+}
+
+/* Accepted even by a software-disabled APIC, like INIT and SIPI. */
+void lapic_send_nmi(u32 apic_id)
+{
+	lapic_icr(apic_id, APIC_DM_NMI);
+}
+
+void lapic_send_init(u32 apic_id)
+{
+	/* Assert, then the level de-assert older APICs want (others ignore). */
+	lapic_icr(apic_id,
+		  APIC_DM_INIT | APIC_LEVEL_TRIGGER | APIC_LEVEL_ASSERT);
+	lapic_icr(apic_id, APIC_DM_INIT | APIC_LEVEL_TRIGGER);
+}
+
+void lapic_send_sipi(u32 apic_id, u8 page)
+{
+	lapic_icr(apic_id, APIC_DM_STARTUP | page);
+}
+
+bool cpu_apicid_leaf_b(void)
+{
+	u32 a, b, c, d;
+
+	cpuid(0, 0, &a, &b, &c, &d);
+	if (a < 0xb)
+		return false;
+	cpuid(0xb, 0, &a, &b, &c, &d);
+	return b != 0;
+}
+
+u32 cpu_apic_id(void)
+{
+	u32 a, b, c, d;
+
+	if (cpu_apicid_leaf_b()) {
+		cpuid(0xb, 0, &a, &b, &c, &d);
+		return d;
+	}
+	cpuid(1, 0, &a, &b, &c, &d);
+	return b >> 24;
+}

@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+#ifndef GUEST_LAPIC_H
+#define GUEST_LAPIC_H
+
+#include "kernel.h"
+
+#define LAPIC_MMIO_BASE 0xfee00000UL
+
+/* Detect x2APIC (CPUID.1:ECX[21]) and set the mode for every CPU. */
+void lapic_detect(void);
+bool lapic_x2apic(void);
+
+/*
+ * Per CPU: enable the APIC in the chosen mode, software-enable it with the
+ * spurious vector, mask the LVTs.  lapic_shutdown() is the reverse, for a
+ * dying CPU: LVTs masked, software-disabled (INIT and SIPI still accepted).
+ */
+void lapic_setup(void);
+void lapic_shutdown(void);
+
+u32 lapic_id(void);
+void lapic_eoi(void);
+
+/* Periodic timer on @vector; lapic_timer_stop() masks it. */
+void lapic_timer_start(u8 vector, u32 count);
+void lapic_timer_stop(void);
+
+/* One-shot, masked, divide-by-1 countdown, for tsc_init(). */
+void lapic_calib_start(u32 count);
+u32 lapic_calib_count(void);
+void lapic_calib_stop(void);
+
+/* IPIs by destination APIC ID. */
+void lapic_send_ipi(u32 apic_id, u8 vector);
+void lapic_send_nmi(u32 apic_id);
+void lapic_send_init(u32 apic_id);
+void lapic_send_sipi(u32 apic_id, u8 page);
+
+/* The ID of the calling CPU from CPUID, valid before its APIC is set up. */
+u32 cpu_apic_id(void);
+bool cpu_apicid_leaf_b(void);
+
+#endif

@@ -1,0 +1,108 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The tiny guest's boot CPU: from the PVH entry to "ready", then the
+ * command line's action.
+ */
+#include "cmdline.h"
+#include "cpuhp_table.h"
+#include "hotvm_abi.h"
+#include "idt.h"
+#include "lapic.h"
+#include "platform.h"
+#include "printf.h"
+#include "pvh.h"
+#include "selftest.h"
+#include "serial.h"
+#include "smp.h"
+#include "tsc.h"
+
+void __noreturn guest_exit(u8 code)
+{
+	outb(ABI_DEBUG_EXIT_PORT, code);
+	/* Only reached without a debug-exit device: stop here. */
+	for (;;) {
+		local_irq_disable();
+		halt();
+	}
+}
+
+/* 16 TiB: canonical, but far above the 4 GiB identity map. */
+#define UNMAPPED_ADDR 0x100000000000UL
+
+static int crash(void *arg)
+{
+	(void)arg;
+	return *(volatile int *)UNMAPPED_ADDR;
+}
+
+static void __noreturn idle(void)
+{
+	for (;;)
+		safe_halt();
+}
+
+void __noreturn guest_main(u32 start_info);
+
+void __noreturn guest_main(u32 start_info)
+{
+	static unsigned int aps[GUEST_MAX_CPUS];
+	unsigned int nr_possible, nr_aps = 0;
+	u64 t0 = rdtsc(), t1;
+	int ret;
+
+	serial_init();
+	ret = pvh_init(start_info);
+	printk("hotvm-tiny: PVH start_info at 0x%x%s\n", start_info,
+	       ret ? " is not valid" : "");
+	cmdline_parse(boot_info.cmdline);
+	printk("hotvm-tiny: cmdline '%s'\n", boot_info.cmdline);
+
+	idt_init();
+	lapic_detect();
+	lapic_setup();
+	tsc_init();
+	printk("hotvm-tiny: %s mode, TSC %lu kHz, %lu MiB RAM\n",
+	       lapic_x2apic() ? "x2APIC" : "xAPIC", tsc_khz,
+	       boot_info.ram_bytes >> 20);
+
+	if (cmdline.nofdt)
+		boot_info.fdt_paddr = 0;
+	if (platform_init()) {
+		printk("hotvm-tiny: no FDT and no MADT: running on one CPU\n");
+		platform.source = "none";
+	}
+	nr_possible = smp_init();
+	printk("hotvm-tiny: platform from %s: %u possible CPUs, boot APIC ID "
+	       "%u\n",
+	       platform.source, nr_possible, percpu[0].apic_id);
+
+	ret = hp_init(nr_possible, cmdline.trace);
+	if (ret) {
+		printk("hotvm-tiny: cpuhp table rejected: %d\n", ret);
+		guest_exit(ABI_EXIT_PANIC);
+	}
+	hp_print_online();
+
+	for (unsigned int c = 1; c < nr_possible; c++)
+		if (percpu[c].boot_present)
+			aps[nr_aps++] = c;
+	ret = hp_bringup(aps, nr_aps, !cmdline.serial_bringup);
+	if (ret)
+		printk("hotvm-tiny: bring-up of some CPUs failed: %d\n", ret);
+
+	t1 = rdtsc();
+	printk("ready: %u cpus online, %u possible (%lu us)\n",
+	       cpumask_weight(&cpu_online_mask), nr_possible,
+	       tsc_to_us(t1 - t0));
+
+	if (cmdline.crash)
+		crash(NULL);
+	if (cmdline.crash_ap && cpumask_test(&cpu_online_mask, 1))
+		smp_call_on_cpu(1, crash, NULL);
+	if (cmdline.selftest)
+		guest_exit(selftest_run() ? ABI_EXIT_FAILURE
+					  : ABI_EXIT_SUCCESS);
+	if (cmdline.exit)
+		guest_exit(ret ? ABI_EXIT_FAILURE : ABI_EXIT_SUCCESS);
+	idle();
+}

@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * SMP: logical CPU ids, the INIT-SIPI-SIPI trampoline, and the AP's life:
+ *
+ *   wait-for-SIPI --kick--> trampoline --> mailbox loop (alive)
+ *        ^                                     |
+ *        +------ INIT <---- parked (cli; hlt) <+ park request
+ *
+ * An AP runs nothing on its own: everything it does comes through its
+ * mailbox (smp_call_on_cpu), always with interrupts off, which is how the
+ * cpuhp AP states execute on the AP.  Between requests it halts with
+ * interrupts on once its LAPIC can take the doorbell IPI, else it spins.
+ */
+#ifndef GUEST_SMP_H
+#define GUEST_SMP_H
+
+#include "percpu.h"
+
+extern unsigned int smp_nr_possible; /* logical ids 0 .. nr-1 */
+
+/*
+ * Assign logical ids (0 = the boot CPU, then the platform's order) and
+ * install the trampoline.  Returns the number of possible CPUs.
+ */
+unsigned int smp_init(void);
+
+/* The stack an AP takes in the trampoline; 0 blocks its start-up. */
+void smp_set_stack(unsigned int cpu, bool on);
+
+static inline u64 smp_stack_top_of(unsigned int cpu)
+{
+	extern u64 smp_stack_top[GUEST_MAX_CPUS];
+
+	return smp_stack_top[cpu];
+}
+
+/* INIT-SIPI-SIPI, without waiting for the AP. */
+void smp_kick(unsigned int cpu);
+/* Wait until the kicked AP is in its mailbox loop: 0 or -ETIMEDOUT. */
+int smp_wait_alive(unsigned int cpu, u64 timeout_us);
+/* Ask the AP to park and wait until it has: 0 or -ETIMEDOUT. */
+int smp_park(unsigned int cpu, u64 timeout_us);
+/* INIT alone: whatever the AP was doing, it now waits for a SIPI. */
+void smp_reset(unsigned int cpu);
+
+/*
+ * Run @fn(@arg) on @cpu with interrupts off and return its result;
+ * directly when @cpu is the caller.  -ETIMEDOUT if the AP does not answer.
+ */
+int smp_call_on_cpu(unsigned int cpu, int (*fn)(void *), void *arg);
+
+/* Entered from the trampoline (entry.S) on the AP's own stack. */
+void __noreturn smp_ap_main(unsigned int cpu);
+
+#endif
