@@ -18,7 +18,7 @@
 	0x10000UL /* hvm_start_info, memmap, modlist, cmdline */
 #define ABI_BOOTDATA_SIZE 0x10000UL
 #define ABI_FDT_PADDR	  0x20000UL /* FDT, passed as PVH module 0 */
-#define ABI_FDT_MAX	  0x10000UL
+#define ABI_FDT_MAX	  0x40000UL /* room for 1024 possible CPUs */
 #define ABI_ACPI_PADDR	  0xe0000UL /* RSDP first, so a legacy scan finds it */
 #define ABI_ACPI_MAX	  0x20000UL
 #define ABI_LOWMEM_END	  0xa0000UL /* RAM below this; 0xa0000-1M reserved */
@@ -37,6 +37,40 @@
 #define ABI_EXIT_SUCCESS 0 /* status 1: everything asked for worked */
 #define ABI_EXIT_FAILURE 1 /* status 3: a check or self-test failed */
 #define ABI_EXIT_PANIC	 2 /* status 5: exception, or an impossible state */
+
+/*
+ * CPU hotplug devices (DESIGN.md section 3), on the MMIO bus.  The FDT and
+ * the DSDT describe them; the tiny guest under QEMU q35 finds the same
+ * register block at I/O port ABI_QEMU_CPUHP_PORT with GPE0 bit 2 instead.
+ */
+#define ABI_GED_MMIO	    0xfeb00000UL /* 32-bit event register */
+#define ABI_GED_SIZE	    0x4
+#define ABI_GED_IRQ	    5	/* GSI, edge-triggered, active high */
+#define ABI_GED_EVT_CPU	    0x8 /* event bit: CPU hotplug */
+#define ABI_CPUHP_MMIO	    0xfeb00100UL
+#define ABI_CPUHP_SIZE	    0xc
+#define ABI_QEMU_CPUHP_PORT 0x0cd8
+
+/*
+ * Register block commands (offset 5).  0-3 are QEMU's; hotvm's own start at
+ * 0x10 so that QEMU ignores them.
+ */
+#define ABI_CPUHP_CMD_NEXT_EVENT 0
+#define ABI_CPUHP_CMD_OST_EVENT	 1
+#define ABI_CPUHP_CMD_OST_STATUS 2
+#define ABI_CPUHP_CMD_ARCH_ID	 3
+/* Write data: guest cpuhp transition of the selected CPU (see below). */
+#define ABI_CPUHP_CMD_GUEST_STATE 0x10
+/* Read data: injected guest fault for the selected CPU, state + 1, or 0;
+ * reading consumes it (it becomes the guest's one-shot cpuhp fail). */
+#define ABI_CPUHP_CMD_GUEST_FAULT 0x11
+
+/* Data of ABI_CPUHP_CMD_GUEST_STATE. */
+#define ABI_GUEST_STATE_MASK	 0xffu	   /* the state now reached */
+#define ABI_GUEST_STATE_UP	 (1u << 8) /* walking up */
+#define ABI_GUEST_STATE_ROLLBACK (1u << 9) /* as part of a rollback */
+#define ABI_GUEST_STATE_FAILED	 (1u << 10) /* the step failed: state unchanged */
+#define ABI_GUEST_STATE_DONE	 (1u << 11) /* the operation finished */
 
 /* hotvm's own exit statuses are even, so they never collide with the guest's. */
 #define ABI_STATUS_SIGNAL 0 /* stopped by SIGINT or SIGTERM */

@@ -1,0 +1,30 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The flattened device tree hotvm hands the tiny guest as PVH module 0:
+ * memory, every possible CPU (boot CPUs "okay", the rest "disabled") and
+ * the command line.  Names avoid libfdt's own fdt_* functions.
+ */
+#ifndef HOTVM_FDT_BUILD_H
+#define HOTVM_FDT_BUILD_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct fdt_build_range {
+	uint64_t base;
+	uint64_t size;
+};
+
+struct fdt_build_config {
+	const struct fdt_build_range *ram;
+	unsigned int nr_ram;
+	unsigned int boot_cpus;
+	unsigned int max_cpus; /* APIC ID of CPU n is n */
+	const char *cmdline;
+};
+
+/* Builds the tree into buf.  Returns its size or a negative errno. */
+long fdt_build_machine(void *buf, size_t size,
+		       const struct fdt_build_config *cfg);
+
+#endif

@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* Command-line parsing for `hotvm run`: pure functions, unit-tested. */
+#ifndef HOTVM_VMM_CLI_H
+#define HOTVM_VMM_CLI_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "vmm_serial.h"
+
+#define CLI_DEFAULT_MEMORY (256ULL << 20)
+
+struct cli_cpus {
+	unsigned int boot;
+	unsigned int max;
+};
+
+struct cli_serial {
+	enum serial_sink sink;
+	const char *path; /* for SERIAL_SINK_FILE; points into argv */
+};
+
+struct cli_run_opts {
+	const char *kernel; /* NULL: the embedded tiny guest */
+	const char *cmdline;
+	const char *initrd;
+	uint64_t memory;
+	struct cli_cpus cpus;
+	struct cli_serial serial;
+	bool help;
+};
+
+/*
+ * "256M", "1G", "4096", "64k": a byte count with an optional binary suffix
+ * (K, M, G, T; case-insensitive; "KiB"/"KB" spellings allowed).
+ * Returns 0, -EINVAL for malformed text, -ERANGE for zero or overflow.
+ */
+int cli_parse_size(const char *s, uint64_t *out);
+
+/*
+ * Cloud Hypervisor's "boot=N,max=M": keys in any order, each at most once;
+ * boot defaults to 1, max to boot.  Checks 1 <= boot <= max; the limit
+ * from KVM is checked later, by the caller that knows it.
+ * Returns 0 or -EINVAL with a reason in why.
+ */
+int cli_parse_cpus(const char *s, struct cli_cpus *out, char *why,
+		   size_t whylen);
+
+/* "stdio", "none" or "file:PATH".  Returns 0 or -EINVAL. */
+int cli_parse_serial(const char *s, struct cli_serial *out);
+
+/*
+ * Parses the arguments after "run" (argv[0] is "run").  Prints a clear
+ * message to stderr on error.  Returns 0 or -EINVAL.
+ */
+int cli_parse_run(int argc, char **argv, struct cli_run_opts *opts);
+
+void cli_run_usage(FILE *f);
+
+#endif

@@ -1,0 +1,22 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * QEMU isa-debug-exit compatible port: a guest write of v stops the VM with
+ * process exit status (v << 1) | 1.
+ */
+#ifndef HOTVM_VMM_DEBUG_EXIT_H
+#define HOTVM_VMM_DEBUG_EXIT_H
+
+#include <stdint.h>
+
+struct ioport_bus;
+struct vm;
+
+int debug_exit_register(struct ioport_bus *bus, struct vm *vm, uint16_t port);
+
+/* The exit status for guest value v, as QEMU computes it (8 bits). */
+static inline int debug_exit_status(uint32_t v)
+{
+	return (int)(((v << 1) | 1) & 0xff);
+}
+
+#endif

@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * vCPUs: one fd and one thread each.  vCPU 0 is the BSP and starts at the
+ * PVH entry; the others wait inside KVM for the guest's INIT/SIPI.
+ */
+#ifndef HOTVM_VMM_VCPU_H
+#define HOTVM_VMM_VCPU_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+struct ioport_bus;
+struct kvm_run;
+struct vm;
+
+/* Sent to a vCPU thread to kick it out of KVM_RUN. */
+#define VCPU_KICK_SIGNAL SIGUSR1
+
+struct vcpu {
+	struct vm *vm;
+	const struct ioport_bus *io;
+	unsigned int id;
+	uint32_t apic_id;
+	unsigned int max_cpus; /* for the CPUID topology leaves */
+	int fd;
+	struct kvm_run *run;
+	pthread_t thread;
+	bool thread_started;
+};
+
+/* Installs the (empty) kick signal handler; once per process. */
+int vcpu_signal_init(void);
+
+/* Creates the KVM vCPU, maps its run area and sets its CPUID. */
+int vcpu_create(struct vcpu *vcpu, struct vm *vm, const struct ioport_bus *io,
+		unsigned int id, unsigned int max_cpus);
+
+/* PVH entry state: 32-bit flat protected mode, EBX = start_info. */
+int vcpu_setup_pvh(struct vcpu *vcpu, uint64_t entry, uint64_t start_info);
+
+int vcpu_start(struct vcpu *vcpu);
+
+/* Makes the thread leave KVM_RUN and notice vm_stopping(). */
+void vcpu_kick(struct vcpu *vcpu);
+void vcpu_join(struct vcpu *vcpu);
+void vcpu_destroy(struct vcpu *vcpu);
+
+#endif

@@ -1,0 +1,389 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# Boot and bad-input tests for `hotvm run`, TAP output.
+#
+#   boot-tests.sh HOTVM_BINARY [STUB_KERNEL]
+#
+# HOTVM_BINARY is booted on /dev/kvm with its built-in tiny guest; the
+# optional STUB_KERNEL (tests/boot/boot-stub) adds the device tests that the
+# stand-in guest drives: debug-exit values, a triple fault, serial sinks.
+#
+# POSIX sh and busybox tools only: the nested lab runs this inside a busybox
+# initramfs.  Nothing here sleeps and hopes: every wait is for an event (a
+# process exit, a line on the console) bounded by a generous timeout, because
+# this machine's /dev/kvm is a slow software implementation.
+#
+# Environment: HOTVM_TEST_TIMEOUT seconds per VM run (default 300).
+
+HOTVM=$1
+STUB=${2:-}
+TIMEOUT=${HOTVM_TEST_TIMEOUT:-300}
+
+if [ -z "$HOTVM" ] || [ ! -x "$HOTVM" ]; then
+	echo "usage: $0 HOTVM_BINARY [STUB_KERNEL]" >&2
+	exit 2
+fi
+
+if [ ! -c /dev/kvm ]; then
+	echo "1..0 # SKIP /dev/kvm is absent: these tests need KVM"
+	exit 0
+fi
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/hotvm-boot.XXXXXX") || exit 1
+trap 'rm -rf "$tmp"' EXIT
+trap 'exit 1' INT TERM
+
+n=0
+failed=0
+status=0
+out=$tmp/out
+err=$tmp/err
+
+ok() {
+	n=$((n + 1))
+	echo "ok $n - $1"
+}
+
+# not_ok NAME WHY: prints the reason and the last VM output as diagnostics.
+not_ok() {
+	n=$((n + 1))
+	failed=$((failed + 1))
+	echo "not ok $n - $1"
+	echo "# $2 (exit status $status)"
+	for f in "$out" "$err"; do
+		[ -s "$f" ] && tail -n 15 "$f" | sed 's/^/#   /'
+	done
+}
+
+skip() {
+	n=$((n + 1))
+	echo "ok $n - $1 # SKIP $2"
+}
+
+# vm ARGS...: runs `hotvm ARGS` to completion with stdout in $out, stderr
+# in $err; the status in $status.  SIGKILL after $TIMEOUT seconds.
+vm() {
+	: >"$out"
+	: >"$err"
+	timeout -s KILL "$TIMEOUT" "$HOTVM" "$@" >"$out" 2>"$err" </dev/null
+	status=$?
+	# The console may end lines with CRLF.
+	tr -d '\r' <"$out" >"$out.lf" && mv "$out.lf" "$out"
+}
+
+timed_out() {
+	[ "$status" -eq 137 ]
+}
+
+# The last "online:" line the guest printed.
+last_online() {
+	grep '^online: ' "$out" | tail -n 1
+}
+
+# signal_vm SIG ARGS...: runs `hotvm run ARGS`, sends SIG once the guest
+# prints its "ready" line, and waits for hotvm to exit.
+signal_vm() {
+	sig=$1
+	shift
+	fifo=$tmp/console.$n
+	rm -f "$fifo"
+	mkfifo "$fifo" || return 1
+	: >"$out"
+	: >"$err"
+	timeout -s KILL "$TIMEOUT" "$HOTVM" run "$@" >"$fifo" 2>"$err" \
+		</dev/null &
+	pid=$!
+	sent=
+	# Reading the console until EOF keeps hotvm from blocking on the pipe;
+	# EOF comes when hotvm exits, however it exits.
+	while IFS= read -r line; do
+		printf '%s\n' "$line" >>"$out"
+		case $line in
+		ready*)
+			if [ -z "$sent" ]; then
+				sent=1
+				kill "-$sig" "$pid"
+			fi
+			;;
+		esac
+	done <"$fifo"
+	wait "$pid"
+	status=$?
+	rm -f "$fifo"
+	tr -d '\r' <"$out" >"$out.lf" && mv "$out.lf" "$out"
+	[ -n "$sent" ]
+}
+
+# Tiny ELF images written byte by byte, so the bad-input cases need no
+# toolchain: an x86-64 ET_EXEC with one PT_LOAD at 1 MiB and no notes.
+byte() {
+	# shellcheck disable=SC2059
+	printf "\\$(printf %03o "$1")"
+}
+le16() {
+	byte $(($1 & 255))
+	byte $((($1 >> 8) & 255))
+}
+le32() {
+	le16 $(($1 & 65535))
+	le16 $((($1 >> 16) & 65535))
+}
+le64() {
+	le32 "$1"
+	le32 0
+}
+# elf_no_note FILESZ: 64-byte header, one program header, padding to 128.
+elf_no_note() {
+	printf '\177ELF'
+	byte 2; byte 1; byte 1; byte 0	# 64-bit, LSB, version 1, SysV
+	le32 0; le32 0			# padding
+	le16 2; le16 62; le32 1		# ET_EXEC, EM_X86_64, EV_CURRENT
+	le64 1048576			# e_entry
+	le64 64; le64 0			# e_phoff, e_shoff
+	le32 0				# e_flags
+	le16 64; le16 56; le16 1	# e_ehsize, e_phentsize, e_phnum
+	le16 0; le16 0; le16 0		# no sections
+	le32 1; le32 5			# PT_LOAD, R+X
+	le64 0				# p_offset
+	le64 1048576; le64 1048576	# p_vaddr, p_paddr
+	le64 "$1"; le64 "$1"		# p_filesz, p_memsz
+	le64 4096			# p_align
+	le64 0				# pad to 128 bytes
+}
+
+# Does this hotvm carry the tiny guest?  `hotvm --version` says.
+if "$HOTVM" --version 2>/dev/null | grep -q '^built-in guest: yes'; then
+	have_builtin=yes
+else
+	have_builtin=
+fi
+
+echo "# hotvm: $HOTVM; built-in guest: ${have_builtin:-no}; stub: ${STUB:-none}"
+
+# --- command line ---------------------------------------------------------
+
+vm --version
+if [ "$status" -eq 0 ] && grep -q '^hotvm [0-9]' "$out"; then
+	ok "--version"
+else
+	not_ok "--version" "expected 'hotvm VERSION' and status 0"
+fi
+
+vm --help
+if [ "$status" -eq 0 ] && grep -q 'run' "$out"; then
+	ok "--help lists the commands"
+else
+	not_ok "--help lists the commands" "expected usage and status 0"
+fi
+
+vm run --help
+if [ "$status" -eq 0 ] && grep -q -- '--cpus boot=N,max=M' "$out"; then
+	ok "run --help describes the options"
+else
+	not_ok "run --help describes the options" "expected usage and status 0"
+fi
+
+vm frobnicate
+if [ "$status" -eq 2 ] && grep -q "unknown command 'frobnicate'" "$err"; then
+	ok "unknown command"
+else
+	not_ok "unknown command" "expected status 2 and a message"
+fi
+
+# --- booting the tiny guest -----------------------------------------------
+
+for cpus in 1 2 4 8; do
+	name="boot=$cpus: all CPUs online, guest exits with success"
+	if [ -z "$have_builtin" ]; then
+		skip "$name" "this hotvm has no built-in tiny guest"
+		continue
+	fi
+	if [ "$cpus" -eq 1 ]; then
+		want="online: 0"
+	else
+		want="online: 0-$((cpus - 1))"
+	fi
+	vm run --cpus "boot=$cpus,max=$((cpus + 2))" --cmdline exit
+	if timed_out; then
+		not_ok "$name" "no exit within ${TIMEOUT}s"
+	elif [ "$status" -ne 1 ]; then
+		not_ok "$name" "expected status 1 (guest success)"
+	elif [ "$(last_online)" != "$want" ]; then
+		not_ok "$name" "last online line is '$(last_online)', expected '$want'"
+	elif ! grep -q '^ready' "$out"; then
+		not_ok "$name" "no 'ready' line"
+	else
+		ok "$name"
+	fi
+done
+
+# Signals: clean shutdown with status 0 once the guest is up.
+if [ -n "$have_builtin" ]; then
+	sigkernel=
+elif [ -n "$STUB" ]; then
+	sigkernel=$STUB
+fi
+for sig in TERM INT; do
+	name="SIG$sig after ready: status 0"
+	if [ -z "$have_builtin" ] && [ -z "$STUB" ]; then
+		skip "$name" "no guest to boot"
+		continue
+	fi
+	if signal_vm "$sig" ${sigkernel:+--kernel "$sigkernel"} \
+		--cpus boot=4,max=8; then
+		if [ "$status" -eq 0 ]; then
+			ok "$name"
+		else
+			not_ok "$name" "expected status 0"
+		fi
+	else
+		not_ok "$name" "the guest never printed 'ready'"
+	fi
+done
+
+# --- devices, driven by the stand-in guest ---------------------------------
+
+if [ -n "$STUB" ]; then
+	vm run --kernel "$STUB" --cmdline exit
+	if [ "$status" -eq 1 ] && grep -q '^ready' "$out"; then
+		ok "stub: debug-exit 0 gives status 1"
+	else
+		not_ok "stub: debug-exit 0 gives status 1" "unexpected result"
+	fi
+
+	vm run --kernel "$STUB" --cmdline fail
+	if [ "$status" -eq 3 ]; then
+		ok "stub: debug-exit 1 gives status 3"
+	else
+		not_ok "stub: debug-exit 1 gives status 3" "unexpected status"
+	fi
+
+	vm run --kernel "$STUB" --cmdline "echo the command line arrives"
+	if [ "$status" -eq 1 ] &&
+		grep -q '^echo the command line arrives$' "$out"; then
+		ok "stub: start_info cmdline reaches the guest"
+	else
+		not_ok "stub: start_info cmdline reaches the guest" "no echo"
+	fi
+
+	vm run --kernel "$STUB" --cmdline trip
+	if [ "$status" -eq 4 ] && grep -q '^hotvm: the VM failed' "$err"; then
+		ok "stub: a triple fault gives status 4 and a message"
+	else
+		not_ok "stub: a triple fault gives status 4 and a message" \
+			"expected status 4"
+	fi
+
+	vm run --kernel "$STUB" --cmdline exit --serial "file:$tmp/console"
+	if [ "$status" -eq 1 ] && [ ! -s "$out" ] &&
+		grep -q '^ready' "$tmp/console"; then
+		ok "stub: --serial file: writes the console to the file"
+	else
+		not_ok "stub: --serial file: writes the console to the file" \
+			"console not in the file"
+	fi
+
+	vm run --kernel "$STUB" --cmdline exit --serial none
+	if [ "$status" -eq 1 ] && [ ! -s "$out" ]; then
+		ok "stub: --serial none discards the console"
+	else
+		not_ok "stub: --serial none discards the console" "output seen"
+	fi
+
+	printf 'initrd contents\n' >"$tmp/initrd"
+	vm run --kernel "$STUB" --cmdline exit --initrd "$tmp/initrd" \
+		--memory 64M --cpus boot=8,max=8
+	if [ "$status" -eq 1 ]; then
+		ok "stub: --initrd, --memory, 8 vCPUs"
+	else
+		not_ok "stub: --initrd, --memory, 8 vCPUs" "unexpected status"
+	fi
+fi
+
+# --- bad input: a clear message, status 2, nothing left behind -------------
+
+elf_no_note 128 >"$tmp/nonote.elf"
+head -c 100 "$tmp/nonote.elf" >"$tmp/trunc-phdr.elf"
+elf_no_note 4096 >"$tmp/trunc-seg.elf"
+printf 'this is not a kernel\n' >"$tmp/text"
+mkdir "$tmp/dir"
+: >"$tmp/empty"
+printf 'secret' >"$tmp/unreadable"
+chmod 000 "$tmp/unreadable"
+
+# A kernel that passes every check before the one under test.
+if [ -n "$have_builtin" ]; then
+	good=
+elif [ -n "$STUB" ]; then
+	good=$STUB
+else
+	good=$tmp/nonote.elf
+fi
+
+# bad NAME PATTERN ARGS...: `hotvm run ARGS` must fail with status 2 and a
+# "hotvm: " message matching PATTERN, leave no process and create no file.
+bad() {
+	name=$1
+	pattern=$2
+	shift 2
+	rm -f "$tmp/serial"
+	vm run --serial "file:$tmp/serial" "$@"
+	if [ "$status" -ne 2 ]; then
+		not_ok "bad input: $name" "expected status 2"
+	elif ! grep -q "^hotvm: .*$pattern" "$err"; then
+		not_ok "bad input: $name" "message does not match '$pattern'"
+	elif [ -e "$tmp/serial" ]; then
+		not_ok "bad input: $name" "the console file was left behind"
+	else
+		ok "bad input: $name"
+	fi
+}
+
+bad "missing kernel" "No such file" --kernel "$tmp/does-not-exist"
+if [ "$(id -u)" -ne 0 ]; then
+	bad "unreadable kernel" "Permission denied" --kernel "$tmp/unreadable"
+else
+	skip "bad input: unreadable kernel (mode 000)" "root reads anything"
+fi
+bad "kernel is a directory" "not a regular file" --kernel "$tmp/dir"
+bad "empty kernel" "empty" --kernel "$tmp/empty"
+bad "kernel is not ELF" "not an ELF" --kernel "$tmp/text"
+bad "ELF without a PVH note" "no PVH entry note" --kernel "$tmp/nonote.elf"
+bad "truncated ELF (program headers)" "truncated" \
+	--kernel "$tmp/trunc-phdr.elf"
+bad "truncated ELF (segment data)" "truncated" --kernel "$tmp/trunc-seg.elf"
+bad "missing initrd" "initrd.*No such file" ${good:+--kernel "$good"} \
+	--initrd "$tmp/does-not-exist"
+bad "boot > max" "greater than max" ${good:+--kernel "$good"} \
+	--cpus boot=4,max=2
+bad "max above KVM's limit" "KVM's limit" ${good:+--kernel "$good"} \
+	--cpus boot=1,max=100000
+bad "memory too small" "too small" ${good:+--kernel "$good"} --memory 1M
+bad "memory not a size" "not a size" ${good:+--kernel "$good"} --memory lots
+bad "malformed --cpus (not a number)" "--cpus" --cpus boot=x
+bad "malformed --cpus (unknown key)" "unknown or repeated key" \
+	--cpus boot=1,cores=2
+bad "malformed --cpus (no key)" "--cpus" --cpus 4
+bad "malformed --cpus (empty)" "--cpus" --cpus ""
+bad "malformed --cpus (boot=0)" "at least 1" --cpus boot=0
+bad "--cpus without a value" "needs a value" --cpus
+bad "unknown option" "unknown argument" --frobnicate
+bad "bad --serial" "--serial" --serial tty
+
+# No hotvm started by this script may still be running.
+left=
+for f in /proc/[0-9]*/cmdline; do
+	case "$(tr '\000' ' ' <"$f" 2>/dev/null)" in
+	"$HOTVM "*"$tmp"*) left="$left ${f#/proc/}" ;;
+	esac
+done
+if [ -z "$left" ]; then
+	ok "no hotvm process left behind"
+else
+	status=0
+	not_ok "no hotvm process left behind" "still running:$left"
+fi
+
+echo "1..$n"
+[ "$failed" -eq 0 ]

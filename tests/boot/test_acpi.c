@@ -1,0 +1,210 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Unit tests for the ACPI builder: parse the tables back the way an OS
+ * does (RSDP -> XSDT -> FADT/MADT, FADT -> DSDT) and check checksums,
+ * revisions, flags and one MADT entry per possible CPU.
+ */
+#include <errno.h>
+#include <stdint.h>
+
+#include "acpi.h"
+#include "check.h"
+
+#define BASE 0xe0000ULL
+#define SIZE 0x20000
+
+static uint8_t buf[SIZE];
+
+static uint32_t get32(const uint8_t *p)
+{
+	return p[0] | p[1] << 8 | p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+static uint64_t get64(const uint8_t *p)
+{
+	return get32(p) | (uint64_t)get32(p + 4) << 32;
+}
+
+static uint8_t sum(const uint8_t *p, size_t n)
+{
+	uint8_t s = 0;
+
+	while (n--)
+		s += *p++;
+	return s;
+}
+
+/* Host pointer for a table address, or NULL if outside the buffer. */
+static const uint8_t *at(uint64_t gpa, long len)
+{
+	if (gpa < BASE || gpa - BASE + 36 > (uint64_t)len)
+		return NULL;
+	return buf + (gpa - BASE);
+}
+
+static const uint8_t *find(long len, const char *sig)
+{
+	const uint8_t *xsdt = at(get64(buf + 24), len);
+
+	if (!xsdt)
+		return NULL;
+	for (uint32_t off = 36; off < get32(xsdt + 4); off += 8) {
+		const uint8_t *t = at(get64(xsdt + off), len);
+
+		if (t && !memcmp(t, sig, 4))
+			return t;
+	}
+	return NULL;
+}
+
+struct madt_count {
+	unsigned int lapic, x2apic, ioapic, enabled, online_capable;
+	int bad;
+};
+
+static struct madt_count walk_madt(const uint8_t *madt, unsigned int boot)
+{
+	struct madt_count c = { 0 };
+	uint32_t len = get32(madt + 4);
+
+	for (uint32_t off = 44; off < len;) {
+		const uint8_t *e = madt + off;
+		uint32_t id = 0, flags = 0;
+
+		if (e[1] < 2 || off + e[1] > len) {
+			c.bad++;
+			break;
+		}
+		if (e[0] == ACPI_MADT_LAPIC && e[1] == 8) {
+			c.lapic++;
+			id = e[3];
+			flags = get32(e + 4);
+			if (e[2] != e[3])
+				c.bad++;
+		} else if (e[0] == ACPI_MADT_X2APIC && e[1] == 16) {
+			c.x2apic++;
+			id = get32(e + 4);
+			flags = get32(e + 8);
+			if (get32(e + 12) != id || id < 255)
+				c.bad++;
+		} else if (e[0] == ACPI_MADT_IOAPIC && e[1] == 12) {
+			c.ioapic++;
+			if (get32(e + 4) != ACPI_IOAPIC_ADDR)
+				c.bad++;
+			off += e[1];
+			continue;
+		} else {
+			c.bad++;
+		}
+		if (flags == ACPI_MADT_ENABLED && id < boot)
+			c.enabled++;
+		else if (flags == ACPI_MADT_ONLINE_CAPABLE && id >= boot)
+			c.online_capable++;
+		else
+			c.bad++;
+		off += e[1];
+	}
+	return c;
+}
+
+static void check_tables(unsigned int boot, unsigned int max)
+{
+	struct acpi_config cfg = { .base = BASE,
+				   .boot_cpus = boot,
+				   .max_cpus = max };
+	const uint8_t *fadt, *madt, *dsdt, *xsdt;
+	struct madt_count c;
+	long len;
+
+	memset(buf, 0xaa, sizeof(buf));
+	len = acpi_build(buf, sizeof(buf), &cfg);
+	CHECK(len > 0);
+	if (len <= 0)
+		return;
+
+	CHECK(!memcmp(buf, "RSD PTR ", 8));
+	CHECK_EQ(buf[15], 2);
+	CHECK_EQ(sum(buf, 20), 0);
+	CHECK_EQ(get32(buf + 20), ACPI_RSDP_SIZE);
+	CHECK_EQ(sum(buf, ACPI_RSDP_SIZE), 0);
+
+	xsdt = at(get64(buf + 24), len);
+	CHECK(xsdt && !memcmp(xsdt, "XSDT", 4));
+	if (!xsdt)
+		return;
+	CHECK_EQ(sum(xsdt, get32(xsdt + 4)), 0);
+	CHECK_EQ(get32(xsdt + 4), 36 + 2 * 8);
+
+	fadt = find(len, "FACP");
+	CHECK(fadt);
+	if (!fadt)
+		return;
+	CHECK_EQ(get32(fadt + 4), ACPI_FADT_SIZE);
+	CHECK_EQ(sum(fadt, ACPI_FADT_SIZE), 0);
+	CHECK_EQ(fadt[8], 6);
+	CHECK_EQ(fadt[131], 3);
+	CHECK(get32(fadt + 112) & ACPI_FADT_HW_REDUCED);
+	CHECK_EQ(get64(fadt + 140), get32(fadt + 40));
+
+	dsdt = at(get64(fadt + 140), len);
+	CHECK(dsdt && !memcmp(dsdt, "DSDT", 4));
+	if (dsdt)
+		CHECK_EQ(sum(dsdt, get32(dsdt + 4)), 0);
+
+	madt = find(len, "APIC");
+	CHECK(madt);
+	if (!madt)
+		return;
+	CHECK_EQ(madt[8], 5);
+	CHECK_EQ(sum(madt, get32(madt + 4)), 0);
+	CHECK_EQ(get32(madt + 36), ACPI_LAPIC_ADDR);
+	CHECK(madt + get32(madt + 4) <= buf + len);
+	c = walk_madt(madt, boot);
+	CHECK_EQ(c.bad, 0);
+	CHECK_EQ(c.ioapic, 1);
+	CHECK_EQ(c.lapic, max < 255 ? max : 255);
+	CHECK_EQ(c.x2apic, max > 255 ? max - 255 : 0);
+	CHECK_EQ(c.enabled, boot);
+	CHECK_EQ(c.online_capable, max - boot);
+}
+
+static void test_one_cpu(void)
+{
+	check_tables(1, 1);
+}
+
+static void test_hotplug_slots(void)
+{
+	check_tables(2, 8);
+}
+
+static void test_x2apic(void)
+{
+	check_tables(4, 300);
+	check_tables(255, 1024);
+}
+
+static void test_errors(void)
+{
+	struct acpi_config cfg = { .base = BASE,
+				   .boot_cpus = 1,
+				   .max_cpus = 1024 };
+
+	CHECK_EQ(acpi_build(buf, 200, &cfg), -E2BIG);
+	cfg.boot_cpus = 0;
+	CHECK_EQ(acpi_build(buf, sizeof(buf), &cfg), -EINVAL);
+	cfg.boot_cpus = 5;
+	cfg.max_cpus = 4;
+	CHECK_EQ(acpi_build(buf, sizeof(buf), &cfg), -EINVAL);
+}
+
+static void test_checksum(void)
+{
+	uint8_t t[4] = { 1, 2, 3, 0 };
+
+	t[3] = acpi_checksum(t, 3);
+	CHECK_EQ(sum(t, 4), 0);
+}
+
+CHECK_MAIN(TEST(test_one_cpu), TEST(test_hotplug_slots), TEST(test_x2apic),
+	   TEST(test_errors), TEST(test_checksum))

@@ -1,0 +1,117 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* Unit tests for the `hotvm run` option parsers. */
+#include <errno.h>
+
+#include "check.h"
+#include "vmm_cli.h"
+
+static void test_size(void)
+{
+	uint64_t v = 0;
+
+	CHECK_EQ(cli_parse_size("256M", &v), 0);
+	CHECK_EQ(v, 256ULL << 20);
+	CHECK_EQ(cli_parse_size("1g", &v), 0);
+	CHECK_EQ(v, 1ULL << 30);
+	CHECK_EQ(cli_parse_size("64KiB", &v), 0);
+	CHECK_EQ(v, 64ULL << 10);
+	CHECK_EQ(cli_parse_size("2TB", &v), 0);
+	CHECK_EQ(v, 2ULL << 40);
+	CHECK_EQ(cli_parse_size("4096", &v), 0);
+	CHECK_EQ(v, 4096);
+	CHECK_EQ(cli_parse_size("", &v), -EINVAL);
+	CHECK_EQ(cli_parse_size("M", &v), -EINVAL);
+	CHECK_EQ(cli_parse_size("-1M", &v), -EINVAL);
+	CHECK_EQ(cli_parse_size(" 1M", &v), -EINVAL);
+	CHECK_EQ(cli_parse_size("12X", &v), -EINVAL);
+	CHECK_EQ(cli_parse_size("1MM", &v), -EINVAL);
+	CHECK_EQ(cli_parse_size("1.5G", &v), -EINVAL);
+	CHECK_EQ(cli_parse_size("0", &v), -ERANGE);
+	CHECK_EQ(cli_parse_size("99999999999999999999", &v), -ERANGE);
+	CHECK_EQ(cli_parse_size("20000000T", &v), -ERANGE);
+}
+
+static void test_cpus(void)
+{
+	struct cli_cpus c;
+	char why[128];
+
+	CHECK_EQ(cli_parse_cpus("boot=2,max=8", &c, why, sizeof(why)), 0);
+	CHECK_EQ(c.boot, 2);
+	CHECK_EQ(c.max, 8);
+	CHECK_EQ(cli_parse_cpus("max=8,boot=3", &c, why, sizeof(why)), 0);
+	CHECK_EQ(c.boot, 3);
+	CHECK_EQ(c.max, 8);
+	CHECK_EQ(cli_parse_cpus("boot=4", &c, why, sizeof(why)), 0);
+	CHECK_EQ(c.max, 4);
+	CHECK_EQ(cli_parse_cpus("max=4", &c, why, sizeof(why)), 0);
+	CHECK_EQ(c.boot, 1);
+
+	CHECK_EQ(cli_parse_cpus("boot=4,max=2", &c, why, sizeof(why)), -EINVAL);
+	CHECK(strstr(why, "greater than max"));
+	CHECK_EQ(cli_parse_cpus("boot=0", &c, why, sizeof(why)), -EINVAL);
+	CHECK_EQ(cli_parse_cpus("4", &c, why, sizeof(why)), -EINVAL);
+	CHECK_EQ(cli_parse_cpus("", &c, why, sizeof(why)), -EINVAL);
+	CHECK_EQ(cli_parse_cpus("boot=", &c, why, sizeof(why)), -EINVAL);
+	CHECK_EQ(cli_parse_cpus("boot=x", &c, why, sizeof(why)), -EINVAL);
+	CHECK_EQ(cli_parse_cpus("boot=-1", &c, why, sizeof(why)), -EINVAL);
+	CHECK_EQ(cli_parse_cpus("boot=1,", &c, why, sizeof(why)), -EINVAL);
+	CHECK_EQ(cli_parse_cpus("boot=1,boot=2", &c, why, sizeof(why)),
+		 -EINVAL);
+	CHECK_EQ(cli_parse_cpus("cores=2", &c, why, sizeof(why)), -EINVAL);
+	CHECK(strstr(why, "cores"));
+	CHECK_EQ(cli_parse_cpus("boot=9999999999", &c, why, sizeof(why)),
+		 -EINVAL);
+}
+
+static void test_serial(void)
+{
+	struct cli_serial s;
+
+	CHECK_EQ(cli_parse_serial("stdio", &s), 0);
+	CHECK_EQ(s.sink, SERIAL_SINK_STDIO);
+	CHECK_EQ(cli_parse_serial("none", &s), 0);
+	CHECK_EQ(s.sink, SERIAL_SINK_NONE);
+	CHECK_EQ(cli_parse_serial("file:/tmp/x", &s), 0);
+	CHECK_EQ(s.sink, SERIAL_SINK_FILE);
+	CHECK_STREQ(s.path, "/tmp/x");
+	CHECK_EQ(cli_parse_serial("file:", &s), -EINVAL);
+	CHECK_EQ(cli_parse_serial("tty", &s), -EINVAL);
+}
+
+static void test_run(void)
+{
+	struct cli_run_opts o;
+	char *ok[] = { "run",	   "--kernel", "k",	    "--cmdline=a b",
+		       "--memory", "1G",       "--cpus",    "boot=2,max=4",
+		       "--serial", "none",     "--initrd=i" };
+	char *missing[] = { "run", "--kernel" };
+	char *unknown[] = { "run", "--frobnicate" };
+	char *badcpus[] = { "run", "--cpus", "boot=3,max=2" };
+	char *help[] = { "run", "--help" };
+	char *defaults[] = { "run" };
+
+	CHECK_EQ(cli_parse_run(11, ok, &o), 0);
+	CHECK_STREQ(o.kernel, "k");
+	CHECK_STREQ(o.cmdline, "a b");
+	CHECK_STREQ(o.initrd, "i");
+	CHECK_EQ(o.memory, 1ULL << 30);
+	CHECK_EQ(o.cpus.boot, 2);
+	CHECK_EQ(o.cpus.max, 4);
+	CHECK_EQ(o.serial.sink, SERIAL_SINK_NONE);
+
+	CHECK_EQ(cli_parse_run(1, defaults, &o), 0);
+	CHECK(!o.kernel);
+	CHECK_EQ(o.memory, CLI_DEFAULT_MEMORY);
+	CHECK_EQ(o.cpus.boot, 1);
+	CHECK_EQ(o.cpus.max, 1);
+	CHECK_EQ(o.serial.sink, SERIAL_SINK_STDIO);
+
+	CHECK_EQ(cli_parse_run(2, missing, &o), -EINVAL);
+	CHECK_EQ(cli_parse_run(2, unknown, &o), -EINVAL);
+	CHECK_EQ(cli_parse_run(3, badcpus, &o), -EINVAL);
+	CHECK_EQ(cli_parse_run(2, help, &o), 0);
+	CHECK(o.help);
+}
+
+CHECK_MAIN(TEST(test_size), TEST(test_cpus), TEST(test_serial), TEST(test_run))

@@ -1,0 +1,276 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Option parsing for `hotvm run`.  Hand-rolled rather than getopt_long so
+ * the parser is reentrant and unit tests can call it repeatedly.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "vmm_cli.h"
+#include "vmm_log.h"
+
+int cli_parse_size(const char *s, uint64_t *out)
+{
+	unsigned int shift = 0;
+	unsigned long long v;
+	char *end;
+
+	if (!s || *s < '0' || *s > '9')
+		return -EINVAL;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno == ERANGE)
+		return -ERANGE;
+	switch (*end) {
+	case '\0':
+		break;
+	case 'k':
+	case 'K':
+		shift = 10;
+		break;
+	case 'm':
+	case 'M':
+		shift = 20;
+		break;
+	case 'g':
+	case 'G':
+		shift = 30;
+		break;
+	case 't':
+	case 'T':
+		shift = 40;
+		break;
+	default:
+		return -EINVAL;
+	}
+	if (shift) {
+		end++;
+		if (!strcasecmp(end, "ib") || !strcasecmp(end, "b"))
+			end += strlen(end);
+	}
+	if (*end)
+		return -EINVAL;
+	if (!v || (shift && v > (UINT64_MAX >> shift)))
+		return -ERANGE;
+	*out = (uint64_t)v << shift;
+	return 0;
+}
+
+/* A decimal unsigned int, no sign, no suffix, no junk. */
+static int parse_uint(const char *s, size_t len, unsigned int *out)
+{
+	unsigned long v = 0;
+
+	if (!len || len > 9)
+		return -EINVAL;
+	for (size_t i = 0; i < len; i++) {
+		if (s[i] < '0' || s[i] > '9')
+			return -EINVAL;
+		v = v * 10 + (unsigned long)(s[i] - '0');
+	}
+	*out = (unsigned int)v;
+	return 0;
+}
+
+int cli_parse_cpus(const char *s, struct cli_cpus *out, char *why,
+		   size_t whylen)
+{
+	bool have_boot = false, have_max = false;
+	unsigned int boot = 1, max = 0;
+	const char *p = s;
+
+	if (!s || !*s) {
+		snprintf(why, whylen, "empty value");
+		return -EINVAL;
+	}
+	while (*p) {
+		const char *comma = strchr(p, ',');
+		size_t len = comma ? (size_t)(comma - p) : strlen(p);
+		const char *eq = memchr(p, '=', len);
+		size_t klen, vlen;
+		unsigned int v;
+
+		if (!eq) {
+			snprintf(why, whylen, "'%.*s' is not key=value",
+				 (int)len, p);
+			return -EINVAL;
+		}
+		klen = (size_t)(eq - p);
+		vlen = len - klen - 1;
+		if (parse_uint(eq + 1, vlen, &v)) {
+			snprintf(why, whylen, "'%.*s' is not a number",
+				 (int)vlen, eq + 1);
+			return -EINVAL;
+		}
+		if (klen == 4 && !strncmp(p, "boot", 4) && !have_boot) {
+			boot = v;
+			have_boot = true;
+		} else if (klen == 3 && !strncmp(p, "max", 3) && !have_max) {
+			max = v;
+			have_max = true;
+		} else {
+			snprintf(why, whylen, "unknown or repeated key '%.*s'",
+				 (int)klen, p);
+			return -EINVAL;
+		}
+		if (!comma)
+			break;
+		p = comma + 1;
+		if (!*p) {
+			snprintf(why, whylen, "trailing comma");
+			return -EINVAL;
+		}
+	}
+	if (!have_max)
+		max = boot;
+	if (boot < 1) {
+		snprintf(why, whylen, "boot must be at least 1");
+		return -EINVAL;
+	}
+	if (boot > max) {
+		snprintf(why, whylen, "boot=%u is greater than max=%u", boot,
+			 max);
+		return -EINVAL;
+	}
+	out->boot = boot;
+	out->max = max;
+	return 0;
+}
+
+int cli_parse_serial(const char *s, struct cli_serial *out)
+{
+	if (!strcmp(s, "stdio")) {
+		*out = (struct cli_serial){ .sink = SERIAL_SINK_STDIO };
+	} else if (!strcmp(s, "none")) {
+		*out = (struct cli_serial){ .sink = SERIAL_SINK_NONE };
+	} else if (!strncmp(s, "file:", 5) && s[5]) {
+		*out = (struct cli_serial){ .sink = SERIAL_SINK_FILE,
+					    .path = s + 5 };
+	} else {
+		return -EINVAL;
+	}
+	return 0;
+}
+
+void cli_run_usage(FILE *f)
+{
+	fputs("Usage: hotvm run [options]\n"
+	      "\n"
+	      "Boot a virtual machine on /dev/kvm.\n"
+	      "\n"
+	      "Options:\n"
+	      "  --kernel PATH        ELF kernel with a PVH entry note\n"
+	      "                       (default: the built-in tiny guest)\n"
+	      "  --cmdline TEXT       kernel command line\n"
+	      "  --initrd PATH        initial ramdisk, passed as PVH module 1\n"
+	      "  --memory SIZE        guest RAM, e.g. 512M or 2G (default "
+	      "256M)\n"
+	      "  --cpus boot=N,max=M  vCPUs at boot and the most that can be\n"
+	      "                       hot-added (max defaults to boot)\n"
+	      "  --serial stdio|file:PATH|none\n"
+	      "                       where the COM1 console goes (default "
+	      "stdio)\n"
+	      "  -h, --help           show this help\n"
+	      "\n"
+	      "Exit status: (v << 1) | 1 when the guest writes v to port "
+	      "0x501;\n"
+	      "0 after SIGINT/SIGTERM; 2 for bad input; 4 when the VM "
+	      "failed.\n",
+	      f);
+}
+
+/*
+ * "--name value" or "--name=value": returns 1 and sets *v on a match, 0 when
+ * argv[*i] is another option, -1 when the value is missing.  Advances *i past
+ * what it consumed.
+ */
+static int opt_value(int argc, char **argv, int *i, const char *name,
+		     const char **v)
+{
+	const char *a = argv[*i];
+	size_t n = strlen(name);
+
+	if (strncmp(a, name, n))
+		return 0;
+	if (a[n] == '=') {
+		*v = a + n + 1;
+		return 1;
+	}
+	if (a[n])
+		return 0;
+	if (*i + 1 >= argc) {
+		pr_err("option %s needs a value; see 'hotvm run --help'", name);
+		return -1;
+	}
+	*v = argv[++*i];
+	return 1;
+}
+
+int cli_parse_run(int argc, char **argv, struct cli_run_opts *o)
+{
+	char why[128];
+	const char *v;
+
+	*o = (struct cli_run_opts){
+		.memory = CLI_DEFAULT_MEMORY,
+		.cpus = { .boot = 1, .max = 1 },
+		.serial = { .sink = SERIAL_SINK_STDIO },
+	};
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		int m, ret;
+
+		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+			o->help = true;
+			return 0;
+		}
+		if ((m = opt_value(argc, argv, &i, "--kernel", &v))) {
+			o->kernel = v;
+		} else if ((m = opt_value(argc, argv, &i, "--cmdline", &v))) {
+			o->cmdline = v;
+		} else if ((m = opt_value(argc, argv, &i, "--initrd", &v))) {
+			o->initrd = v;
+		} else if ((m = opt_value(argc, argv, &i, "--memory", &v))) {
+			if (m < 0)
+				return -EINVAL;
+			ret = cli_parse_size(v, &o->memory);
+			if (ret) {
+				pr_err("--memory '%s': %s; give a size such as "
+				       "256M or 2G",
+				       v,
+				       ret == -ERANGE ? "out of range"
+						      : "not a size");
+				return -EINVAL;
+			}
+		} else if ((m = opt_value(argc, argv, &i, "--cpus", &v))) {
+			if (m < 0)
+				return -EINVAL;
+			if (cli_parse_cpus(v, &o->cpus, why, sizeof(why))) {
+				pr_err("--cpus '%s': %s; use boot=N,max=M with "
+				       "1 <= N <= M",
+				       v, why);
+				return -EINVAL;
+			}
+		} else if ((m = opt_value(argc, argv, &i, "--serial", &v))) {
+			if (m < 0)
+				return -EINVAL;
+			if (cli_parse_serial(v, &o->serial)) {
+				pr_err("--serial '%s': unknown sink; use "
+				       "stdio, file:PATH or none",
+				       v);
+				return -EINVAL;
+			}
+		} else {
+			pr_err("unknown argument '%s'; see 'hotvm run --help'",
+			       a);
+			return -EINVAL;
+		}
+		if (m < 0)
+			return -EINVAL;
+	}
+	return 0;
+}

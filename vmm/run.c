@@ -1,0 +1,418 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * `hotvm run`: checks the input, builds the machine (VM, RAM, kernel,
+ * initrd, FDT, ACPI, start_info, devices, vCPUs), runs it until something
+ * asks it to stop, and tears it down again: every thread joined, every fd
+ * closed.  Input problems are reported before any KVM resource exists where
+ * possible, so they fail fast and leave nothing behind.
+ */
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <unistd.h>
+
+#include "acpi.h"
+#include "fdt_build.h"
+#include "hotvm_abi.h"
+#include "vmm_cli.h"
+#include "vmm_debug_exit.h"
+#include "vmm_image.h"
+#include "vmm_ioport.h"
+#include "vmm_log.h"
+#include "vmm_pvh.h"
+#include "vmm_run.h"
+#include "vmm_serial.h"
+#include "vmm_vcpu.h"
+#include "vmm_vm.h"
+
+#define PAGE_SIZE 4096ULL
+
+struct machine {
+	const struct cli_run_opts *opts;
+	struct vm vm;
+	struct ioport_bus io;
+	struct serial serial;
+	bool serial_open;
+	struct vcpu *vcpus;
+	unsigned int nr_vcpus; /* created so far */
+	int sig_fd;
+
+	struct image kernel;
+	struct pvh_kernel k;
+	uint64_t low_end; /* end of RAM below 4 GiB */
+	uint64_t initrd_gpa, initrd_size;
+
+	struct pvh_memmap_entry memmap[PVH_MAX_MEMMAP];
+	unsigned int nr_memmap;
+	uint64_t start_info;
+};
+
+static uint64_t align_up(uint64_t v, uint64_t a)
+{
+	return (v + a - 1) & ~(a - 1);
+}
+
+static int check_memory(uint64_t mem)
+{
+	if (mem < VM_MIN_MEMORY) {
+		pr_err("--memory %lluK: too small; hotvm needs at least %lluM",
+		       (unsigned long long)(mem >> 10),
+		       (unsigned long long)(VM_MIN_MEMORY >> 20));
+		return -EINVAL;
+	}
+	if (mem > VM_MAX_MEMORY) {
+		pr_err("--memory: %lluG is more than hotvm supports; give at "
+		       "most %lluG",
+		       (unsigned long long)(mem >> 30),
+		       (unsigned long long)(VM_MAX_MEMORY >> 30));
+		return -EINVAL;
+	}
+	if (mem % PAGE_SIZE) {
+		pr_err("--memory %llu: not a multiple of 4K; round it to whole "
+		       "pages",
+		       (unsigned long long)mem);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int open_kernel(struct machine *m)
+{
+	if (m->opts->kernel)
+		return image_map(&m->kernel, "kernel", m->opts->kernel);
+	if (image_embedded(&m->kernel)) {
+		pr_err("no --kernel given and this hotvm has no built-in "
+		       "guest; give --kernel PATH");
+		return -ENOENT;
+	}
+	return 0;
+}
+
+static int load_kernel(struct machine *m)
+{
+	const char *name = m->opts->kernel ? m->opts->kernel : "(built-in)";
+	char why[200];
+	int ret;
+
+	ret = pvh_load_elf(m->kernel.data, m->kernel.size, m->vm.ram,
+			   m->low_end, ABI_KERNEL_PADDR, &m->k, why,
+			   sizeof(why));
+	if (ret)
+		pr_err("kernel '%s': %s; give an x86 ELF kernel with a PVH "
+		       "entry note (the tiny guest or a vmlinux)%s",
+		       name, why,
+		       strstr(why, "RAM") ? ", or more --memory" : "");
+	return ret;
+}
+
+/* The initrd goes as high as it fits below 4 GiB, page-aligned. */
+static int load_initrd(struct machine *m)
+{
+	const char *path = m->opts->initrd;
+	struct image img;
+	uint64_t lo = align_up(m->k.hi, PAGE_SIZE);
+	int ret;
+
+	if (!path)
+		return 0;
+	ret = image_map(&img, "initrd", path);
+	if (ret)
+		return ret;
+	if (img.size > m->low_end || m->low_end - img.size < lo) {
+		pr_err("initrd '%s': %zu bytes do not fit in guest RAM after "
+		       "the kernel; give more --memory",
+		       path, img.size);
+		image_unmap(&img);
+		return -E2BIG;
+	}
+	m->initrd_gpa = (m->low_end - img.size) & ~(PAGE_SIZE - 1);
+	m->initrd_size = img.size;
+	memcpy(m->vm.ram + m->initrd_gpa, img.data, img.size);
+	image_unmap(&img);
+	return 0;
+}
+
+static void add_memmap(struct machine *m, uint64_t addr, uint64_t size,
+		       uint32_t type)
+{
+	m->memmap[m->nr_memmap++] = (struct pvh_memmap_entry){
+		.addr = addr,
+		.size = size,
+		.type = type,
+	};
+}
+
+static void build_memmap(struct machine *m)
+{
+	uint64_t high = m->vm.ram_size - m->low_end;
+
+	add_memmap(m, 0, ABI_LOWMEM_END, PVH_MEMMAP_RAM);
+	add_memmap(m, ABI_LOWMEM_END, ABI_ACPI_PADDR - ABI_LOWMEM_END,
+		   PVH_MEMMAP_RESERVED);
+	add_memmap(m, ABI_ACPI_PADDR, ABI_KERNEL_PADDR - ABI_ACPI_PADDR,
+		   PVH_MEMMAP_ACPI);
+	add_memmap(m, ABI_KERNEL_PADDR, m->low_end - ABI_KERNEL_PADDR,
+		   PVH_MEMMAP_RAM);
+	if (high)
+		add_memmap(m, VM_HIGH_RAM_GPA, high, PVH_MEMMAP_RAM);
+}
+
+static int build_tables(struct machine *m)
+{
+	const struct cli_cpus *cpus = &m->opts->cpus;
+	struct fdt_build_range ram[PVH_MAX_MEMMAP];
+	unsigned int nr_ram = 0;
+	long fdt_size, acpi_size;
+	int64_t si;
+
+	for (unsigned int i = 0; i < m->nr_memmap; i++)
+		if (m->memmap[i].type == PVH_MEMMAP_RAM)
+			ram[nr_ram++] = (struct fdt_build_range){
+				.base = m->memmap[i].addr,
+				.size = m->memmap[i].size,
+			};
+	fdt_size = fdt_build_machine(m->vm.ram + ABI_FDT_PADDR, ABI_FDT_MAX,
+				     &(struct fdt_build_config){
+					     .ram = ram,
+					     .nr_ram = nr_ram,
+					     .boot_cpus = cpus->boot,
+					     .max_cpus = cpus->max,
+					     .cmdline = m->opts->cmdline,
+				     });
+	if (fdt_size < 0) {
+		pr_err("cannot build the device tree: %s; use fewer --cpus max "
+		       "or a shorter --cmdline",
+		       strerror((int)-fdt_size));
+		return (int)fdt_size;
+	}
+	acpi_size = acpi_build(m->vm.ram + ABI_ACPI_PADDR, ABI_ACPI_MAX,
+			       &(struct acpi_config){
+				       .base = ABI_ACPI_PADDR,
+				       .boot_cpus = cpus->boot,
+				       .max_cpus = cpus->max,
+			       });
+	if (acpi_size < 0) {
+		pr_err("cannot build the ACPI tables: %s; use fewer --cpus max",
+		       strerror((int)-acpi_size));
+		return (int)acpi_size;
+	}
+
+	struct pvh_boot_module mods[PVH_MAX_MODULES] = {
+		{ .paddr = ABI_FDT_PADDR,
+		  .size = (uint64_t)fdt_size,
+		  .cmdline = ABI_FDT_MODULE_CMDLINE },
+		{ .paddr = m->initrd_gpa, .size = m->initrd_size },
+	};
+	si = pvh_write_start_info(m->vm.ram + ABI_BOOTDATA_PADDR,
+				  ABI_BOOTDATA_PADDR, ABI_BOOTDATA_SIZE,
+				  &(struct pvh_boot_params){
+					  .cmdline = m->opts->cmdline,
+					  .mods = mods,
+					  .nr_mods = m->initrd_size ? 2 : 1,
+					  .memmap = m->memmap,
+					  .nr_memmap = m->nr_memmap,
+					  .rsdp_paddr = ABI_ACPI_PADDR,
+				  });
+	if (si < 0) {
+		pr_err("--cmdline: too long; keep it under %lu bytes",
+		       ABI_BOOTDATA_SIZE - PVH_BOOT_CMDLINE_OFF);
+		return (int)si;
+	}
+	m->start_info = (uint64_t)si;
+	return 0;
+}
+
+static int setup_devices(struct machine *m)
+{
+	const struct cli_serial *sc = &m->opts->serial;
+	int ret;
+
+	ret = serial_open(&m->serial, sc->sink, sc->path, &m->vm, ABI_COM1_IRQ);
+	if (ret) {
+		pr_err("--serial file:%s: %s; check the directory exists and "
+		       "is writable",
+		       sc->path, strerror(-ret));
+		serial_close(&m->serial);
+		return ret;
+	}
+	m->serial_open = true;
+	ret = serial_register(&m->serial, &m->io, ABI_COM1_PORT);
+	if (!ret)
+		ret = debug_exit_register(&m->io, &m->vm, ABI_DEBUG_EXIT_PORT);
+	if (ret)
+		pr_err("cannot register the I/O ports: %s", strerror(-ret));
+	return ret;
+}
+
+static int create_vcpus(struct machine *m)
+{
+	unsigned int n = m->opts->cpus.boot;
+	int ret;
+
+	m->vcpus = calloc(n, sizeof(*m->vcpus));
+	if (!m->vcpus)
+		return -ENOMEM;
+	for (unsigned int i = 0; i < n; i++) {
+		ret = vcpu_create(&m->vcpus[i], &m->vm, &m->io, i,
+				  m->opts->cpus.max);
+		m->nr_vcpus = i + 1; /* destroy even a half-created one */
+		if (ret)
+			return ret;
+	}
+	ret = vcpu_setup_pvh(&m->vcpus[0], m->k.entry, m->start_info);
+	if (ret)
+		pr_err("cannot set the boot vCPU's registers: %s",
+		       strerror(-ret));
+	return ret;
+}
+
+static void stop_vcpus(struct machine *m)
+{
+	for (unsigned int i = 0; i < m->nr_vcpus; i++)
+		vcpu_kick(&m->vcpus[i]);
+	for (unsigned int i = 0; i < m->nr_vcpus; i++)
+		vcpu_join(&m->vcpus[i]);
+}
+
+/* Blocks until a vCPU or a signal asks the machine to stop. */
+static void wait_for_stop(struct machine *m)
+{
+	struct pollfd fds[2] = {
+		{ .fd = m->vm.stop_efd, .events = POLLIN },
+		{ .fd = m->sig_fd, .events = POLLIN },
+	};
+
+	while (!vm_stopping(&m->vm)) {
+		struct signalfd_siginfo si;
+
+		if (poll(fds, 2, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			vm_request_stop(&m->vm, ABI_STATUS_VMFAIL,
+					"poll failed: %s", strerror(errno));
+			break;
+		}
+		if ((fds[1].revents & POLLIN) &&
+		    read(m->sig_fd, &si, sizeof(si)) == sizeof(si))
+			vm_request_stop(&m->vm, ABI_STATUS_SIGNAL,
+					"stopped by %s",
+					strsignal((int)si.ssi_signo));
+	}
+}
+
+/*
+ * SIGINT/SIGTERM arrive through a signalfd, so they must be blocked in every
+ * thread: block them before any vCPU thread exists.  The kick signal is
+ * blocked here too and unblocked by each vCPU thread.
+ */
+static int setup_signals(struct machine *m)
+{
+	sigset_t set;
+	int ret;
+
+	ret = vcpu_signal_init();
+	if (ret)
+		return ret;
+	/* A closed console pipe must not kill the VMM mid-run. */
+	signal(SIGPIPE, SIG_IGN);
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, VCPU_KICK_SIGNAL);
+	pthread_sigmask(SIG_BLOCK, &set, NULL);
+	/*
+	 * An ignored signal never reaches a signalfd, and a shell starts
+	 * background jobs with SIGINT ignored: take the defaults back (safe
+	 * now that both are blocked).
+	 */
+	signal(SIGINT, SIG_DFL);
+	signal(SIGTERM, SIG_DFL);
+	sigdelset(&set, VCPU_KICK_SIGNAL);
+	m->sig_fd = signalfd(-1, &set, SFD_CLOEXEC);
+	return m->sig_fd < 0 ? -errno : 0;
+}
+
+static void machine_destroy(struct machine *m)
+{
+	for (unsigned int i = 0; i < m->nr_vcpus; i++)
+		vcpu_destroy(&m->vcpus[i]);
+	free(m->vcpus);
+	if (m->serial_open)
+		serial_close(&m->serial);
+	vm_destroy(&m->vm);
+	image_unmap(&m->kernel);
+	if (m->sig_fd >= 0)
+		close(m->sig_fd);
+}
+
+/* Everything before the first vCPU runs; returns an exit status or -1. */
+static int machine_build(struct machine *m)
+{
+	const struct cli_run_opts *o = m->opts;
+
+	if (check_memory(o->memory) || open_kernel(m))
+		return ABI_STATUS_USAGE;
+	if (setup_signals(m)) {
+		pr_err("cannot set up signal handling: %s", strerror(errno));
+		return ABI_STATUS_VMFAIL;
+	}
+	if (vm_kvm_open(&m->vm))
+		return ABI_STATUS_VMFAIL;
+	if (o->cpus.max > m->vm.max_vcpus) {
+		pr_err("--cpus max=%u: more than this KVM's limit of %u vCPUs; "
+		       "give max=%u or less",
+		       o->cpus.max, m->vm.max_vcpus, m->vm.max_vcpus);
+		return ABI_STATUS_USAGE;
+	}
+	if (vm_create(&m->vm, o->memory, o->cpus.max))
+		return ABI_STATUS_VMFAIL;
+	m->low_end = m->vm.regions[0].size;
+	if (load_kernel(m) || load_initrd(m))
+		return ABI_STATUS_USAGE;
+	build_memmap(m);
+	if (build_tables(m) || setup_devices(m))
+		return ABI_STATUS_USAGE;
+	if (create_vcpus(m))
+		return ABI_STATUS_VMFAIL;
+	return -1;
+}
+
+int run_main(int argc, char **argv)
+{
+	struct cli_run_opts opts;
+	struct machine m = {
+		.opts = &opts,
+		.vm = { .kvm_fd = -1, .vm_fd = -1, .stop_efd = -1 },
+		.sig_fd = -1,
+	};
+	int status;
+
+	if (cli_parse_run(argc, argv, &opts))
+		return ABI_STATUS_USAGE;
+	if (opts.help) {
+		cli_run_usage(stdout);
+		return 0;
+	}
+	status = machine_build(&m);
+	if (status >= 0)
+		goto out;
+
+	for (unsigned int i = 0; i < m.nr_vcpus; i++) {
+		if (vcpu_start(&m.vcpus[i])) {
+			vm_request_stop(&m.vm, ABI_STATUS_VMFAIL,
+					"vCPU %u did not start", i);
+			break;
+		}
+	}
+	wait_for_stop(&m);
+	stop_vcpus(&m);
+	status = m.vm.stop_status;
+	if (status == ABI_STATUS_VMFAIL)
+		pr_err("the VM failed: %s", m.vm.stop_reason);
+out:
+	machine_destroy(&m);
+	return status;
+}

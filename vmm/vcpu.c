@@ -1,0 +1,344 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * vCPU threads.  Each thread loops on KVM_RUN and handles the exits that
+ * reach user space; everything else (LAPIC, IOAPIC, PIC, PIT, HLT, INIT and
+ * SIPI) stays in the kernel.  A thread stops when the VM is stopping: the
+ * main thread sets immediate_exit and sends VCPU_KICK_SIGNAL, so a thread
+ * about to enter KVM_RUN and one already inside both come back out.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <linux/kvm.h>
+
+#include "hotvm_abi.h"
+#include "vmm_ioport.h"
+#include "vmm_log.h"
+#include "vmm_vcpu.h"
+#include "vmm_vm.h"
+
+#define X86_CR0_PE	       (1ULL << 0)
+#define X86_CR0_ET	       (1ULL << 4)
+#define CPUID_1_ECX_XSAVE      (1U << 26)
+#define CPUID_1_ECX_OSXSAVE    (1U << 27)
+#define CPUID_1_ECX_AVX	       (1U << 28)
+#define CPUID_1_ECX_HYPERVISOR (1U << 31)
+#define CPUID_7_EBX_AVX2       (1U << 5)
+#define CPUID_7_EBX_AVX512F    (1U << 16)
+
+static void vcpu_kick_handler(int sig)
+{
+	(void)sig; /* only here to interrupt KVM_RUN with EINTR */
+}
+
+int vcpu_signal_init(void)
+{
+	struct sigaction sa = { .sa_handler = vcpu_kick_handler };
+
+	sigemptyset(&sa.sa_mask);
+	/* No SA_RESTART: KVM_RUN must return EINTR to the loop. */
+	return sigaction(VCPU_KICK_SIGNAL, &sa, NULL) ? -errno : 0;
+}
+
+static unsigned int bits_for(unsigned int n)
+{
+	unsigned int b = 0;
+
+	while ((1U << b) < n)
+		b++;
+	return b;
+}
+
+/*
+ * The topology leaves describe one package of max_cpus cores, one thread
+ * each, so that APIC ID n (= vCPU n) decodes consistently.
+ */
+static void fix_topology(struct kvm_cpuid_entry2 *e, uint32_t apic_id,
+			 unsigned int max_cpus)
+{
+	switch (e->index) {
+	case 0: /* SMT level */
+		e->eax = 0;
+		e->ebx = 1;
+		e->ecx = (1U << 8) | e->index;
+		break;
+	case 1: /* core level */
+		e->eax = bits_for(max_cpus);
+		e->ebx = max_cpus;
+		e->ecx = (2U << 8) | e->index;
+		break;
+	default:
+		e->eax = 0;
+		e->ebx = 0;
+		e->ecx = e->index;
+		break;
+	}
+	e->edx = apic_id;
+}
+
+static int vcpu_set_cpuid(struct vcpu *vcpu)
+{
+	const struct kvm_cpuid2 *sup = vcpu->vm->cpuid;
+	struct kvm_cpuid2 *c;
+	size_t sz = sizeof(*c) + sup->nent * sizeof(c->entries[0]);
+	int ret = 0;
+
+	c = malloc(sz);
+	if (!c)
+		return -ENOMEM;
+	memcpy(c, sup, sz);
+	for (unsigned int i = 0; i < c->nent; i++) {
+		struct kvm_cpuid_entry2 *e = &c->entries[i];
+
+		switch (e->function) {
+		case 1:
+			e->ebx = (e->ebx & 0x00ffffff) | (vcpu->apic_id << 24);
+			/* The software KVM here cannot emulate xsave. */
+			e->ecx &= ~(CPUID_1_ECX_XSAVE | CPUID_1_ECX_OSXSAVE |
+				    CPUID_1_ECX_AVX);
+			e->ecx |= CPUID_1_ECX_HYPERVISOR;
+			break;
+		case 7:
+			if (e->index == 0)
+				e->ebx &= ~(CPUID_7_EBX_AVX2 |
+					    CPUID_7_EBX_AVX512F);
+			break;
+		case 0xb:
+		case 0x1f:
+			fix_topology(e, vcpu->apic_id, vcpu->max_cpus);
+			break;
+		case 0xd: /* no xsave: no xsave state components */
+			e->eax = e->ebx = e->ecx = e->edx = 0;
+			break;
+		}
+	}
+	if (ioctl(vcpu->fd, KVM_SET_CPUID2, c))
+		ret = -errno;
+	free(c);
+	return ret;
+}
+
+int vcpu_create(struct vcpu *vcpu, struct vm *vm, const struct ioport_bus *io,
+		unsigned int id, unsigned int max_cpus)
+{
+	void *run;
+	int ret;
+
+	*vcpu = (struct vcpu){
+		.vm = vm,
+		.io = io,
+		.id = id,
+		.apic_id = id,
+		.max_cpus = max_cpus,
+		.fd = -1,
+	};
+	vcpu->fd = ioctl(vm->vm_fd, KVM_CREATE_VCPU, (unsigned long)id);
+	if (vcpu->fd < 0) {
+		ret = -errno;
+		pr_err("cannot create vCPU %u: KVM_CREATE_VCPU: %s", id,
+		       strerror(errno));
+		return ret;
+	}
+	run = mmap(NULL, vm->run_size, PROT_READ | PROT_WRITE, MAP_SHARED,
+		   vcpu->fd, 0);
+	if (run == MAP_FAILED) {
+		ret = -errno;
+		pr_err("cannot map vCPU %u's run area: %s", id,
+		       strerror(errno));
+		return ret;
+	}
+	vcpu->run = run;
+	ret = vcpu_set_cpuid(vcpu);
+	if (ret) {
+		pr_err("cannot set vCPU %u's CPUID: %s", id, strerror(-ret));
+		return ret;
+	}
+	return 0;
+}
+
+int vcpu_setup_pvh(struct vcpu *vcpu, uint64_t entry, uint64_t start_info)
+{
+	struct kvm_segment code = {
+		.base = 0,
+		.limit = 0xffffffff,
+		.selector = 0x8,
+		.type = 0xb, /* execute/read, accessed */
+		.present = 1,
+		.dpl = 0,
+		.db = 1,
+		.s = 1,
+		.l = 0,
+		.g = 1,
+	};
+	struct kvm_segment data = code;
+	struct kvm_sregs sregs;
+	struct kvm_regs regs = {
+		.rip = entry,
+		.rbx = start_info,
+		.rflags = 0x2,
+	};
+
+	data.selector = 0x10;
+	data.type = 0x3; /* read/write, accessed */
+	if (ioctl(vcpu->fd, KVM_GET_SREGS, &sregs))
+		return -errno;
+	sregs.cs = code;
+	sregs.ds = sregs.es = sregs.fs = sregs.gs = sregs.ss = data;
+	sregs.cr0 = X86_CR0_PE | X86_CR0_ET; /* protected mode, no paging */
+	sregs.cr3 = 0;
+	sregs.cr4 = 0;
+	sregs.efer = 0;
+	if (ioctl(vcpu->fd, KVM_SET_SREGS, &sregs))
+		return -errno;
+	if (ioctl(vcpu->fd, KVM_SET_REGS, &regs))
+		return -errno;
+	return 0;
+}
+
+/* Returns false when the VM must stop. */
+static bool vcpu_handle_io(struct vcpu *vcpu)
+{
+	struct kvm_run *run = vcpu->run;
+	uint64_t size = run->io.size, count = run->io.count;
+	uint64_t off = run->io.data_offset;
+	uint8_t *data = (uint8_t *)run + off;
+
+	/* The data lives in the run area: never trust KVM's numbers blindly. */
+	if ((size != 1 && size != 2 && size != 4) || off > vcpu->vm->run_size ||
+	    size * count > vcpu->vm->run_size - off) {
+		vm_request_stop(vcpu->vm, ABI_STATUS_VMFAIL,
+				"vCPU %u: malformed I/O exit (port 0x%x)",
+				vcpu->id, run->io.port);
+		return false;
+	}
+	for (uint64_t i = 0; i < count; i++)
+		ioport_dispatch(vcpu->io, run->io.port,
+				run->io.direction == KVM_EXIT_IO_OUT,
+				data + i * size, (unsigned int)size);
+	return true;
+}
+
+static bool vcpu_handle_exit(struct vcpu *vcpu)
+{
+	struct kvm_run *run = vcpu->run;
+	struct vm *vm = vcpu->vm;
+
+	switch (run->exit_reason) {
+	case KVM_EXIT_IO:
+		return vcpu_handle_io(vcpu);
+	case KVM_EXIT_MMIO:
+		/* Nothing is memory-mapped in user space yet: a bus float. */
+		if (!run->mmio.is_write)
+			memset(run->mmio.data, 0xff, sizeof(run->mmio.data));
+		return true;
+	case KVM_EXIT_HLT:
+	case KVM_EXIT_INTR:
+		return true;
+	case KVM_EXIT_SHUTDOWN:
+		vm_request_stop(vm, ABI_STATUS_VMFAIL,
+				"guest shut down on vCPU %u (triple fault)",
+				vcpu->id);
+		return false;
+	case KVM_EXIT_INTERNAL_ERROR:
+		vm_request_stop(vm, ABI_STATUS_VMFAIL,
+				"vCPU %u: KVM internal error %u (%s)", vcpu->id,
+				run->internal.suberror,
+				run->internal.suberror ==
+						KVM_INTERNAL_ERROR_EMULATION
+					? "instruction emulation failed"
+					: "see KVM's documentation");
+		return false;
+	case KVM_EXIT_FAIL_ENTRY:
+		vm_request_stop(
+			vm, ABI_STATUS_VMFAIL,
+			"vCPU %u: VM entry failed, reason 0x%llx", vcpu->id,
+			(unsigned long long)
+				run->fail_entry.hardware_entry_failure_reason);
+		return false;
+	case KVM_EXIT_SYSTEM_EVENT:
+		vm_request_stop(
+			vm, ABI_STATUS_VMFAIL,
+			"vCPU %u: guest system event %u (reset or power-off)",
+			vcpu->id, run->system_event.type);
+		return false;
+	default:
+		vm_request_stop(vm, ABI_STATUS_VMFAIL,
+				"vCPU %u: unexpected KVM exit %u", vcpu->id,
+				run->exit_reason);
+		return false;
+	}
+}
+
+static void *vcpu_thread(void *arg)
+{
+	struct vcpu *vcpu = arg;
+	sigset_t kick;
+
+	sigemptyset(&kick);
+	sigaddset(&kick, VCPU_KICK_SIGNAL);
+	pthread_sigmask(SIG_UNBLOCK, &kick, NULL);
+
+	while (!vm_stopping(vcpu->vm)) {
+		if (ioctl(vcpu->fd, KVM_RUN, 0) < 0) {
+			/*
+			 * EINTR: kicked (or a stray signal).  EAGAIN: an AP
+			 * received INIT and must simply run again.
+			 */
+			if (errno == EINTR || errno == EAGAIN)
+				continue;
+			vm_request_stop(vcpu->vm, ABI_STATUS_VMFAIL,
+					"vCPU %u: KVM_RUN failed: %s", vcpu->id,
+					strerror(errno));
+			break;
+		}
+		if (!vcpu_handle_exit(vcpu))
+			break;
+	}
+	return NULL;
+}
+
+int vcpu_start(struct vcpu *vcpu)
+{
+	int ret = pthread_create(&vcpu->thread, NULL, vcpu_thread, vcpu);
+
+	if (ret) {
+		pr_err("cannot start vCPU %u's thread: %s", vcpu->id,
+		       strerror(ret));
+		return -ret;
+	}
+	vcpu->thread_started = true;
+	return 0;
+}
+
+void vcpu_kick(struct vcpu *vcpu)
+{
+	if (!vcpu->thread_started)
+		return;
+	/* Seen by a KVM_RUN that has not started yet ... */
+	__atomic_store_n(&vcpu->run->immediate_exit, 1, __ATOMIC_SEQ_CST);
+	/* ... and this interrupts one that is already inside. */
+	pthread_kill(vcpu->thread, VCPU_KICK_SIGNAL);
+}
+
+void vcpu_join(struct vcpu *vcpu)
+{
+	if (!vcpu->thread_started)
+		return;
+	pthread_join(vcpu->thread, NULL);
+	vcpu->thread_started = false;
+}
+
+void vcpu_destroy(struct vcpu *vcpu)
+{
+	if (vcpu->run)
+		munmap(vcpu->run, vcpu->vm->run_size);
+	if (vcpu->fd >= 0)
+		close(vcpu->fd);
+	vcpu->run = NULL;
+	vcpu->fd = -1;
+}
