@@ -1,0 +1,160 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The CPU-hotplug register block (DESIGN.md section 3): QEMU's "modern CPU
+ * hotplug interface" (docs/specs/acpi_cpu_hotplug.rst), 12 bytes,
+ * little-endian, plus hotvm's extension commands from hotvm_abi.h.
+ *
+ * Accepted accesses (anything else is ignored, reads 0, and is counted):
+ *
+ *   off width dir  meaning
+ *   0   4     W    CPU selector; any value is stored, values >= max_cpus
+ *                  make every other access ignored until a valid one
+ *   0   4     R    command data 2: cmd 0 -> 0, cmd 3 -> arch id >> 32
+ *   4   1     R    flags: bit0 enabled, bit1 insert pending,
+ *                  bit2 remove pending, bit4 firmware remove
+ *   4   1     W    first set bit of 1..4 acts (QEMU's priority):
+ *                  bit1 clear insert, bit2 clear remove, bit3 eject,
+ *                  bit4 firmware remove
+ *   5   1     W    command: 0 next CPU with events (scan from the selector,
+ *                  wrapping; the selector is left on the CPU found, or
+ *                  unchanged), 1 OST event, 2 OST status, 3 arch id,
+ *                  0x10 guest state, 0x11 guest fault
+ *   8   4     R    command data: cmd 0 -> selector, cmd 3 -> arch id low
+ *                  32 bits, cmd 0x11 -> pending guest fault (consumed)
+ *   8   4     W    command data: cmd 1 OST event, cmd 2 OST status (fires
+ *                  ost()), cmd 0x10 guest state (fires guest_state())
+ *
+ * QEMU accepts any 1..4-byte access whose first byte is a register and
+ * ignores the rest of it; hotvm accepts only the widths its documentation
+ * names (the ones QEMU's AML, OVMF and the tiny guest use), so a guest that
+ * is correct on both behaves identically on both.
+ *
+ * Eject (flags bit3) is honoured only for an enabled CPU the VMM asked to
+ * remove (hpregs_request_unplug(), not yet cancelled), never for CPU 0.
+ * That request is remembered apart from the remove-pending flag, because
+ * the guest's scan clears remove-pending before OSPM calls _EJ0.
+ *
+ * Thread-safe: one mutex inside.  Callbacks run on the accessing thread
+ * after the mutex is dropped, so they may call hpregs_*() themselves.
+ */
+#ifndef HOTVM_CPUHP_REGS_H
+#define HOTVM_CPUHP_REGS_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#define HPREGS_MAX_CPUS 4096
+
+/* Register offsets. */
+#define HPREGS_SELECTOR 0 /* write; read: command data 2 */
+#define HPREGS_FLAGS	4
+#define HPREGS_COMMAND	5
+#define HPREGS_DATA	8
+
+#define HPREGS_FLAG_ENABLED   0x01
+#define HPREGS_FLAG_INSERT    0x02
+#define HPREGS_FLAG_REMOVE    0x04
+#define HPREGS_FLAG_EJECT     0x08 /* write only */
+#define HPREGS_FLAG_FW_REMOVE 0x10
+
+/* Why an access was ignored; hpregs_access() returns one of these. */
+enum hpregs_ign {
+	HPREGS_OK = 0,
+	HPREGS_IGN_RESERVED, /* no register at this offset in this direction */
+	HPREGS_IGN_WIDTH,    /* a register, but not this access width */
+	HPREGS_IGN_SELECTOR, /* the selector is >= max_cpus */
+	HPREGS_IGN_COMMAND,  /* unknown command: the command is unchanged */
+	HPREGS_IGN_FLAGS,    /* flags write with none of bits 1-4 set */
+	HPREGS_IGN_EJECT,    /* eject/firmware remove of CPU 0, an absent CPU
+			      * or (eject) one the VMM is not removing */
+	HPREGS_IGN_DATA,     /* data access the current command gives no
+			      * meaning, or a malformed guest-state value */
+	HPREGS_IGN_NR,
+};
+
+struct hpregs_ops {
+	/* The guest ejected cpu: it is no longer enabled. */
+	void (*eject)(void *ctx, unsigned int cpu);
+	/* _OST: the status write completes an (event, status) pair. */
+	void (*ost)(void *ctx, unsigned int cpu, uint32_t event,
+		    uint32_t status);
+	/* ABI_CPUHP_CMD_GUEST_STATE: value in ABI_GUEST_STATE_* encoding. */
+	void (*guest_state)(void *ctx, unsigned int cpu, uint32_t value);
+	/* ABI_CPUHP_CMD_GUEST_FAULT: state + 1 to inject (consumed), or 0. */
+	uint32_t (*guest_fault)(void *ctx, unsigned int cpu);
+};
+
+struct hpregs_config {
+	unsigned int max_cpus; /* 1 .. HPREGS_MAX_CPUS */
+	/* max_cpus arch ids (x86: APIC ids), copied; NULL: id = index. */
+	const uint64_t *arch_ids;
+	const struct hpregs_ops *ops; /* may be NULL, any member NULL */
+	void *ctx;
+};
+
+struct hpregs_cpu {
+	uint64_t arch_id;
+	uint32_t ost_event, ost_status; /* last values the guest wrote */
+	bool enabled;			/* present, may be used by the guest */
+	bool inserting;			/* insert event not yet cleared */
+	bool removing;			/* remove event not yet cleared */
+	bool fw_remove;			/* OSPM handed eject to firmware */
+	bool unplug_requested;		/* the VMM wants it gone: eject ok */
+};
+
+struct hpregs_stats {
+	uint64_t accesses; /* every hpregs_access() call */
+	uint64_t ignored[HPREGS_IGN_NR];
+	uint64_t ejects;       /* eject callbacks */
+	uint64_t osts;	       /* ost callbacks */
+	uint64_t guest_states; /* guest_state callbacks */
+	uint64_t guest_faults; /* guest_fault callbacks (fault data reads) */
+};
+
+struct hpregs {
+	pthread_mutex_t lock;
+	unsigned int max_cpus;
+	uint32_t selector;
+	uint8_t command;
+	struct hpregs_cpu *cpus;
+	struct hpregs_ops ops;
+	void *ctx;
+	struct hpregs_stats stats;
+};
+
+/* Returns 0, -EINVAL (bad max_cpus), -ENOMEM. Every CPU starts absent. */
+int hpregs_init(struct hpregs *r, const struct hpregs_config *cfg);
+void hpregs_destroy(struct hpregs *r);
+
+/*
+ * VMM side.  All return 0 or -EINVAL (cpu >= max_cpus).
+ * coldplug: enabled, no event (boot CPUs); -EBUSY if already enabled.
+ * plug: enabled + insert pending (hot-add); -EBUSY if already enabled.
+ * request_unplug: remove pending, eject allowed; -EPERM for CPU 0, -ENODEV
+ *   if not enabled.  Repeating it re-arms remove pending (a retry).
+ * cancel_unplug: the removal timed out: forget the request so a late eject
+ *   is ignored; -ENOENT if none was outstanding.
+ * The caller raises the GED event itself after plug/request_unplug.
+ */
+int hpregs_coldplug(struct hpregs *r, unsigned int cpu);
+int hpregs_plug(struct hpregs *r, unsigned int cpu);
+int hpregs_request_unplug(struct hpregs *r, unsigned int cpu);
+int hpregs_cancel_unplug(struct hpregs *r, unsigned int cpu);
+bool hpregs_is_enabled(struct hpregs *r, unsigned int cpu);
+/* Snapshot of one CPU's record; -EINVAL for a bad cpu. */
+int hpregs_get_cpu(struct hpregs *r, unsigned int cpu, struct hpregs_cpu *out);
+
+/*
+ * One guest access: offset relative to the block's base, width in bytes
+ * (any value), *data the value written (masked to width) or, for a read,
+ * the value read (0 when ignored).  Returns HPREGS_OK or the reason it was
+ * ignored (> 0): never an error for the VMM, the guest is untrusted.
+ */
+int hpregs_access(struct hpregs *r, uint64_t offset, unsigned int width,
+		  bool is_write, uint64_t *data);
+
+void hpregs_stats(struct hpregs *r, struct hpregs_stats *st);
+const char *hpregs_ign_name(int reason);
+
+#endif

@@ -1,0 +1,940 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The QMP server over real unix sockets: framing, negotiation, errors,
+ * events, hostile clients, serialisation and a leak-free stop.
+ */
+#include <pthread.h>
+#include <stdatomic.h>
+#include <sys/stat.h>
+#include <sys/time.h>
+
+#include "check.h"
+#include "qmp.h"
+#include "qmp_test_util.h"
+
+#define T_MS 5000 /* generous: ASan and busy CI machines */
+
+struct tctx {
+	struct qmp_server *s;
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	bool blocked, release;
+	atomic_int inside, max_inside, calls;
+};
+
+static struct tctx tc = {
+	.lock = PTHREAD_MUTEX_INITIALIZER,
+	.cond = PTHREAD_COND_INITIALIZER,
+};
+
+static void enter(struct tctx *c)
+{
+	int n = atomic_fetch_add(&c->inside, 1) + 1;
+	int m = atomic_load(&c->max_inside);
+
+	while (n > m && !atomic_compare_exchange_weak(&c->max_inside, &m, n))
+		;
+	atomic_fetch_add(&c->calls, 1);
+}
+
+static void leave(struct tctx *c)
+{
+	atomic_fetch_sub(&c->inside, 1);
+}
+
+static int h_echo(void *ctx, struct json_object *args, struct json_object **ret,
+		  struct qmp_error *err)
+{
+	(void)err;
+	enter(ctx);
+	*ret = json_object_get(args);
+	leave(ctx);
+	return 0;
+}
+
+static int h_typed(void *ctx, struct json_object *args,
+		   struct json_object **ret, struct qmp_error *err)
+{
+	static const char *const allowed[] = { "n", "s", "b", NULL };
+	const char *s = "none";
+	bool b = false;
+	int64_t n;
+	int rc;
+
+	(void)ctx;
+	if ((rc = qmp_check_args(args, allowed, err)) ||
+	    (rc = qmp_arg_int_range(args, "n", true, 0, 10, &n, err)) < 0 ||
+	    (rc = qmp_arg_string(args, "s", false, &s, err)) < 0 ||
+	    (rc = qmp_arg_bool(args, "b", false, &b, err)) < 0)
+		return rc;
+	*ret = json_object_new_object();
+	json_object_object_add(*ret, "n", json_object_new_int64(n));
+	json_object_object_add(*ret, "s", json_object_new_string(s));
+	json_object_object_add(*ret, "b", json_object_new_boolean(b));
+	return 0;
+}
+
+static int h_fail(void *ctx, struct json_object *args, struct json_object **ret,
+		  struct qmp_error *err)
+{
+	static const char *const classes[] = { QMP_ERROR_GENERIC,
+					       QMP_ERROR_COMMAND_NOT_FOUND,
+					       QMP_ERROR_DEVICE_NOT_ACTIVE,
+					       QMP_ERROR_DEVICE_NOT_FOUND,
+					       QMP_ERROR_KVM_MISSING_CAP };
+	const char *want = NULL;
+
+	(void)ctx;
+	(void)ret;
+	if (qmp_arg_string(args, "class", true, &want, err) < 0)
+		return -EINVAL;
+	for (size_t i = 0; i < 5; i++)
+		if (!strcmp(want, classes[i]))
+			return qmp_error_set(err, classes[i], "failed as %s",
+					     want);
+	return -ENODEV; /* no err: the server words it */
+}
+
+static int h_block(void *ctx, struct json_object *args,
+		   struct json_object **ret, struct qmp_error *err)
+{
+	struct tctx *c = ctx;
+
+	(void)args;
+	(void)ret;
+	(void)err;
+	enter(c);
+	pthread_mutex_lock(&c->lock);
+	c->blocked = true;
+	pthread_cond_broadcast(&c->cond);
+	while (!c->release)
+		pthread_cond_wait(&c->cond, &c->lock);
+	c->blocked = false;
+	pthread_mutex_unlock(&c->lock);
+	leave(c);
+	return 0;
+}
+
+static int h_slow(void *ctx, struct json_object *args, struct json_object **ret,
+		  struct qmp_error *err)
+{
+	(void)args;
+	(void)ret;
+	(void)err;
+	enter(ctx);
+	usleep(500);
+	leave(ctx);
+	return 0;
+}
+
+static int h_emit(void *ctx, struct json_object *args, struct json_object **ret,
+		  struct qmp_error *err)
+{
+	struct tctx *c = ctx;
+
+	(void)args;
+	(void)ret;
+	(void)err;
+	return qmp_emit_event(c->s, "FROM_HANDLER", NULL);
+}
+
+static const struct qmp_command cmds[] = {
+	{ .name = "echo", .handler = h_echo },
+	{ .name = "typed", .handler = h_typed },
+	{ .name = "fail", .handler = h_fail },
+	{ .name = "block", .handler = h_block },
+	{ .name = "slow", .handler = h_slow },
+	{ .name = "emit", .handler = h_emit },
+};
+
+static struct tdir td;
+
+static struct qmp_server *start(unsigned int max_clients, size_t max_output)
+{
+	struct qmp_server_opts o = {
+		.path = td.path,
+		.ctx = &tc,
+		.max_clients = max_clients,
+		.max_output = max_output,
+	};
+	struct qmp_server *s = NULL;
+
+	tdir_make(&td);
+	atomic_store(&tc.inside, 0);
+	atomic_store(&tc.max_inside, 0);
+	atomic_store(&tc.calls, 0);
+	tc.release = false;
+	CHECK_EQ(qmp_server_create(&o, &s), 0);
+	if (!s)
+		exit(1);
+	CHECK_EQ(qmp_server_register(s, cmds, sizeof(cmds) / sizeof(cmds[0])),
+		 0);
+	CHECK_EQ(qmp_server_start(s), 0);
+	tc.s = s;
+	return s;
+}
+
+static void stop(struct qmp_server *s)
+{
+	qmp_server_stop(s);
+	tc.s = NULL;
+	tdir_remove(&td);
+}
+
+/* Connects and reads the greeting. */
+static void open_client(struct raw *r)
+{
+	struct json_object *g;
+
+	CHECK_EQ(raw_open(r, td.path), 0);
+	g = raw_recv(r, T_MS);
+	CHECK(jget(g, "QMP"));
+	json_object_put(g);
+}
+
+static void negotiate(struct raw *r)
+{
+	struct json_object *o;
+
+	raw_send(r, "{\"execute\": \"qmp_capabilities\"}\n");
+	o = raw_reply(r, T_MS);
+	CHECK(json_object_is_type(jget(o, "return"), json_type_object));
+	json_object_put(o);
+}
+
+/* Sends one request, returns the reply (events skipped). */
+static struct json_object *req(struct raw *r, const char *text)
+{
+	CHECK_EQ(raw_send(r, text), 0);
+	return raw_reply(r, T_MS);
+}
+
+static void expect_error(struct raw *r, const char *text, const char *class,
+			 const char *desc)
+{
+	struct json_object *o = req(r, text);
+
+	CHECK_STREQ(err_class(o), class);
+	if (desc)
+		CHECK_STREQ(err_desc(o), desc);
+	if (!err_class(o))
+		printf("# request %s got %s\n", text,
+		       json_object_to_json_string(o));
+	json_object_put(o);
+}
+
+static void wait_clients(struct qmp_server *s, unsigned int n)
+{
+	long long end = t_now_ms() + T_MS;
+
+	while (qmp_server_clients(s) != n && t_now_ms() < end)
+		usleep(1000);
+	CHECK_EQ(qmp_server_clients(s), n);
+}
+
+static void test_greeting(void)
+{
+	struct qmp_server *s = start(0, 0);
+	struct json_object *g, *ver, *qemu;
+	struct stat st;
+	struct raw r;
+
+	CHECK_EQ(stat(td.path, &st), 0);
+	CHECK(S_ISSOCK(st.st_mode));
+	CHECK_EQ(st.st_mode & 0777, 0600);
+	CHECK_EQ(raw_open(&r, td.path), 0);
+	g = raw_recv(&r, T_MS);
+	ver = jget(jget(g, "QMP"), "version");
+	qemu = jget(ver, "qemu");
+	CHECK_EQ(json_object_get_int(jget(qemu, "major")), 7);
+	CHECK_EQ(json_object_get_int(jget(qemu, "minor")), 2);
+	CHECK_EQ(json_object_get_int(jget(qemu, "micro")), 0);
+	CHECK(json_object_is_type(jget(qemu, "micro"), json_type_int));
+	CHECK_STREQ(jstr(ver, "package"), "hotvm-0.1.0");
+	CHECK(json_object_is_type(jget(jget(g, "QMP"), "capabilities"),
+				  json_type_array));
+	CHECK_EQ(json_object_array_length(jget(jget(g, "QMP"), "capabilities")),
+		 0);
+	CHECK_EQ(json_object_object_length(g), 1);
+	json_object_put(g);
+	/* QEMU ends each message with CRLF. */
+	CHECK(r.len >= 2 && !memcmp(r.buf + r.len - 2, "\r\n", 2));
+	raw_close(&r);
+	stop(s);
+}
+
+static void test_negotiation(void)
+{
+	struct qmp_server *s = start(0, 0);
+	struct raw r;
+
+	open_client(&r);
+	expect_error(&r, "{\"execute\": \"echo\"}", "CommandNotFound",
+		     "Expecting capabilities negotiation with "
+		     "'qmp_capabilities'");
+	expect_error(&r, "{\"execute\": \"query-commands\"}", "CommandNotFound",
+		     NULL);
+	expect_error(&r, "{\"execute\": \"nope\"}", "CommandNotFound",
+		     "Expecting capabilities negotiation with "
+		     "'qmp_capabilities'");
+	expect_error(&r,
+		     "{\"execute\": \"qmp_capabilities\", \"arguments\": "
+		     "{\"enable\": [\"oob\"]}}",
+		     "GenericError", "Capability 'oob' not available");
+	expect_error(&r,
+		     "{\"execute\": \"qmp_capabilities\", \"arguments\": "
+		     "{\"x\": 1}}",
+		     "GenericError", "Parameter 'x' is unexpected");
+	CHECK_EQ(atomic_load(&tc.calls), 0);
+	negotiate(&r);
+	expect_error(&r, "{\"execute\": \"qmp_capabilities\"}",
+		     "CommandNotFound",
+		     "Capabilities negotiation is already complete, command "
+		     "ignored");
+	{
+		struct json_object *o = req(&r, "{\"execute\": \"echo\", "
+						"\"arguments\": {\"a\": 1}}");
+
+		CHECK_EQ(json_object_get_int(jget(jget(o, "return"), "a")), 1);
+		json_object_put(o);
+	}
+	raw_close(&r);
+	stop(s);
+}
+
+static void test_id_echo(void)
+{
+	struct qmp_server *s = start(0, 0);
+	struct json_object *o;
+	struct raw r;
+
+	open_client(&r);
+	/* Even before negotiation and on errors, the id comes back. */
+	o = req(&r, "{\"execute\": \"echo\", \"id\": \"early\"}");
+	CHECK_STREQ(jstr(o, "id"), "early");
+	json_object_put(o);
+	negotiate(&r);
+	o = req(&r, "{\"execute\": \"echo\", \"id\": 42}");
+	CHECK_EQ(json_object_get_int(jget(o, "id")), 42);
+	CHECK(jget(o, "return"));
+	json_object_put(o);
+	o = req(&r, "{\"id\": {\"a\": [1, 2]}, \"execute\": \"nope\"}");
+	CHECK_EQ(json_object_get_int(json_object_array_get_idx(
+			 jget(jget(o, "id"), "a"), 1)),
+		 2);
+	CHECK_STREQ(err_class(o), "CommandNotFound");
+	json_object_put(o);
+	o = req(&r, "{\"execute\": \"echo\"}");
+	CHECK(!jget(o, "id"));
+	CHECK_EQ(json_object_object_length(jget(o, "return")), 0);
+	json_object_put(o);
+	o = req(&r, "{\"execute\": \"query-commands\", \"id\": \"q\"}");
+	{
+		struct json_object *l = jget(o, "return");
+		bool echo = false, caps = false, qc = false;
+
+		for (size_t i = 0; i < json_object_array_length(l); i++) {
+			const char *n =
+				jstr(json_object_array_get_idx(l, i), "name");
+
+			echo |= n && !strcmp(n, "echo");
+			caps |= n && !strcmp(n, "qmp_capabilities");
+			qc |= n && !strcmp(n, "query-commands");
+		}
+		CHECK(echo && caps && qc);
+		CHECK_EQ(json_object_array_length(l), 8);
+	}
+	json_object_put(o);
+	raw_close(&r);
+	stop(s);
+}
+
+static void test_error_classes(void)
+{
+	static const char *const classes[] = {
+		"GenericError", "CommandNotFound", "DeviceNotActive",
+		"DeviceNotFound", "KVMMissingCap"
+	};
+	struct qmp_server *s = start(0, 0);
+	struct json_object *o;
+	char text[256], desc[64];
+	struct raw r;
+
+	open_client(&r);
+	negotiate(&r);
+	for (size_t i = 0; i < 5; i++) {
+		snprintf(text, sizeof(text),
+			 "{\"execute\": \"fail\", \"arguments\": {\"class\": "
+			 "\"%s\"}, \"id\": %zu}",
+			 classes[i], i);
+		snprintf(desc, sizeof(desc), "failed as %s", classes[i]);
+		o = req(&r, text);
+		CHECK_STREQ(err_class(o), classes[i]);
+		CHECK_STREQ(err_desc(o), desc);
+		CHECK_EQ(json_object_get_int(jget(o, "id")), i);
+		CHECK(!jget(o, "return"));
+		json_object_put(o);
+	}
+	expect_error(
+		&r,
+		"{\"execute\": \"fail\", \"arguments\": {\"class\": \"x\"}}",
+		"GenericError", "No such device");
+	expect_error(&r, "{\"execute\": \"nope\"}", "CommandNotFound",
+		     "The command nope has not been found");
+	expect_error(&r, "{\"execute\": \"typed\"}", "GenericError",
+		     "Parameter 'n' is missing");
+	expect_error(&r,
+		     "{\"execute\": \"typed\", \"arguments\": {\"n\": \"1\"}}",
+		     "GenericError",
+		     "Invalid parameter type for 'n', expected: integer");
+	expect_error(&r,
+		     "{\"execute\": \"typed\", \"arguments\": {\"n\": 1.5}}",
+		     "GenericError",
+		     "Invalid parameter type for 'n', expected: integer");
+	expect_error(&r,
+		     "{\"execute\": \"typed\", \"arguments\": {\"n\": null}}",
+		     "GenericError",
+		     "Invalid parameter type for 'n', expected: integer");
+	expect_error(&r, "{\"execute\": \"typed\", \"arguments\": {\"n\": 11}}",
+		     "GenericError",
+		     "Parameter 'n' expects a value between 0 and 10");
+	expect_error(&r,
+		     "{\"execute\": \"typed\", \"arguments\": "
+		     "{\"n\": 18446744073709551615}}",
+		     "GenericError", NULL);
+	expect_error(&r,
+		     "{\"execute\": \"typed\", \"arguments\": {\"n\": 1, "
+		     "\"s\": 2}}",
+		     "GenericError",
+		     "Invalid parameter type for 's', expected: string");
+	expect_error(&r,
+		     "{\"execute\": \"typed\", \"arguments\": {\"n\": 1, "
+		     "\"b\": \"yes\"}}",
+		     "GenericError",
+		     "Invalid parameter type for 'b', expected: boolean");
+	expect_error(&r,
+		     "{\"execute\": \"typed\", \"arguments\": {\"n\": 1, "
+		     "\"zz\": 0}}",
+		     "GenericError", "Parameter 'zz' is unexpected");
+	o = req(&r, "{\"execute\": \"typed\", \"arguments\": {\"n\": 10, "
+		    "\"s\": \"hi\", \"b\": true}}");
+	CHECK_EQ(json_object_get_int(jget(jget(o, "return"), "n")), 10);
+	CHECK_STREQ(jstr(jget(o, "return"), "s"), "hi");
+	CHECK(json_object_get_boolean(jget(jget(o, "return"), "b")));
+	json_object_put(o);
+	raw_close(&r);
+	stop(s);
+}
+
+static void test_malformed(void)
+{
+	struct qmp_server *s = start(0, 0);
+	struct json_object *o;
+	struct raw r;
+
+	open_client(&r);
+	negotiate(&r);
+	expect_error(&r, "null\n", "GenericError",
+		     "QMP input must be a JSON object");
+	expect_error(&r, "[1, 2]", "GenericError",
+		     "QMP input must be a JSON object");
+	expect_error(&r, "\"execute\"", "GenericError",
+		     "QMP input must be a JSON object");
+	expect_error(&r, "{\"execute\": 1}", "GenericError",
+		     "QMP input member 'execute' must be a string");
+	expect_error(&r, "{\"arguments\": {}}", "GenericError",
+		     "QMP input lacks member 'execute'");
+	expect_error(&r, "{}", "GenericError",
+		     "QMP input lacks member 'execute'");
+	expect_error(&r, "{\"execute\": \"echo\", \"arguments\": [1]}",
+		     "GenericError",
+		     "QMP input member 'arguments' must be an object");
+	expect_error(&r, "{\"execute\": \"echo\", \"foo\": 1}", "GenericError",
+		     "QMP input member 'foo' is unexpected");
+	/* Bad JSON, then a good request in the same write. */
+	CHECK_EQ(raw_send(&r, "{\"execute\": ]]] \n"
+			      "{\"execute\": \"echo\", \"id\": \"after\"}\n"),
+		 0);
+	o = raw_reply(&r, T_MS);
+	CHECK_STREQ(err_class(o), "GenericError");
+	CHECK(err_desc(o) && !strncmp(err_desc(o), "JSON parse error, ", 18));
+	json_object_put(o);
+	o = raw_reply(&r, T_MS);
+	CHECK_STREQ(jstr(o, "id"), "after");
+	CHECK(jget(o, "return"));
+	json_object_put(o);
+	/* Garbage split over writes, binary bytes, then a good one. */
+	raw_send(&r, "}}} \xff\xfe");
+	usleep(20000);
+	raw_send(&r, "still garbage\n");
+	o = raw_reply(&r, T_MS);
+	CHECK_STREQ(err_class(o), "GenericError");
+	json_object_put(o);
+	/* A request split byte by byte is still one request. */
+	{
+		const char *t = "{\"execute\": \"echo\", \"id\": \"split\"}";
+
+		for (; *t; t++) {
+			char b[2] = { *t, 0 };
+
+			raw_send(&r, b);
+		}
+	}
+	o = raw_reply(&r, T_MS);
+	CHECK_STREQ(jstr(o, "id"), "split");
+	json_object_put(o);
+	/* Two requests in one line, no separator. */
+	raw_send(&r, "{\"execute\":\"echo\",\"id\":1}{\"execute\":\"echo\","
+		     "\"id\":2}");
+	o = raw_reply(&r, T_MS);
+	CHECK_EQ(json_object_get_int(jget(o, "id")), 1);
+	json_object_put(o);
+	o = raw_reply(&r, T_MS);
+	CHECK_EQ(json_object_get_int(jget(o, "id")), 2);
+	json_object_put(o);
+	/* Too deep for the parser: an error, not a crash. */
+	{
+		char deep[2100];
+
+		memset(deep, '[', 2000);
+		strcpy(deep + 2000, "\n");
+		raw_send(&r, deep);
+		o = raw_reply(&r, T_MS);
+		CHECK_STREQ(err_class(o), "GenericError");
+		json_object_put(o);
+	}
+	o = req(&r, "{\"execute\": \"echo\", \"id\": \"alive\"}");
+	CHECK_STREQ(jstr(o, "id"), "alive");
+	json_object_put(o);
+	raw_close(&r);
+	stop(s);
+}
+
+static void test_long_request(void)
+{
+	struct qmp_server *s = start(0, 0);
+	size_t n = QMP_DEFAULT_MAX_REQUEST + 4096;
+	char *big = malloc(n + 1);
+	struct json_object *o;
+	struct raw r, other;
+
+	open_client(&r);
+	open_client(&other);
+	negotiate(&r);
+	memset(big, 'x', n);
+	memcpy(big, "{\"execute\": \"echo\", \"arguments\": {\"s\": \"", 40);
+	big[n] = '\0';
+	raw_send(&r, big); /* may fail part way: the server hangs up */
+	o = raw_recv(&r, T_MS);
+	CHECK_STREQ(err_class(o), "GenericError");
+	CHECK(err_desc(o) && strstr(err_desc(o), "longer than"));
+	json_object_put(o);
+	o = raw_recv(&r, T_MS);
+	CHECK(!o && r.eof);
+	raw_close(&r);
+	/* Just under the limit is fine. */
+	negotiate(&other);
+	n = QMP_DEFAULT_MAX_REQUEST - 64;
+	memset(big, 'y', n);
+	memcpy(big, "{\"execute\": \"echo\", \"arguments\": {\"s\": \"", 40);
+	strcpy(big + n - 3, "\"}}");
+	o = req(&other, big);
+	CHECK_EQ(strlen(jstr(jget(o, "return"), "s")), n - 43);
+	json_object_put(o);
+	raw_close(&other);
+	free(big);
+	stop(s);
+}
+
+static void test_many_clients(void)
+{
+	struct qmp_server *s = start(0, 0);
+	struct raw r[40], extra;
+	struct json_object *o;
+
+	for (int i = 0; i < 40; i++) {
+		CHECK_EQ(raw_open(&r[i], td.path), 0);
+		o = raw_recv(&r[i], T_MS);
+		if (i < QMP_DEFAULT_MAX_CLIENTS) {
+			CHECK(jget(o, "QMP"));
+		} else {
+			CHECK_STREQ(err_class(o), "GenericError");
+			json_object_put(o);
+			o = raw_recv(&r[i], T_MS);
+			CHECK(!o && r[i].eof);
+		}
+		json_object_put(o);
+	}
+	CHECK_EQ(qmp_server_clients(s), QMP_DEFAULT_MAX_CLIENTS);
+	for (int i = 32; i < 40; i++)
+		raw_close(&r[i]);
+	/* Every admitted client is served. */
+	for (int i = 0; i < 32; i++) {
+		negotiate(&r[i]);
+		o = req(&r[i], "{\"execute\": \"echo\", \"id\": \"x\"}");
+		CHECK_STREQ(jstr(o, "id"), "x");
+		json_object_put(o);
+	}
+	/* A freed slot is reusable. */
+	raw_close(&r[0]);
+	wait_clients(s, 31);
+	open_client(&extra);
+	negotiate(&extra);
+	raw_close(&extra);
+	for (int i = 1; i < 32; i++)
+		raw_close(&r[i]);
+	wait_clients(s, 0);
+	stop(s);
+}
+
+static void test_disconnect_mid_request(void)
+{
+	struct qmp_server *s = start(0, 0);
+	struct json_object *o;
+	struct raw a, b;
+
+	open_client(&a);
+	open_client(&b);
+	negotiate(&a);
+	raw_send(&a, "{\"execute\": \"echo\", \"argu");
+	raw_close(&a);
+	/* And one that leaves right after a request, before the reply. */
+	open_client(&a);
+	negotiate(&a);
+	raw_send(&a, "{\"execute\": \"echo\"}");
+	raw_close(&a);
+	wait_clients(s, 1);
+	/* A scripted client (socat, nc -U) half-closes: replies still come. */
+	open_client(&a);
+	raw_send(&a, "{\"execute\": \"qmp_capabilities\"}\n");
+	for (int i = 0; i < 200; i++)
+		raw_send(&a, "{\"execute\": \"echo\", \"id\": 1}\n");
+	shutdown(a.fd, SHUT_WR);
+	{
+		int replies = 0;
+
+		while ((o = raw_recv(&a, T_MS))) {
+			replies += !!jget(o, "return");
+			json_object_put(o);
+		}
+		CHECK_EQ(replies, 201);
+		CHECK(a.eof);
+	}
+	raw_close(&a);
+	wait_clients(s, 1);
+	negotiate(&b);
+	o = req(&b, "{\"execute\": \"echo\", \"id\": 7}");
+	CHECK_EQ(json_object_get_int(jget(o, "id")), 7);
+	json_object_put(o);
+	raw_close(&b);
+	stop(s);
+}
+
+static void test_never_reads(void)
+{
+	struct qmp_server *s = start(0, 64 << 10);
+	char *line = malloc(16384);
+	struct json_object *o;
+	struct raw slow, good;
+	int sent = 0;
+	long long end;
+
+	open_client(&slow);
+	open_client(&good);
+	negotiate(&slow);
+	negotiate(&good);
+	memset(line, 'z', 16000);
+	memcpy(line, "{\"execute\": \"echo\", \"arguments\": {\"s\": \"", 40);
+	strcpy(line + 16000, "\"}}\n");
+	/* Requests, never a read: ~16 KB of reply each. */
+	end = t_now_ms() + T_MS;
+	while (qmp_server_clients(s) == 2 && t_now_ms() < end) {
+		ssize_t n = send(slow.fd, line, strlen(line),
+				 MSG_NOSIGNAL | MSG_DONTWAIT);
+
+		if (n < 0 && errno != EAGAIN && errno != EINTR)
+			break;
+		if (n > 0)
+			sent++;
+		if (sent % 16 == 0) {
+			o = req(&good, "{\"execute\": \"echo\", \"id\": 1}");
+			CHECK_EQ(json_object_get_int(jget(o, "id")), 1);
+			json_object_put(o);
+		}
+	}
+	wait_clients(s, 1);
+	CHECK(sent > 4);
+	o = req(&good, "{\"execute\": \"echo\", \"id\": 2}");
+	CHECK_EQ(json_object_get_int(jget(o, "id")), 2);
+	json_object_put(o);
+	raw_close(&slow);
+	raw_close(&good);
+	free(line);
+	stop(s);
+}
+
+static void *emitter(void *arg)
+{
+	for (int i = 0; i < 50; i++) {
+		struct json_object *d = json_object_new_object();
+
+		json_object_object_add(d, "n", json_object_new_int(i));
+		qmp_emit_event(arg, "THREADED", d);
+	}
+	return NULL;
+}
+
+static void test_events(void)
+{
+	struct qmp_server *s = start(0, 0);
+	struct json_object *o, *ts;
+	struct raw a, b;
+	struct timeval tv;
+	pthread_t th[4];
+	int got = 0;
+
+	open_client(&a);
+	open_client(&b);
+	negotiate(&a);
+	/* b has not negotiated: it must see nothing. */
+	usleep(20000);
+	gettimeofday(&tv, NULL);
+	{
+		struct json_object *d = json_object_new_object();
+
+		json_object_object_add(d, "device",
+				       json_object_new_string("cpu1"));
+		CHECK_EQ(qmp_emit_event(s, "DEVICE_DELETED", d), 0);
+	}
+	o = raw_recv(&a, T_MS);
+	CHECK_STREQ(jstr(o, "event"), "DEVICE_DELETED");
+	CHECK_STREQ(jstr(jget(o, "data"), "device"), "cpu1");
+	ts = jget(o, "timestamp");
+	CHECK(json_object_is_type(jget(ts, "seconds"), json_type_int));
+	CHECK(json_object_is_type(jget(ts, "microseconds"), json_type_int));
+	CHECK(llabs(json_object_get_int64(jget(ts, "seconds")) - tv.tv_sec) <
+	      5);
+	CHECK(json_object_get_int64(jget(ts, "microseconds")) >= 0 &&
+	      json_object_get_int64(jget(ts, "microseconds")) < 1000000);
+	json_object_put(o);
+	CHECK_EQ(qmp_emit_event(s, "NO_DATA", NULL), 0);
+	o = raw_recv(&a, T_MS);
+	CHECK_STREQ(jstr(o, "event"), "NO_DATA");
+	CHECK(!jget(o, "data"));
+	json_object_put(o);
+	/* The first thing b receives is its own reply. */
+	raw_send(&b, "{\"execute\": \"qmp_capabilities\", \"id\": \"b\"}");
+	o = raw_recv(&b, T_MS);
+	CHECK_STREQ(jstr(o, "id"), "b");
+	json_object_put(o);
+	/* Raised during a command: delivered first, then the reply. */
+	raw_send(&a, "{\"execute\": \"emit\", \"id\": \"e\"}");
+	o = raw_recv(&a, T_MS);
+	CHECK_STREQ(jstr(o, "event"), "FROM_HANDLER");
+	json_object_put(o);
+	o = raw_recv(&a, T_MS);
+	CHECK_STREQ(jstr(o, "id"), "e");
+	json_object_put(o);
+	/* Now both are negotiated: both get b's share of events. */
+	o = raw_recv(&b, T_MS);
+	CHECK_STREQ(jstr(o, "event"), "FROM_HANDLER");
+	json_object_put(o);
+	/* From many threads at once: none lost, each thread's in order. */
+	for (int i = 0; i < 4; i++)
+		pthread_create(&th[i], NULL, emitter, s);
+	for (int i = 0; i < 4; i++)
+		pthread_join(th[i], NULL);
+	while ((o = raw_recv(&a, got < 200 ? T_MS : 100))) {
+		CHECK_STREQ(jstr(o, "event"), "THREADED");
+		got++;
+		json_object_put(o);
+	}
+	CHECK_EQ(got, 200);
+	raw_close(&a);
+	raw_close(&b);
+	stop(s);
+}
+
+static void test_block_serializes(void)
+{
+	struct qmp_server *s = start(0, 0);
+	struct json_object *o;
+	struct raw a, b;
+
+	open_client(&a);
+	open_client(&b);
+	negotiate(&a);
+	negotiate(&b);
+	raw_send(&a, "{\"execute\": \"block\", \"id\": \"a\"}");
+	pthread_mutex_lock(&tc.lock);
+	while (!tc.blocked)
+		pthread_cond_wait(&tc.cond, &tc.lock);
+	pthread_mutex_unlock(&tc.lock);
+	/* While a handler blocks, nothing else runs... */
+	raw_send(&b, "{\"execute\": \"echo\", \"id\": \"b\"}");
+	o = raw_recv(&b, 200);
+	CHECK(!o && !b.eof);
+	CHECK_EQ(atomic_load(&tc.calls), 1);
+	/* ...and events wait too, but are not lost. */
+	qmp_emit_event(s, "WHILE_BLOCKED", NULL);
+	pthread_mutex_lock(&tc.lock);
+	tc.release = true;
+	pthread_cond_broadcast(&tc.cond);
+	pthread_mutex_unlock(&tc.lock);
+	o = raw_reply(&a, T_MS);
+	CHECK_STREQ(jstr(o, "id"), "a");
+	json_object_put(o);
+	o = raw_recv(&b, T_MS);
+	CHECK_STREQ(jstr(o, "event"), "WHILE_BLOCKED");
+	json_object_put(o);
+	o = raw_recv(&b, T_MS);
+	CHECK_STREQ(jstr(o, "id"), "b");
+	json_object_put(o);
+	CHECK_EQ(atomic_load(&tc.max_inside), 1);
+	raw_close(&a);
+	raw_close(&b);
+	stop(s);
+}
+
+static void *hammer(void *arg)
+{
+	struct raw r;
+	int ok = 0;
+
+	(void)arg;
+	open_client(&r);
+	negotiate(&r);
+	for (int i = 0; i < 20; i++) {
+		char text[96];
+		struct json_object *o;
+
+		snprintf(text, sizeof(text),
+			 "{\"execute\": \"%s\", \"id\": %d}",
+			 i % 2 ? "slow" : "echo", i);
+		o = req(&r, text);
+		ok += json_object_get_int(jget(o, "id")) == i &&
+		      jget(o, "return");
+		json_object_put(o);
+	}
+	raw_close(&r);
+	return (void *)(intptr_t)ok;
+}
+
+static void test_concurrent_clients(void)
+{
+	struct qmp_server *s = start(0, 0);
+	pthread_t th[8];
+	int ok = 0;
+
+	for (int i = 0; i < 8; i++)
+		pthread_create(&th[i], NULL, hammer, NULL);
+	for (int i = 0; i < 8; i++) {
+		void *v;
+
+		pthread_join(th[i], &v);
+		ok += (int)(intptr_t)v;
+	}
+	CHECK_EQ(ok, 160);
+	CHECK_EQ(atomic_load(&tc.calls), 160);
+	CHECK_EQ(atomic_load(&tc.max_inside), 1);
+	stop(s);
+}
+
+static void test_stop_no_leaks(void)
+{
+	int before = count_fds();
+	struct qmp_server *s = start(0, 0);
+	struct json_object *o;
+	struct raw a, b, c;
+	struct stat st;
+
+	open_client(&a);
+	open_client(&b);
+	open_client(&c);
+	negotiate(&a);
+	raw_send(&b, "{\"execute\": \"ec"); /* left mid-request */
+	wait_clients(s, 3);
+	/* Queued right before the stop: still delivered. */
+	qmp_emit_event(s, "SHUTDOWN", NULL);
+	qmp_server_stop(s);
+	CHECK(stat(td.path, &st) && errno == ENOENT);
+	o = raw_recv(&a, T_MS);
+	CHECK_STREQ(jstr(o, "event"), "SHUTDOWN");
+	json_object_put(o);
+	o = raw_recv(&a, T_MS);
+	CHECK(!o && a.eof);
+	o = raw_recv(&b, T_MS);
+	CHECK(!o && b.eof);
+	raw_close(&a);
+	raw_close(&b);
+	raw_close(&c);
+	tdir_remove(&td);
+	CHECK_EQ(count_fds(), before);
+	/* Created but never started: stop still cleans up. */
+	tdir_make(&td);
+	{
+		struct qmp_server_opts opts = { .path = td.path };
+
+		CHECK_EQ(qmp_server_create(&opts, &s), 0);
+		qmp_server_stop(s);
+	}
+	CHECK(stat(td.path, &st) && errno == ENOENT);
+	tdir_remove(&td);
+	CHECK_EQ(count_fds(), before);
+}
+
+static void test_socket_path(void)
+{
+	struct qmp_server_opts o = { .path = NULL };
+	struct qmp_server *s = NULL, *s2 = NULL;
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	char longpath[200];
+	struct stat st;
+	FILE *f;
+	int fd;
+
+	tdir_make(&td);
+	o.path = td.path;
+	/* Not a socket: left alone. */
+	f = fopen(td.path, "w");
+	fputs("precious\n", f);
+	fclose(f);
+	CHECK_EQ(qmp_server_create(&o, &s), -EEXIST);
+	CHECK_EQ(stat(td.path, &st), 0);
+	CHECK(S_ISREG(st.st_mode) && st.st_size == 9);
+	unlink(td.path);
+	/* A stale socket (its server died) is replaced. */
+	fd = socket(AF_UNIX, SOCK_STREAM, 0);
+	strcpy(sa.sun_path, td.path);
+	CHECK_EQ(bind(fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
+	close(fd);
+	CHECK_EQ(qmp_server_create(&o, &s), 0);
+	/* A live one is not. */
+	CHECK_EQ(qmp_server_create(&o, &s2), -EADDRINUSE);
+	CHECK_EQ(qmp_server_register(s, cmds, 1), 0);
+	CHECK_EQ(qmp_server_register(s, cmds, 1), -EEXIST);
+	{
+		static const struct qmp_command builtin[] = {
+			{ .name = "query-commands", .handler = h_echo },
+		};
+
+		CHECK_EQ(qmp_server_register(s, builtin, 1), -EEXIST);
+	}
+	CHECK_EQ(qmp_server_start(s), 0);
+	CHECK_EQ(qmp_server_register(s, cmds + 1, 1), -EBUSY);
+	qmp_server_stop(s);
+	memset(longpath, 'a', sizeof(longpath) - 1);
+	longpath[0] = '/';
+	longpath[sizeof(longpath) - 1] = '\0';
+	o.path = longpath;
+	CHECK_EQ(qmp_server_create(&o, &s), -ENAMETOOLONG);
+	tdir_remove(&td);
+}
+
+CHECK_MAIN(TEST(test_greeting), TEST(test_negotiation), TEST(test_id_echo),
+	   TEST(test_error_classes), TEST(test_malformed),
+	   TEST(test_long_request), TEST(test_many_clients),
+	   TEST(test_disconnect_mid_request), TEST(test_never_reads),
+	   TEST(test_events), TEST(test_block_serializes),
+	   TEST(test_concurrent_clients), TEST(test_stop_no_leaks),
+	   TEST(test_socket_path))
