@@ -1,0 +1,91 @@
+#!/bin/sh
+# Boot benchmark: time from process start to the tiny guest's "ready" line
+# and to its exit, for several vCPU counts, median of several runs, for hotvm
+# and (where it runs) QEMU booting the same guest ELF.  POSIX sh, so the
+# nested lab can run it under busybox too.
+#
+#   tools/bench-boot.sh [-r RUNS] [-c "1 4 8"] [-b BUILD] [-q|-Q] [-k ELF]
+#     -q  also QEMU with KVM (default when qemu-system-x86_64 is found;
+#         -cpu max without arch-capabilities: MSR 0x10a is refused here)
+#     -Q  hotvm only
+set -eu
+
+runs=5
+cpus="1 4 8"
+build=build
+qemu=auto
+kernel=
+
+while getopts r:c:b:k:qQh opt; do
+	case $opt in
+	r) runs=$OPTARG ;;
+	c) cpus=$OPTARG ;;
+	b) build=$OPTARG ;;
+	k) kernel=$OPTARG ;;
+	q) qemu=yes ;;
+	Q) qemu=no ;;
+	*) sed -n '2,10p' "$0"; exit 2 ;;
+	esac
+done
+
+hotvm=${HOTVM:-$build/vmm/hotvm}
+linetime=${LINETIME:-$build/tools/linetime}
+[ -n "$kernel" ] || kernel=$build/guest/hotvm-tiny.elf
+for f in "$hotvm" "$linetime"; do
+	[ -x "$f" ] || { echo "bench-boot: $f not built (ninja -C $build)" >&2; exit 2; }
+done
+[ -e /dev/kvm ] || { echo "bench-boot: no /dev/kvm" >&2; exit 2; }
+if [ "$qemu" = auto ]; then
+	if command -v qemu-system-x86_64 >/dev/null && [ -f "$kernel" ]; then
+		qemu=yes
+	else
+		qemu=no
+	fi
+fi
+
+# median of the numbers on stdin
+median() {
+	sort -n | awk '{ v[NR] = $1 } END {
+		if (NR == 0) { print "-"; exit }
+		if (NR % 2) print v[(NR + 1) / 2];
+		else printf "%.1f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+}
+
+# measure NAME N COMMAND...: prints "NAME N ready_ms exit_ms"
+measure() {
+	name=$1
+	n=$2
+	shift 2
+	tmp=$(mktemp)
+	i=0
+	while [ $i -lt "$runs" ]; do
+		"$linetime" ready "$@" >/dev/null 2>>"$tmp" </dev/null || true
+		i=$((i + 1))
+	done
+	bad=$(grep -c 'status=' "$tmp" || true)
+	ok=$(grep -c 'status=1$' "$tmp" || true)
+	if [ "$ok" -ne "$bad" ] || [ "$ok" -ne "$runs" ]; then
+		echo "bench-boot: $name with $n vCPUs: $((runs - ok)) of $runs runs did not exit with the guest's success status" >&2
+		grep -v 'status=1$' "$tmp" | grep -v '^linetime' | tail -n 5 >&2 || true
+	fi
+	r=$(sed -n 's/.*line_ms=\([0-9.-]*\) .*status=1$/\1/p' "$tmp" | median)
+	e=$(sed -n 's/.*exit_ms=\([0-9.]*\) status=1$/\1/p' "$tmp" | median)
+	rm -f "$tmp"
+	printf '%-6s %5s %12s %12s\n' "$name" "$n" "$r" "$e"
+}
+
+echo "# boot benchmark: $runs runs each, median ms from process start"
+echo "# kernel: $kernel ($(uname -r), $(nproc) cpus)"
+printf '%-6s %5s %12s %12s\n' vmm vcpus ready_ms exit_ms
+for n in $cpus; do
+	measure hotvm "$n" "$hotvm" run --cpus "boot=$n" --cmdline exit \
+		--serial stdio
+	if [ "$qemu" = yes ]; then
+		measure qemu "$n" qemu-system-x86_64 -accel kvm -M q35 \
+			-cpu max,-arch-capabilities \
+			-smp "$n" -m 256 -display none -serial stdio \
+			-monitor none -no-reboot -kernel "$kernel" \
+			-append exit \
+			-device isa-debug-exit,iobase=0x501,iosize=1
+	fi
+done
