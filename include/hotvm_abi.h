@@ -65,12 +65,30 @@
  * reading consumes it (it becomes the guest's one-shot cpuhp fail). */
 #define ABI_CPUHP_CMD_GUEST_FAULT 0x11
 
-/* Data of ABI_CPUHP_CMD_GUEST_STATE. */
-#define ABI_GUEST_STATE_MASK	 0xffu	   /* the state now reached */
-#define ABI_GUEST_STATE_UP	 (1u << 8) /* walking up */
-#define ABI_GUEST_STATE_ROLLBACK (1u << 9) /* as part of a rollback */
-#define ABI_GUEST_STATE_FAILED	 (1u << 10) /* the step failed: state unchanged */
-#define ABI_GUEST_STATE_DONE	 (1u << 11) /* the operation finished */
+/* Read data: requested guest-side target for the selected CPU, state + 1,
+ * or 0; reading consumes it (cpuhp-set-target on the guest side). */
+#define ABI_CPUHP_CMD_GUEST_TARGET 0x12
+/* GED event bit: some CPU has a guest-side target request (QEMU uses 0x1-0x8). */
+#define ABI_GED_EVT_GUEST 0x10
+
+/*
+ * Data of ABI_CPUHP_CMD_GUEST_STATE, written by the tiny guest after every
+ * callback of its table (a library STEP notice) and at the end of every
+ * operation (DONE), for the selected CPU:
+ *  - bits 0-7: the CPU's guest cpuhp state after that step (unchanged when
+ *    the step failed), or its final state for DONE;
+ *  - UP: the walk goes up; ROLLBACK: the step is part of a rollback;
+ *  - FAILED: the step (or, with DONE, the whole operation) failed;
+ *  - DONE: the operation on that CPU is over.
+ * The host waits for DONE (or, while hot-adding, for a state at or past
+ * GUEST_AP_WORK from guest_states.h) and fails the operation at once when
+ * DONE comes with FAILED.
+ */
+#define ABI_GUEST_STATE_MASK	 0xffu
+#define ABI_GUEST_STATE_UP	 (1u << 8)
+#define ABI_GUEST_STATE_ROLLBACK (1u << 9)
+#define ABI_GUEST_STATE_FAILED	 (1u << 10)
+#define ABI_GUEST_STATE_DONE	 (1u << 11)
 
 /* hotvm's own exit statuses are even, so they never collide with the guest's. */
 #define ABI_STATUS_SIGNAL 0 /* stopped by SIGINT or SIGTERM */

@@ -1,0 +1,132 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The hotplug controller: hotvm's per-vCPU host state table (DESIGN.md
+ * section 2), its mirror of the guest's table, and the operations the
+ * control API drives.  Every operation is synchronous and returns a
+ * negative errno; the caller (the QMP thread) serialises them.
+ */
+#ifndef HOTVM_HOTPLUG_H
+#define HOTVM_HOTPLUG_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "cpuhp.h"
+
+/* The host table. */
+enum host_state {
+	HOST_OFFLINE,
+	HOST_PREPARE,	  /* "host:prepare" */
+	HOST_VCPU_CREATE, /* "vcpu:create" */
+	HOST_AP_STARTING, /* "guest:ap-starting" */
+	HOST_DYN_FIRST,	  /* dynamic range for in-process hooks */
+	HOST_DYN_LAST = HOST_DYN_FIRST + 3,
+	HOST_ONLINE, /* "online" */
+	HOST_NR_STATES,
+};
+
+#define HOTPLUG_DEFAULT_TIMEOUT_MS 10000
+
+enum hp_side {
+	HP_SIDE_HOST,
+	HP_SIDE_GUEST,
+};
+
+/* One callback run (or injected failure) on either side, with its time. */
+struct hp_step_time {
+	enum hp_side side;
+	int state;
+	bool up;
+	bool rollback;
+	bool injected;
+	int ret;
+	uint64_t ns; /* since the previous step of the same operation */
+};
+
+#define HP_REPORT_MAX 128
+
+/* What one synchronous operation did, for cpu-hotplug's reply. */
+struct hp_report {
+	struct hp_step_time steps[HP_REPORT_MAX];
+	unsigned int n; /* steps beyond HP_REPORT_MAX are counted, not kept */
+	unsigned int dropped;
+	uint64_t total_ns;
+};
+
+/* A snapshot of one vCPU slot. */
+struct hp_cpu_view {
+	unsigned int cpu;
+	uint32_t apic_id;
+	bool boot;    /* present from the start; never removable if cpu 0 */
+	bool present; /* the guest sees it (register block "enabled") */
+	char id[64];  /* QMP device id ("" for boot CPUs) */
+	struct cpuhp_cpu host;
+	int guest_state;   /* last state the guest reported */
+	int guest_fault;   /* pending guest-side fault, or CPUHP_INVALID */
+	int guest_target;  /* pending guest-side target, or CPUHP_INVALID */
+	bool guest_broken; /* the guest reported a failed rollback */
+	int host_tid;	   /* the vCPU thread's tid, 0 when parked */
+	bool parked;	   /* its KVM fd exists but no thread runs */
+};
+
+/*
+ * What the controller tells its user (the QMP layer) as it happens.  Called
+ * from the thread that made the change; must not call back into hotplug_*.
+ */
+struct hp_events {
+	void *ctx;
+	/* every transition on either side: n->kind is STEP or DONE */
+	void (*state)(void *ctx, enum hp_side side,
+		      const struct cpuhp_notice *n);
+	/* the guest's _OST, QEMU's ACPI_DEVICE_OST */
+	void (*ost)(void *ctx, unsigned int cpu, const char *id, uint32_t event,
+		    uint32_t status);
+	/* a hot-removed vCPU is gone: QEMU's DEVICE_DELETED */
+	void (*deleted)(void *ctx, unsigned int cpu, const char *id);
+};
+
+struct hotplug;
+
+void hotplug_set_events(struct hotplug *hp, const struct hp_events *ev);
+
+unsigned int hotplug_max_cpus(const struct hotplug *hp);
+int hotplug_cpu_view(struct hotplug *hp, unsigned int cpu,
+		     struct hp_cpu_view *v);
+
+/* The tables, for introspection: number of states, info, lookup. */
+int hotplug_nr_states(const struct hotplug *hp, enum hp_side side);
+int hotplug_state_info(struct hotplug *hp, enum hp_side side, int state,
+		       struct cpuhp_state_info *info);
+/* A state by name or decimal number; -ENOENT if there is none. */
+int hotplug_state_lookup(struct hotplug *hp, enum hp_side side,
+			 const char *name);
+
+/*
+ * Hot-add @cpu: host table to online, which presents it to the guest and
+ * waits for the guest.  @id is the QMP device id to remember (may be NULL).
+ * @timeout_ms <= 0 means the --hotplug-timeout default.  -EEXIST if online
+ * already, -EINVAL for a bad slot, -EBUSY if the guest is still walking it.
+ */
+int hotplug_cpu_add(struct hotplug *hp, unsigned int cpu, const char *id,
+		    int timeout_ms, struct hp_report *rep);
+
+/*
+ * Hot-remove @cpu: host table to offline (eject request, guest offlines and
+ * ejects, thread stopped, fd parked).  -EPERM for cpu 0, -ENODEV if not
+ * present, -ETIMEDOUT if the guest did not eject in time (it stays online).
+ */
+int hotplug_cpu_remove(struct hotplug *hp, unsigned int cpu, int timeout_ms,
+		       struct hp_report *rep);
+
+/* Linux's cpuN/hotplug/target, on either side. */
+int hotplug_set_target(struct hotplug *hp, unsigned int cpu, enum hp_side side,
+		       int state, int timeout_ms, struct hp_report *rep);
+
+/*
+ * Linux's cpuN/hotplug/fail, on either side.  A guest-side fault is handed
+ * to the guest with its next operation on that CPU.
+ */
+int hotplug_inject(struct hotplug *hp, unsigned int cpu, enum hp_side side,
+		   int state);
+
+#endif
