@@ -7,7 +7,9 @@ packages=(
 	gcc make meson ninja-build pkg-config   # build
 	libfdt-dev libjson-c-dev                 # VMM libraries
 	clang-format                             # format check
+	acpica-tools                             # iasl: DSDT round trip test
 	qemu-system-x86 cpio xz-utils gzip       # nested lab, QEMU tests
+	busybox-static                           # boot tests under busybox sh
 	binutils                                 # nm, objcopy
 )
 
@@ -16,14 +18,21 @@ for p in "${packages[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" ||
 		missing+=("$p")
 done
-[ ${#missing[@]} -eq 0 ] && exit 0
+# The nested lab fetches Debian's kernel with apt-get download: it needs lists.
+lists_empty() {
+	! ls /var/lib/apt/lists/*_Packages* >/dev/null 2>&1
+}
+if [ ${#missing[@]} -eq 0 ] && ! lists_empty; then
+	exit 0
+fi
 
 if [ "$(id -u)" -ne 0 ]; then
 	echo "setup: missing Debian packages: ${missing[*]}" >&2
 	echo "setup: run this script as root, or: apt-get install ${missing[*]}" >&2
 	exit 1
 fi
-echo "setup: installing ${missing[*]}"
 export DEBIAN_FRONTEND=noninteractive
 apt-get update -qq
+[ ${#missing[@]} -eq 0 ] && exit 0
+echo "setup: installing ${missing[*]}"
 apt-get install -y -qq --no-install-recommends "${missing[@]}"

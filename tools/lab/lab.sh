@@ -1,0 +1,591 @@
+#!/usr/bin/env bash
+# The nested lab: run a command as root on a real KVM inside QEMU/TCG.
+#
+# QEMU's TCG with -cpu max exposes SVM with nested paging, so a Debian kernel
+# booted under it loads kvm-amd and its /dev/kvm is a real KVM (unlike this
+# machine's software /dev/kvm).  See DESIGN.md section 5.  Run with --help.
+
+set -euo pipefail
+
+prog=lab.sh
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+repo_root=$(cd "$here/../.." && pwd)
+
+# Exit statuses of the lab itself.  Anything else is the inner command's.
+readonly EX_USAGE=2        # bad options
+readonly EX_HOST=120       # host side failed: tools, download, extraction, initramfs
+readonly EX_GUEST=121      # guest booted but the lab failed in it (kvm-amd, /dev/kvm)
+readonly EX_NORESULT=122   # no result line: kernel panic, QEMU error, guest died
+readonly EX_TIMEOUT=124    # --timeout expired; QEMU was killed
+
+readonly MODULES="irqbypass kvm ccp kvm-amd"   # load order
+
+usage() {
+	cat <<EOF
+Usage: $prog [OPTION]...
+
+Boot Debian's kernel (linux-image-amd64) and busybox (busybox-static) under
+  qemu-system-x86_64 -accel tcg -M q35 -cpu max -m 2048 -smp N
+load irqbypass, kvm, ccp and kvm-amd, check that /dev/kvm exists, run a
+command as root under busybox sh, print 'LAB-RESULT: <status>' on the serial
+console and power off.  $prog exits with the command's status.
+
+What to run (default: nothing, only boot and check /dev/kvm):
+  --run 'COMMAND'     run COMMAND with busybox sh
+  --script FILE       run FILE with busybox sh
+  --shell             interactive shell on this terminal instead (for humans;
+                      'exit' or Ctrl-A x ends it; no --timeout)
+
+What to put in the initramfs (besides busybox, /init and the modules):
+  --hotvm PATH        the hotvm binary, as /bin/hotvm (same as --bin PATH:/bin/hotvm)
+  --bin SRC[:DEST]    an executable and the shared libraries and loader that
+                      ldd lists for it; DEST defaults to /bin/\$(basename SRC).
+                      Repeatable.
+  --add SRC:DEST      a file or directory (copied following symlinks). Repeatable.
+  --with-qemu         this host's qemu-system-x86_64 (at its own path, where it
+                      finds its firmware) and its firmware (/usr/share/qemu,
+                      /usr/share/seabios): 'qemu-system-x86_64 -accel kvm
+                      -cpu host' works inside.  Adds ~20 MB.
+
+The machine:
+  --smp N             number of CPUs (default 2; with more than one the lab's
+                      kernel now and then locks up under TCG, see --retries;
+                      --smp 1 avoids that)
+  --mem MB            memory (default 2048)
+  --append 'ARGS'     extra kernel command line
+  --qemu-arg ARG      extra QEMU argument. Repeatable.
+  --timeout SECONDS   kill QEMU after this long (default 600; per boot)
+  --retries N         boot again up to N times when the lab's own kernel locks
+                      up (soft lockup, RCU stall), never when the command
+                      fails (default 1)
+  --bzimage           boot the compressed vmlinuz through QEMU's Linux loader
+                      instead of the vmlinux ELF (PVH entry) extracted from it
+                      into the cache, which boots 3-4 s faster under TCG
+
+Other:
+  --cache DIR         where downloads and extracted files are kept (default
+                      $repo_root/build/lab-cache); a second run fetches nothing
+  --fetch-only        only fill the cache (download and extract), then exit
+  --quiet             do not stream the serial console; print its tail on failure
+  --log FILE          also save the serial console log as FILE
+  --keep              keep the work directory (initramfs, log) and say where
+  -h, --help          this help
+
+Exit status: the command's, or
+  $EX_USAGE   bad options
+  $EX_HOST host side failed (missing tool, download, extraction, initramfs)
+  $EX_GUEST guest booted but the lab failed in it (a module did not load, no /dev/kvm)
+  $EX_NORESULT no result line (kernel panic, lockup on every boot, QEMU error)
+  $EX_TIMEOUT timeout: QEMU was killed
+
+Needs: qemu-system-x86 cpio gzip xz-utils apt (apt-get, apt-cache) dpkg (dpkg-deb)
+tar util-linux (flock) coreutils (timeout) libc-bin (ldd).  The apt package
+lists must exist: run 'apt-get update' once as root on a fresh machine.
+EOF
+}
+
+say() { printf '%s: %s\n' "$prog" "$*"; }
+warn() { printf '%s: warning: %s\n' "$prog" "$*" >&2; }
+die() {
+	local status=$1
+	shift
+	printf '%s: error: %s\n' "$prog" "$*" >&2
+	exit "$status"
+}
+usage_error() {
+	printf '%s: %s\nTry '\''%s --help'\''.\n' "$prog" "$*" "$prog" >&2
+	exit "$EX_USAGE"
+}
+
+# ---------------------------------------------------------------- options
+
+cache=$repo_root/build/lab-cache
+run_cmd=
+script=
+shell=0
+smp=2
+mem=2048
+append=
+timeout_s=600
+retries=1
+keep=0
+quiet=0
+fetch_only=0
+bzimage=0
+log_copy=
+bins=()
+adds=()
+qemu_extra=()
+
+need_arg() { [[ $# -ge 2 ]] || usage_error "option $1 needs an argument"; }
+
+while [[ $# -gt 0 ]]; do
+	case $1 in
+	-h | --help) usage; exit 0 ;;
+	--cache) need_arg "$@"; cache=$2; shift ;;
+	--hotvm) need_arg "$@"; bins+=("$2:/bin/hotvm"); shift ;;
+	--bin) need_arg "$@"; bins+=("$2"); shift ;;
+	--add) need_arg "$@"
+		[[ $2 == *:/* ]] || usage_error "--add wants SRC:DEST with an absolute DEST, not '$2'"
+		adds+=("$2"); shift ;;
+	--with-qemu)
+		q=$(command -v qemu-system-x86_64) || usage_error "--with-qemu: no qemu-system-x86_64 here"
+		q=$(readlink -f "$q")
+		bins+=("$q:$q")
+		for d in /usr/share/qemu /usr/share/seabios; do
+			[[ ! -d $d ]] || adds+=("$d:$d")
+		done ;;
+	--run) need_arg "$@"; run_cmd=$2; shift ;;
+	--script) need_arg "$@"; script=$2; shift ;;
+	--shell) shell=1 ;;
+	--smp) need_arg "$@"; smp=$2; shift ;;
+	--mem) need_arg "$@"; mem=$2; shift ;;
+	--append) need_arg "$@"; append=$2; shift ;;
+	--qemu-arg) need_arg "$@"; qemu_extra+=("$2"); shift ;;
+	--timeout) need_arg "$@"; timeout_s=$2; shift ;;
+	--retries) need_arg "$@"; retries=$2; shift ;;
+	--keep) keep=1 ;;
+	--quiet) quiet=1 ;;
+	--log) need_arg "$@"; log_copy=$2; shift ;;
+	--fetch-only) fetch_only=1 ;;
+	--bzimage) bzimage=1 ;;
+	*) usage_error "unknown option '$1'" ;;
+	esac
+	shift
+done
+
+[[ $smp =~ ^[1-9][0-9]*$ ]] || usage_error "--smp wants a positive number, not '$smp'"
+[[ $mem =~ ^[1-9][0-9]*$ ]] || usage_error "--mem wants megabytes, not '$mem'"
+[[ $timeout_s =~ ^[1-9][0-9]*$ ]] || usage_error "--timeout wants seconds, not '$timeout_s'"
+[[ $retries =~ ^[0-9]+$ ]] || usage_error "--retries wants a number, not '$retries'"
+[[ -n $run_cmd && -n $script ]] && usage_error "give --run or --script, not both"
+[[ $shell = 1 && ( -n $run_cmd || -n $script ) ]] && usage_error "--shell runs no command; drop --run/--script"
+[[ -z $script || -f $script ]] || usage_error "--script: no such file: $script"
+
+# ---------------------------------------------------------------- tools
+
+missing=()
+for t in qemu-system-x86_64 cpio gzip xz apt-get apt-cache dpkg-deb tar flock timeout ldd mkfifo; do
+	command -v "$t" >/dev/null || missing+=("$t")
+done
+[[ ${#missing[@]} -eq 0 ]] || die "$EX_HOST" "missing tools: ${missing[*]}
+  install them with: apt-get install qemu-system-x86 cpio gzip xz-utils apt dpkg tar util-linux coreutils libc-bin"
+
+# ---------------------------------------------------------------- work dir, cleanup
+
+work=
+qpid=
+readerpid=
+# shellcheck disable=SC2317  # reached through the traps
+cleanup() {
+	local status=$?
+	trap - EXIT INT TERM
+	if [[ -n $qpid ]]; then
+		kill "$qpid" 2>/dev/null || true   # timeout(1) passes it on to QEMU
+		wait "$qpid" 2>/dev/null || true
+	fi
+	if [[ -n $readerpid ]]; then
+		kill "$readerpid" 2>/dev/null || true
+		wait "$readerpid" 2>/dev/null || true
+	fi
+	if [[ -n $work && -d $work ]]; then
+		if [[ $keep = 1 ]]; then
+			say "work directory kept: $work"
+		else
+			rm -rf "$work"
+		fi
+	fi
+	exit "$status"
+}
+trap cleanup EXIT
+trap 'warn "interrupted; stopping QEMU"; exit 130' INT
+trap 'warn "terminated; stopping QEMU"; exit 143' TERM
+
+# ---------------------------------------------------------------- downloads
+
+mkdir -p "$cache/debs" "$cache/extract" ||
+	die "$EX_HOST" "cannot create the cache directory $cache (use --cache DIR)"
+cache=$(cd "$cache" && pwd)
+
+# Concurrent labs share the cache: one fetches at a time.
+exec 9>"$cache/lock"
+flock 9
+
+apt_opts=()
+# apt drops to user _apt for downloads, which cannot write into root's
+# directories; as root, download as root (that is all the warning is about).
+[[ $EUID -eq 0 ]] && apt_opts+=(-o APT::Sandbox::User=root)
+
+# apt-cache field of the candidate version: apt_field PKG FIELD.  Each
+# apt-cache call reads all the lists (~0.7 s): the answers are kept in the
+# cache until the lists change.
+lists_key=
+if compgen -G '/var/lib/apt/lists/*_Packages*' >/dev/null; then
+	lists_key=$(stat -c '%n %Y %s' /var/lib/apt/lists/*_Packages* | cksum | cut -d' ' -f1)
+fi
+memo=$cache/apt-answers.$lists_key
+apt_field() {
+	local v=
+	if [[ -n $lists_key && -f $memo ]]; then
+		v=$(awk -F'\t' -v p="$1" -v f="$2" '$1 == p && $2 == f { print $3; exit }' "$memo")
+	fi
+	if [[ -z $v ]]; then
+		v=$(apt-cache show --no-all-versions "$1" 2>/dev/null | sed -n "s/^$2: //p" | head -n 1)
+		if [[ -n $v && -n $lists_key ]]; then
+			[[ -f $memo ]] || rm -f "$cache"/apt-answers.*
+			printf '%s\t%s\t%s\n' "$1" "$2" "$v" >>"$memo"
+		fi
+	fi
+	printf '%s\n' "$v"
+}
+
+# Newest cached .deb whose name matches a glob, or nothing.
+newest_cached() {
+	local f
+	# shellcheck disable=SC2012,SC2086  # $1 is a glob; the names are ours
+	f=$(ls -t "$cache"/debs/$1 2>/dev/null | head -n 1) || true
+	printf '%s' "$f"
+}
+
+# fetch PKG GLOB: prints the path of a .deb of PKG in the cache, downloading the
+# candidate version if it is not there yet.  GLOB matches cached .debs that may
+# stand in for it when apt cannot help (no lists, no network).
+fetch() {
+	local pkg=$1 glob=$2 ver deb tmp old
+	ver=$(apt_field "$pkg" Version)
+	if [[ -z $ver ]]; then
+		old=$(newest_cached "$glob")
+		[[ -n $old ]] || die "$EX_HOST" "apt-cache does not know the package $pkg.
+  The apt package lists are probably missing: run 'apt-get update' as root, then try again."
+		warn "apt-cache does not know $pkg; using the cached $(basename "$old")"
+		printf '%s\n' "$old"
+		return
+	fi
+	deb=$cache/debs/${pkg}_${ver//:/%3a}_amd64.deb
+	if [[ -s $deb ]]; then
+		printf '%s\n' "$deb"
+		return
+	fi
+	tmp=$(mktemp -d "$cache/debs/.download.XXXXXX")
+	say "downloading $pkg $ver" >&2
+	if ! (cd "$tmp" && apt-get "${apt_opts[@]}" -q download "$pkg=$ver") >"$tmp/apt.log" 2>&1 ||
+		! compgen -G "$tmp/*.deb" >/dev/null; then
+		sed 's/^/  apt-get: /' "$tmp/apt.log" >&2
+		rm -rf "$tmp"
+		old=$(newest_cached "$glob")
+		[[ -n $old ]] || die "$EX_HOST" "'apt-get download $pkg=$ver' failed (output above).
+  If the version is gone from the archive, run 'apt-get update' as root; check the network and the apt sources."
+		warn "download of $pkg failed; using the cached $(basename "$old")"
+		printf '%s\n' "$old"
+		return
+	fi
+	mv "$tmp"/*.deb "$deb"
+	rm -rf "$tmp"
+	printf '%s\n' "$deb"
+}
+
+# linux-image-amd64 is a metapackage: its one dependency is the real kernel.
+kpkg=$(apt_field linux-image-amd64 Depends | tr ',|' '\n' | sed 's/^ *//; s/ .*//' |
+	grep -m 1 '^linux-image-[0-9]' || true)
+if [[ -z $kpkg ]]; then
+	kdeb=$(newest_cached 'linux-image-[0-9]*-amd64_*.deb')
+	[[ -n $kdeb ]] || die "$EX_HOST" "cannot resolve linux-image-amd64 to a kernel package with apt-cache.
+  The apt package lists are probably missing: run 'apt-get update' as root, then try again."
+	warn "apt-cache cannot resolve linux-image-amd64; using the cached $(basename "$kdeb")"
+else
+	kdeb=$(fetch "$kpkg" "$kpkg"'_*.deb')
+fi
+bbdeb=$(fetch busybox-static 'busybox-static_*.deb')
+
+# extract DEB PATTERN...: extracts the members matching the tar patterns into
+# the cache once; prints the directory.
+extract() {
+	local deb=$1 dir tmp
+	shift
+	dir=$cache/extract/$(basename "$deb" .deb)
+	if [[ ! -e $dir/.done ]]; then
+		say "extracting $(basename "$deb")" >&2
+		rm -rf "$dir"
+		tmp=$dir.tmp
+		rm -rf "$tmp"
+		mkdir -p "$tmp"
+		# dpkg-deb -x would unpack all 400 MB of modules; take only what is used.
+		dpkg-deb --fsys-tarfile "$deb" | tar -x -C "$tmp" --wildcards "$@" ||
+			die "$EX_HOST" "cannot extract $* from $deb (corrupt download? delete it and retry)"
+		mv "$tmp" "$dir"
+		touch "$dir/.done"
+	fi
+	printf '%s\n' "$dir"
+}
+
+kdir=$(extract "$kdeb" './boot/vmlinuz-*' '*/irqbypass.ko*' '*/kvm.ko*' '*/ccp.ko*' '*/kvm-amd.ko*')
+bbdir=$(extract "$bbdeb" '*bin/busybox')
+
+vmlinuz=$(find "$kdir" -path '*/boot/vmlinuz-*' -type f | head -n 1)
+[[ -n $vmlinuz ]] || die "$EX_HOST" "no boot/vmlinuz-* in $kdeb"
+busybox=$(find "$bbdir" -path '*bin/busybox' -type f | head -n 1)
+[[ -n $busybox ]] || die "$EX_HOST" "no bin/busybox in $bbdeb"
+kver=${vmlinuz##*/vmlinuz-}
+
+# The modules, uncompressed (busybox insmod hands the bytes to init_module).
+mdir=$kdir/uncompressed
+if [[ ! -e $mdir/.done ]]; then
+	rm -rf "$mdir"
+	mkdir -p "$mdir"
+	for m in $MODULES; do
+		src=$(find "$kdir" -path '*/kernel/*' \( -name "$m.ko" -o -name "$m.ko.*" \) | head -n 1)
+		[[ -n $src ]] || die "$EX_HOST" "module $m is not in $kdeb"
+		case $src in
+		*.ko) cp "$src" "$mdir/$m.ko" ;;
+		*.ko.xz) xz -dc "$src" >"$mdir/$m.ko" ;;
+		*.ko.gz) gzip -dc "$src" >"$mdir/$m.ko" ;;
+		*.ko.zst) command -v zstd >/dev/null || die "$EX_HOST" "$src is zstd-compressed: apt-get install zstd"
+			zstd -qdc "$src" >"$mdir/$m.ko" ;;
+		*) die "$EX_HOST" "do not know how to decompress $src" ;;
+		esac
+	done
+	touch "$mdir/.done"
+fi
+
+# The ELF vmlinux inside the bzImage, for QEMU's PVH boot: under TCG the
+# kernel's own decompressor takes ~3.5 s of every boot.  Debian compresses it
+# with xz; the kernel's scripts/extract-vmlinux does the same search.
+vmlinux=$kdir/vmlinux
+if [[ ! -e $kdir/.vmlinux.done ]]; then
+	rm -f "$vmlinux"
+	for magic in '\xfd7zXZ\x00:xz -dc' '\x1f\x8b\x08:gzip -dc' '\x28\xb5\x2f\xfd:zstd -qdc'; do
+		tool=${magic#*:}
+		command -v "${tool%% *}" >/dev/null || continue
+		# shellcheck disable=SC2013  # offsets are words
+		for off in $(LC_ALL=C grep -obUaP "${magic%%:*}" "$vmlinuz" | cut -d: -f1); do
+			# The payload is followed by other data: the decompressor complains.
+			tail -c +$((off + 1)) "$vmlinuz" | $tool >"$vmlinux" 2>/dev/null || true
+			[[ $(head -c 4 "$vmlinux" 2>/dev/null) == $'\x7fELF' ]] && break 2
+		done
+	done
+	if [[ $(head -c 4 "$vmlinux" 2>/dev/null) == $'\x7fELF' ]] &&
+		{ ! command -v readelf >/dev/null || readelf -n "$vmlinux" | grep -q '(0x00000012)'; }; then
+		: # has the PVH entry note (XEN_ELFNOTE_PHYS32_ENTRY, 18)
+	else
+		rm -f "$vmlinux"
+		warn "cannot extract a PVH vmlinux from $vmlinuz; booting the bzImage (3-4 s slower)"
+	fi
+	touch "$kdir/.vmlinux.done"
+fi
+
+exec 9>&-   # cache lock
+
+if [[ $fetch_only = 1 ]]; then
+	say "cache ready in $cache: kernel $kver ($(basename "$kdeb")), $(basename "$bbdeb")"
+	exit 0
+fi
+
+# ---------------------------------------------------------------- initramfs
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/hotvm-lab.XXXXXX")
+root=$work/root
+mkdir -p "$root"/{bin,dev,etc,lab,lib/modules,proc,root,sys,tmp}
+install -m 0755 "$busybox" "$root/bin/busybox"
+install -m 0755 "$here/init.sh" "$root/init"
+for m in $MODULES; do
+	cp "$mdir/$m.ko" "$root/lib/modules/$m.ko"
+done
+# The kernel opens /dev/console for init before devtmpfs is mounted.
+[[ $EUID -eq 0 ]] && mknod -m 0600 "$root/dev/console" c 5 1
+
+libdirs=()
+# add_bin SRC[:DEST]
+add_bin() {
+	local spec=$1 src dest lib
+	src=${spec%%:*}
+	dest=${spec#*:}
+	[[ $spec == *:* ]] || dest=/bin/$(basename "$src")
+	[[ $dest == /* ]] || die "$EX_USAGE" "--bin $spec: DEST must be an absolute path"
+	[[ -f $src && -x $src ]] || die "$EX_HOST" "--bin/--hotvm: not an executable file: $src"
+	install -D -m 0755 "$src" "$root$dest"
+	# 'not a dynamic executable' (static): nothing more to copy.
+	ldd "$src" >/dev/null 2>&1 || return 0
+	local libs
+	libs=$(ldd "$src") || die "$EX_HOST" "ldd $src failed"
+	if grep -q 'not found' <<<"$libs"; then
+		die "$EX_HOST" "shared libraries of $src are missing on this host:
+$(grep 'not found' <<<"$libs")"
+	fi
+	while read -r lib; do
+		[[ -n $lib ]] || continue
+		if [[ ! -e $root$lib ]]; then
+			mkdir -p "$root$(dirname "$lib")"
+			cp -L "$lib" "$root$lib"
+		fi
+		libdirs+=("$(dirname "$lib")")
+	done < <(awk '$2 == "=>" && $3 ~ /^\// { print $3; next } $1 ~ /^\// { print $1 }' <<<"$libs")
+}
+for b in "${bins[@]}"; do add_bin "$b"; done
+
+for a in "${adds[@]}"; do
+	src=${a%%:*}
+	dest=${a#*:}
+	[[ -e $src ]] || die "$EX_HOST" "--add $a: no such file or directory: $src"
+	mkdir -p "$root$(dirname "$dest")"
+	# Symlinks are followed: their targets are not in the initramfs.
+	cp -RL --preserve=mode,timestamps "$src" "$root$dest"
+done
+
+if [[ -n $script ]]; then
+	cp "$script" "$root/lab/cmd.sh"
+elif [[ -n $run_cmd ]]; then
+	printf '%s\n' "$run_cmd" >"$root/lab/cmd.sh"
+else
+	printf 'true\n' >"$root/lab/cmd.sh"
+fi
+
+ld_path=$(printf '%s\n' "${libdirs[@]}" | awk 'NF && !seen[$0]++' | paste -sd: -)
+{
+	printf 'LAB_MODULES=%q\n' "$MODULES"
+	# The guest's watchdog dumps its tasks 20 s before the timeout (init
+	# starts ~4 s after QEMU).
+	[[ $timeout_s -gt 40 ]] && printf 'LAB_WATCHDOG=%d\n' $((timeout_s - 24))
+	printf 'LAB_MODE=%s\n' "$([[ $shell = 1 ]] && echo shell || echo run)"
+	# No ld.so.cache in the initramfs: tell the loader where the libraries are.
+	[[ -n $ld_path ]] && printf 'export LD_LIBRARY_PATH=%q\n' "$ld_path"
+	true
+} >"$root/lab/config"
+
+initrd=$work/initrd.gz
+(cd "$root" && find . | cpio -o -H newc -R 0:0 --quiet | gzip -1) >"$initrd" ||
+	die "$EX_HOST" "cannot build the initramfs"
+
+# ---------------------------------------------------------------- run
+
+kernel=$vmlinux
+[[ $bzimage = 0 && -e $vmlinux ]] || kernel=$vmlinuz
+
+qemu=(qemu-system-x86_64 -accel tcg -M q35 -cpu max -m "$mem" -smp "$smp"
+	-nographic -vga none -nic none -no-reboot
+	-kernel "$kernel" -initrd "$initrd"
+	-append "console=ttyS0 quiet panic=-1 softlockup_panic=1 watchdog_thresh=20 $append"
+	"${qemu_extra[@]}")
+
+say "kernel $kver ($([[ $kernel = "$vmlinux" ]] && echo 'vmlinux, PVH entry' || echo bzImage)), $(du -h "$initrd" | cut -f1) initramfs, CPUs: $smp, $mem MB, timeout ${timeout_s}s"
+
+if [[ $shell = 1 ]]; then
+	# Interactive: QEMU needs this terminal, so it runs in the foreground.
+	"${qemu[@]}" || true
+	exit 0
+fi
+
+log=$work/serial.log
+fifo=$work/serial.fifo
+
+# boot: one run of QEMU; sets qstatus, t0, t1 and clean (the console without
+# CRs and terminal escapes: SeaBIOS and the kernel reset the screen).
+boot() {
+	rm -f "$fifo"
+	mkfifo "$fifo"
+	if [[ $quiet = 1 ]]; then
+		cat <"$fifo" >"$log" &
+	else
+		tee "$log" <"$fifo" &
+	fi
+	readerpid=$!
+	# This shell holds the write end while QEMU starts: the reader sees EOF
+	# when QEMU exits, and also if QEMU never starts.
+	exec 3>"$fifo"
+	t0=$(date +%s.%N)
+	timeout --kill-after=10 "$timeout_s" "${qemu[@]}" </dev/null >&3 2>&1 &
+	qpid=$!
+	exec 3>&-
+	qstatus=0
+	wait "$qpid" || qstatus=$?
+	qpid=
+	wait "$readerpid" || true
+	readerpid=
+	t1=$(date +%s.%N)
+	[[ -z $log_copy ]] || cp "$log" "$log_copy"
+	clean=$(tr -d '\r' <"$log" | sed 's/\x1b\[[0-9;?]*[A-Za-z]//g; s/\x1bc//g')
+}
+
+# The first-level guest's kernel sometimes locks up in KVM's cross-CPU calls
+# (creating or destroying a VM) under TCG: softlockup_panic (in the kernel
+# command line) turns that into a panic within ~40 s, and the lab boots again
+# (--retries): the lockup is the lab's, not the command's.
+locked_up() {
+	! grep -q 'LAB-RESULT: ' <<<"$clean" &&
+		grep -q -e 'BUG: soft lockup' -e 'rcu_preempt detected stalls' <<<"$clean"
+}
+
+attempt=1
+while :; do
+	boot
+	if ! locked_up || [[ $attempt -gt $retries ]]; then
+		break
+	fi
+	warn "the lab's kernel locked up (attempt $attempt): 'BUG: soft lockup' or an RCU stall on its console"
+	if [[ $quiet = 1 ]]; then
+		tail -n 40 <<<"$clean" | sed 's/^/  | /' >&2
+	fi
+	warn "booting the lab again"
+	attempt=$((attempt + 1))
+done
+
+show_tail() {
+	if [[ $quiet = 1 ]]; then
+		printf '%s: last lines of the serial console:\n' "$prog" >&2
+		tail -n 40 <<<"$clean" | sed 's/^/  | /' >&2
+	fi
+}
+
+# ---------------------------------------------------------------- report
+
+kvm_lines=$(sed -n 's/^.*LAB-KVM: //p' <<<"$clean")
+if [[ -n $kvm_lines ]]; then
+	while read -r l; do say "kvm-amd: $l"; done <<<"$kvm_lines"
+	grep -q 'Nested Virtualization enabled' <<<"$kvm_lines" ||
+		warn "kvm-amd did not report 'Nested Virtualization enabled'"
+	grep -q 'Nested Paging enabled' <<<"$kvm_lines" ||
+		warn "kvm-amd did not report 'Nested Paging enabled'"
+fi
+
+ltime() { sed -n "s/^.*LAB-TIME: $1 //p" <<<"$clean" | tail -n 1; }
+t_init=$(ltime init)
+t_ready=$(ltime kvm-ready)
+t_done=$(ltime command-done)
+wall=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", b - a }')
+if [[ -n $t_init && -n $t_ready && -n $t_done ]]; then
+	# Wall time from starting QEMU to /dev/kvm ready = total wall time minus
+	# what ran after it (the command; power-off is a few ms).
+	awk -v w="$wall" -v i="$t_init" -v r="$t_ready" -v d="$t_done" 'BEGIN {
+		printf "%s: times: QEMU start to /dev/kvm ready %.2fs (kernel: init at %.2fs, modules loaded %.2fs later), command %.2fs, total %.2fs\n",
+			"'"$prog"'", w - (d - r), i, r - i, d - r, w }'
+else
+	say "total time ${wall}s"
+fi
+
+if [[ $qstatus -eq 124 || $qstatus -eq 137 ]]; then
+	show_tail
+	die "$EX_TIMEOUT" "timeout: the lab did not finish within ${timeout_s}s; QEMU was killed.
+  Raise --timeout, or look at the serial console above for where it hung."
+fi
+
+result=$(sed -n 's/^.*LAB-RESULT: \([0-9][0-9]*\)$/\1/p' <<<"$clean" | tail -n 1)
+if [[ -z $result ]]; then
+	show_tail
+	lab_error=$(sed -n 's/^.*LAB-ERROR: //p' <<<"$clean" | head -n 1)
+	[[ -z $lab_error ]] || die "$EX_GUEST" "the lab failed inside the guest: $lab_error"
+	if locked_up; then
+		die "$EX_NORESULT" "the lab's kernel locked up on each of $attempt boot(s) (serial console above).
+  With --smp > 1 that happens now and then under TCG (KVM's cross-CPU calls); --smp 1 avoids it."
+	fi
+	if grep -q 'Kernel panic' <<<"$clean"; then
+		die "$EX_NORESULT" "the guest kernel panicked before the result line (serial console above)"
+	fi
+	die "$EX_NORESULT" "no LAB-RESULT line on the serial console (QEMU exit status $qstatus); see above"
+fi
+
+if [[ $result -ne 0 ]]; then
+	show_tail
+	say "FAIL: the command exited with status $result"
+else
+	say "PASS: the command exited with status 0"
+fi
+exit "$result"
