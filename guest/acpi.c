@@ -35,6 +35,7 @@ struct acpi_header {
 } __attribute__((packed));
 
 #define MADT_LAPIC	  0
+#define MADT_IOAPIC	  1
 #define MADT_X2APIC	  9
 #define MADT_ENABLED	  (1u << 0)
 #define MADT_ONLINE_CAPAB (1u << 1)
@@ -112,6 +113,18 @@ int platform_from_acpi(u64 rsdp_paddr)
 	while (p + 2 <= end && p[1] >= 2 && p + p[1] <= end) {
 		u32 id, flags;
 
+		if (p[0] == MADT_IOAPIC && p[1] >= 12) {
+			u32 addr, gsi_base;
+
+			memcpy(&addr, p + 4, 4);
+			memcpy(&gsi_base, p + 8, 4);
+			if (gsi_base == 0 && !platform.ioapic_found) {
+				platform.ioapic_base = addr;
+				platform.ioapic_found = true;
+			}
+			p += p[1];
+			continue;
+		}
 		if (p[0] == MADT_LAPIC && p[1] >= 8) {
 			id = p[3];
 			memcpy(&flags, p + 4, 4);

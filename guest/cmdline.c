@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* Parsing the guest command line; see cmdline.h for the tokens. */
 #include "cmdline.h"
+#include "fuzz.h"
 #include "printf.h"
 
 struct cmdline cmdline;
@@ -82,6 +83,12 @@ void cmdline_parse(const char *s)
 			cmdline.crash = true;
 		else if (token_is(t, n, "crash-ap"))
 			cmdline.crash_ap = true;
+		else if (token_is(t, n, "ignore-hotplug"))
+			cmdline.ignore_hotplug = true;
+		else if (token_is(t, n, "fuzz-regs"))
+			cmdline.fuzz_regs = FUZZ_DEFAULT_ITERATIONS;
+		else if (token_prefix(t, n, "fuzz-regs="))
+			ok = parse_uint(t + 10, n - 10, &cmdline.fuzz_regs);
 		else if (token_prefix(t, n, "fail="))
 			ok = parse_fault(t + 5, n - 5, false);
 		else if (token_prefix(t, n, "fail-up="))

@@ -14,6 +14,11 @@
  *   nofdt                ignore the FDT, use the ACPI MADT
  *   crash, crash-ap      after "ready", take a page fault on the boot CPU
  *                        or on CPU 1: tests the exception path (status 5)
+ *   ignore-hotplug       leave the GED interrupt masked: the host's hotplug
+ *                        requests time out (and roll back)
+ *   fuzz-regs[=N]        after "ready", N (default 20000) random accesses
+ *                        to the GED and register block, between hotplug
+ *                        events; then "fuzz: done" and normal service
  */
 #ifndef GUEST_CMDLINE_H
 #define GUEST_CMDLINE_H
@@ -38,6 +43,8 @@ struct cmdline {
 	bool nofdt;
 	bool crash;
 	bool crash_ap;
+	bool ignore_hotplug;
+	unsigned int fuzz_regs; /* iterations, 0: off */
 	unsigned int nr_faults;
 	struct cmdline_fault faults[CMDLINE_MAX_FAULTS];
 	unsigned int nr_bad; /* tokens not understood */

@@ -7,26 +7,13 @@
 #include <errno.h>
 
 #include "cpuhp_table.h"
+#include "guest_states.h"
+#include "hotplug.h"
 #include "idt.h"
 #include "lapic.h"
 #include "printf.h"
 #include "smp.h"
 #include "tsc.h"
-
-enum hp_state_id {
-	HP_OFFLINE,
-	HP_PERCPU_PREPARE,
-	HP_SMPBOOT_PREPARE,
-	HP_KICK_AP,
-	HP_BRINGUP_CPU,
-	HP_AP_LAPIC,
-	HP_AP_TIMER,
-	HP_AP_WORK,
-	HP_AP_DYN_0, /* two free online slots for cpuhp_setup_state(DYN) */
-	HP_AP_DYN_1,
-	HP_ONLINE,
-	HP_NR_STATES,
-};
 
 #define ALIVE_TIMEOUT_US 10000000 /* an AP boot is ~1 ms; be generous */
 #define PARK_TIMEOUT_US	 10000000
@@ -43,7 +30,7 @@ struct hp_state {
 	volatile u8 ran[GUEST_MAX_CPUS]; /* startup ran, no teardown since */
 };
 
-static struct hp_state hp_states[HP_NR_STATES];
+static struct hp_state hp_states[GUEST_NR_STATES];
 static struct cpuhp_cpu hp_cpus[GUEST_MAX_CPUS];
 static bool hp_trace;
 
@@ -77,20 +64,20 @@ static int hp_teardown(unsigned int cpu, void *data)
 		.flags = f,                                                    \
 	}
 
-static struct cpuhp_step hp_steps[HP_NR_STATES] = {
-	[HP_OFFLINE] = { .name = "offline" },
-	HP_STEP(HP_PERCPU_PREPARE, "percpu:prepare", 0),
-	HP_STEP(HP_SMPBOOT_PREPARE, "smpboot:prepare", 0),
-	HP_STEP(HP_KICK_AP, "bringup:kick-ap", CPUHP_F_KICK),
-	HP_STEP(HP_BRINGUP_CPU, "bringup:cpu", CPUHP_F_CANT_STOP),
-	HP_STEP(HP_AP_LAPIC, "ap:starting-lapic",
+static struct cpuhp_step hp_steps[GUEST_NR_STATES] = {
+	[GUEST_OFFLINE] = { .name = "offline" },
+	HP_STEP(GUEST_PERCPU_PREPARE, "percpu:prepare", 0),
+	HP_STEP(GUEST_SMPBOOT_PREPARE, "smpboot:prepare", 0),
+	HP_STEP(GUEST_KICK_AP, "bringup:kick-ap", CPUHP_F_KICK),
+	HP_STEP(GUEST_BRINGUP_CPU, "bringup:cpu", CPUHP_F_CANT_STOP),
+	HP_STEP(GUEST_AP_LAPIC, "ap:starting-lapic",
 		CPUHP_F_AP | CPUHP_F_NOFAIL | CPUHP_F_CANT_STOP),
-	HP_STEP(HP_AP_TIMER, "ap:starting-timer",
+	HP_STEP(GUEST_AP_TIMER, "ap:starting-timer",
 		CPUHP_F_AP | CPUHP_F_NOFAIL | CPUHP_F_CANT_STOP),
-	HP_STEP(HP_AP_WORK, "ap:online-work", CPUHP_F_AP),
-	[HP_AP_DYN_0] = { .flags = CPUHP_F_AP | CPUHP_F_DYN_ONLINE },
-	[HP_AP_DYN_1] = { .flags = CPUHP_F_AP | CPUHP_F_DYN_ONLINE },
-	HP_STEP(HP_ONLINE, "online", 0),
+	HP_STEP(GUEST_AP_WORK, "ap:online-work", CPUHP_F_AP),
+	[GUEST_AP_DYN_0] = { .flags = CPUHP_F_AP | CPUHP_F_DYN_ONLINE },
+	[GUEST_AP_DYN_1] = { .flags = CPUHP_F_AP | CPUHP_F_DYN_ONLINE },
+	HP_STEP(GUEST_ONLINE, "online", 0),
 };
 
 /* percpu:prepare: a clean per-CPU area; the AP is not running. */
@@ -139,7 +126,15 @@ static int kick_ap_undo(unsigned int cpu)
 
 static int bringup_cpu(unsigned int cpu)
 {
-	int ret = smp_wait_alive(cpu, ALIVE_TIMEOUT_US);
+	int ret;
+
+	/*
+	 * A walk down that stopped at the kick state (set-target) left the
+	 * AP parked by our teardown: kick it again, or "alive" is stale.
+	 */
+	if (READ_ONCE(percpu[cpu].parked))
+		smp_kick(cpu);
+	ret = smp_wait_alive(cpu, ALIVE_TIMEOUT_US);
 
 	if (ret)
 		printk("smpboot: cpu %u (APIC ID %u) did not come up\n", cpu,
@@ -290,7 +285,7 @@ static void hp_plat_log(void *ctx, enum cpuhp_log_level level, const char *fmt,
 
 const char *hp_state_name(int state)
 {
-	if (state < 0 || state >= HP_NR_STATES)
+	if (state < 0 || state >= GUEST_NR_STATES)
 		return "?";
 	return hp_steps[state].name ? hp_steps[state].name : "(free)";
 }
@@ -298,6 +293,8 @@ const char *hp_state_name(int state)
 static void hp_plat_notify(void *ctx, const struct cpuhp_notice *n)
 {
 	(void)ctx;
+	/* The host mirrors the table from these: every step, every DONE. */
+	hotplug_report(n);
 	if (n->kind != CPUHP_NOTICE_STEP)
 		return;
 	/* Injected faults, rollbacks and failures always; the rest on trace. */
@@ -325,32 +322,56 @@ void hp_print_online(void)
 	printk("online: %s\n", buf);
 }
 
+/*
+ * The host names the states the guest reports by guest_states.h: a table
+ * that drifted from it would make the host's mirror lie, so refuse it.
+ */
+static int hp_check_names(void)
+{
+	static const char *const names[GUEST_NR_STATES] = GUEST_STATE_NAMES;
+
+	for (int s = 0; s < GUEST_NR_STATES; s++) {
+		const char *a = hp_steps[s].name, *b = names[s];
+
+		if (!a != !b || (a && strcmp(a, b))) {
+			printk("cpuhp: state %d is '%s', guest_states.h says "
+			       "'%s'\n",
+			       s, a ? a : "(free)", b ? b : "(free)");
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
 int hp_init(unsigned int nr_cpus, bool trace)
 {
 	int ret;
 
+	ret = hp_check_names();
+	if (ret)
+		return ret;
 	hp_trace = trace;
-	hp_set_ops(HP_PERCPU_PREPARE, percpu_prepare, NULL);
-	hp_set_ops(HP_SMPBOOT_PREPARE, smpboot_prepare, smpboot_dead);
-	hp_set_ops(HP_KICK_AP, kick_ap, kick_ap_undo);
-	hp_set_ops(HP_BRINGUP_CPU, bringup_cpu, bringup_cpu_dead);
-	hp_set_ops(HP_AP_LAPIC, ap_lapic_up, ap_lapic_down);
-	hp_set_ops(HP_AP_TIMER, ap_timer_up, ap_timer_down);
-	hp_set_ops(HP_AP_WORK, ap_work_up, ap_work_down);
-	hp_set_ops(HP_ONLINE, online_up, online_down);
+	hp_set_ops(GUEST_PERCPU_PREPARE, percpu_prepare, NULL);
+	hp_set_ops(GUEST_SMPBOOT_PREPARE, smpboot_prepare, smpboot_dead);
+	hp_set_ops(GUEST_KICK_AP, kick_ap, kick_ap_undo);
+	hp_set_ops(GUEST_BRINGUP_CPU, bringup_cpu, bringup_cpu_dead);
+	hp_set_ops(GUEST_AP_LAPIC, ap_lapic_up, ap_lapic_down);
+	hp_set_ops(GUEST_AP_TIMER, ap_timer_up, ap_timer_down);
+	hp_set_ops(GUEST_AP_WORK, ap_work_up, ap_work_down);
+	hp_set_ops(GUEST_ONLINE, online_up, online_down);
 	idt_set_handler(VEC_LAPIC_TIMER, timer_irq);
 	idt_set_handler(VEC_DOORBELL, doorbell_irq);
 
-	ret = cpuhp_init(&hp_machine, &hp_platform, hp_steps, HP_NR_STATES,
+	ret = cpuhp_init(&hp_machine, &hp_platform, hp_steps, GUEST_NR_STATES,
 			 hp_cpus, nr_cpus);
 	if (ret)
 		return ret;
 
 	/* The boot CPU was online before the table existed. */
-	ret = cpuhp_set_boot_state(&hp_machine, 0, HP_ONLINE);
+	ret = cpuhp_set_boot_state(&hp_machine, 0, GUEST_ONLINE);
 	if (ret)
 		return ret;
-	for (int s = 1; s < HP_NR_STATES; s++)
+	for (int s = 1; s < GUEST_NR_STATES; s++)
 		hp_states[s].ran[0] = 1;
 	percpu[0].lapic_on = true;
 	cpumask_set(&cpu_online_mask, 0);
@@ -362,11 +383,15 @@ int hp_bringup(const unsigned int *cpus, unsigned int n, bool parallel)
 	static int results[GUEST_MAX_CPUS];
 	int first = 0;
 
-	if (parallel)
-		return cpuhp_bringup_cpus(&hp_machine, cpus, n, HP_ONLINE,
-					  results);
+	if (parallel) {
+		hotplug_set_parallel(true);
+		first = cpuhp_bringup_cpus(&hp_machine, cpus, n, GUEST_ONLINE,
+					   results);
+		hotplug_set_parallel(false);
+		return first;
+	}
 	for (unsigned int i = 0; i < n; i++) {
-		int ret = cpuhp_cpu_up(&hp_machine, cpus[i], HP_ONLINE);
+		int ret = cpuhp_cpu_up(&hp_machine, cpus[i], GUEST_ONLINE);
 
 		if (ret && !first)
 			first = ret;
@@ -405,33 +430,34 @@ int hp_check_cpu(unsigned int cpu)
 	CHECK(st.state == st.target, "target is %d\n", st.target);
 	CHECK(st.fail == CPUHP_INVALID, "injected fault %d left over\n",
 	      st.fail);
-	for (int s = 1; s < HP_NR_STATES; s++) {
+	for (int s = 1; s < GUEST_NR_STATES; s++) {
 		if (hp_steps[s].startup != hp_startup)
 			continue;
 		CHECK(hp_states[s].ran[cpu] == (st.state >= s),
 		      "%s: startup %s\n", hp_state_name(s),
 		      hp_states[s].ran[cpu] ? "ran" : "did not run");
 	}
-	CHECK(cpumask_test(&cpu_online_mask, cpu) == (st.state >= HP_ONLINE),
+	CHECK(cpumask_test(&cpu_online_mask, cpu) == (st.state >= GUEST_ONLINE),
 	      "online mask says %d\n", cpumask_test(&cpu_online_mask, cpu));
 	if (cpu == 0)
 		return bad;
 
 	/* What the AP itself says. */
 	running = pc->alive && !pc->parked;
-	if (st.state >= HP_BRINGUP_CPU)
+	if (st.state >= GUEST_BRINGUP_CPU)
 		CHECK(running, "AP not in its mailbox loop\n");
-	else if (st.state < HP_KICK_AP)
+	else if (st.state < GUEST_KICK_AP)
 		CHECK(!running, "AP still running\n");
-	CHECK(pc->lapic_on == (st.state >= HP_AP_LAPIC), "lapic_on %d\n",
+	CHECK(pc->lapic_on == (st.state >= GUEST_AP_LAPIC), "lapic_on %d\n",
 	      pc->lapic_on);
-	CHECK(pc->timer_on == (st.state >= HP_AP_TIMER), "timer_on %d\n",
+	CHECK(pc->timer_on == (st.state >= GUEST_AP_TIMER), "timer_on %d\n",
 	      pc->timer_on);
-	CHECK(pc->work_on == (st.state >= HP_AP_WORK), "work_on %d\n",
+	CHECK(pc->work_on == (st.state >= GUEST_AP_WORK), "work_on %d\n",
 	      pc->work_on);
-	CHECK((smp_stack_top_of(cpu) != 0) == (st.state >= HP_SMPBOOT_PREPARE),
+	CHECK((smp_stack_top_of(cpu) != 0) ==
+		      (st.state >= GUEST_SMPBOOT_PREPARE),
 	      "stack %s\n", smp_stack_top_of(cpu) ? "assigned" : "missing");
-	if (running && st.state >= HP_BRINGUP_CPU) {
+	if (running && st.state >= GUEST_BRINGUP_CPU) {
 		int id = smp_call_on_cpu(cpu, ping, NULL);
 
 		CHECK(id == (int)pc->apic_id, "ping answered %d, not %u\n", id,

@@ -85,6 +85,11 @@ void lapic_setup(void)
 	lapic_write(APIC_SVR, APIC_SVR_ENABLE | 0xff);
 	lapic_write(APIC_LVTT, APIC_LVT_MASKED);
 	lapic_write(APIC_LVTERR, APIC_LVT_MASKED);
+	/*
+	 * KVM resets the boot CPU's LINT0 to ExtINT (the 8259's output);
+	 * interrupts come through the I/O APIC here, never that way.
+	 */
+	lapic_write(APIC_LVT0, APIC_LVT_MASKED);
 }
 
 void lapic_shutdown(void)

@@ -5,6 +5,8 @@
  */
 #include "cmdline.h"
 #include "cpuhp_table.h"
+#include "fuzz.h"
+#include "hotplug.h"
 #include "hotvm_abi.h"
 #include "idt.h"
 #include "lapic.h"
@@ -35,10 +37,25 @@ static int crash(void *arg)
 	return *(volatile int *)UNMAPPED_ADDR;
 }
 
+/*
+ * The boot CPU's idle loop: hotplug work first, then a chunk of fuzzing,
+ * else halt.  The check and the halt happen with interrupts off, and
+ * "sti; hlt" cannot lose an interrupt in between.
+ */
 static void __noreturn idle(void)
 {
-	for (;;)
-		safe_halt();
+	for (;;) {
+		local_irq_disable();
+		if (hotplug_pending()) {
+			local_irq_enable();
+			hotplug_work();
+		} else if (fuzz_pending()) {
+			local_irq_enable();
+			fuzz_step();
+		} else {
+			safe_halt();
+		}
+	}
 }
 
 void __noreturn guest_main(u32 start_info);
@@ -82,6 +99,7 @@ void __noreturn guest_main(u32 start_info)
 		guest_exit(ABI_EXIT_PANIC);
 	}
 	hp_print_online();
+	hotplug_init(cmdline.ignore_hotplug);
 
 	for (unsigned int c = 1; c < nr_possible; c++)
 		if (percpu[c].boot_present)
@@ -104,5 +122,7 @@ void __noreturn guest_main(u32 start_info)
 					  : ABI_EXIT_SUCCESS);
 	if (cmdline.exit)
 		guest_exit(ret ? ABI_EXIT_FAILURE : ABI_EXIT_SUCCESS);
+	if (cmdline.fuzz_regs)
+		fuzz_init(cmdline.fuzz_regs);
 	idle();
 }

@@ -15,16 +15,31 @@ struct platform_cpu {
 	bool enabled; /* present at boot: bring it up */
 };
 
+/* Defaults when the FDT/MADT does not say (hotvm_abi.h, the PC's IOAPIC). */
+#define PLATFORM_IOAPIC_DEFAULT 0xfec00000UL
+
 struct platform {
 	const char *source; /* "fdt" or "acpi" */
 	unsigned int nr_cpus;
 	struct platform_cpu cpus[GUEST_MAX_CPUS];
+
+	/* Hotplug devices: from the FDT, else the ABI constants. */
+	u64 ioapic_base;
+	bool ioapic_found; /* MADT IOAPIC entry with GSI base 0 */
+	u64 ged_base;
+	u32 ged_irq; /* GSI */
+	bool ged_found;
+	u64 cpuhp_base;
+	bool cpuhp_found;
 };
 
 extern struct platform platform;
 
 /* Add a CPU, ignoring duplicates and overflow; for the parsers. */
 void platform_add_cpu(u32 apic_id, bool enabled);
+
+/* The ABI's device addresses; platform_init() starts from them. */
+void platform_set_defaults(void);
 
 /* Fill platform: FDT first, then the MADT.  0 or -1 if neither is usable. */
 int platform_init(void);

@@ -18,9 +18,10 @@
  *   5   1     W    command: 0 next CPU with events (scan from the selector,
  *                  wrapping; the selector is left on the CPU found, or
  *                  unchanged), 1 OST event, 2 OST status, 3 arch id,
- *                  0x10 guest state, 0x11 guest fault
+ *                  0x10 guest state, 0x11 guest fault, 0x12 guest target
  *   8   4     R    command data: cmd 0 -> selector, cmd 3 -> arch id low
- *                  32 bits, cmd 0x11 -> pending guest fault (consumed)
+ *                  32 bits, cmd 0x11 -> pending guest fault (consumed),
+ *                  cmd 0x12 -> pending guest target (consumed)
  *   8   4     W    command data: cmd 1 OST event, cmd 2 OST status (fires
  *                  ost()), cmd 0x10 guest state (fires guest_state())
  *
@@ -83,6 +84,8 @@ struct hpregs_ops {
 	void (*guest_state)(void *ctx, unsigned int cpu, uint32_t value);
 	/* ABI_CPUHP_CMD_GUEST_FAULT: state + 1 to inject (consumed), or 0. */
 	uint32_t (*guest_fault)(void *ctx, unsigned int cpu);
+	/* ABI_CPUHP_CMD_GUEST_TARGET: state + 1 to walk to (consumed), or 0. */
+	uint32_t (*guest_target)(void *ctx, unsigned int cpu);
 };
 
 struct hpregs_config {
@@ -106,10 +109,11 @@ struct hpregs_cpu {
 struct hpregs_stats {
 	uint64_t accesses; /* every hpregs_access() call */
 	uint64_t ignored[HPREGS_IGN_NR];
-	uint64_t ejects;       /* eject callbacks */
-	uint64_t osts;	       /* ost callbacks */
-	uint64_t guest_states; /* guest_state callbacks */
-	uint64_t guest_faults; /* guest_fault callbacks (fault data reads) */
+	uint64_t ejects;	/* eject callbacks */
+	uint64_t osts;		/* ost callbacks */
+	uint64_t guest_states;	/* guest_state callbacks */
+	uint64_t guest_faults;	/* guest_fault callbacks (fault data reads) */
+	uint64_t guest_targets; /* guest_target callbacks (target data reads) */
 };
 
 struct hpregs {
@@ -135,12 +139,16 @@ void hpregs_destroy(struct hpregs *r);
  *   if not enabled.  Repeating it re-arms remove pending (a retry).
  * cancel_unplug: the removal timed out: forget the request so a late eject
  *   is ignored; -ENOENT if none was outstanding.
+ * unplug_force: undo a plug the guest never completed (hot-add timed out
+ *   or was rolled back): not enabled, no event pending, no eject armed; the
+ *   guest is not told.  -EPERM for CPU 0, -ENODEV if not enabled.
  * The caller raises the GED event itself after plug/request_unplug.
  */
 int hpregs_coldplug(struct hpregs *r, unsigned int cpu);
 int hpregs_plug(struct hpregs *r, unsigned int cpu);
 int hpregs_request_unplug(struct hpregs *r, unsigned int cpu);
 int hpregs_cancel_unplug(struct hpregs *r, unsigned int cpu);
+int hpregs_unplug_force(struct hpregs *r, unsigned int cpu);
 bool hpregs_is_enabled(struct hpregs *r, unsigned int cpu);
 /* Snapshot of one CPU's record; -EINVAL for a bad cpu. */
 int hpregs_get_cpu(struct hpregs *r, unsigned int cpu, struct hpregs_cpu *out);

@@ -10,6 +10,8 @@
 #include "vmm_serial.h"
 
 #define CLI_DEFAULT_MEMORY (256ULL << 20)
+#define CLI_DEFAULT_NAME   "hotvm"
+#define CLI_MAX_HOOKS	   16 /* = HOOKS_MAX */
 
 struct cli_cpus {
 	unsigned int boot;
@@ -28,6 +30,12 @@ struct cli_run_opts {
 	uint64_t memory;
 	struct cli_cpus cpus;
 	struct cli_serial serial;
+	const char *api_socket; /* NULL: no control API */
+	const char *hooks[CLI_MAX_HOOKS];
+	unsigned int nr_hooks;
+	int hook_timeout_ms;	/* 0: the hooks' default */
+	int hotplug_timeout_ms; /* 0: HOTPLUG_DEFAULT_TIMEOUT_MS */
+	const char *name;	/* for hooks and QMP; default "hotvm" */
 	bool help;
 };
 
@@ -46,6 +54,9 @@ int cli_parse_size(const char *s, uint64_t *out);
  */
 int cli_parse_cpus(const char *s, struct cli_cpus *out, char *why,
 		   size_t whylen);
+
+/* Milliseconds, 1 .. 24 h, decimal.  Returns 0 or -EINVAL. */
+int cli_parse_ms(const char *s, int *out);
 
 /* "stdio", "none" or "file:PATH".  Returns 0 or -EINVAL. */
 int cli_parse_serial(const char *s, struct cli_serial *out);

@@ -7,11 +7,13 @@
 #define HOTVM_VMM_VCPU_H
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 
 struct ioport_bus;
 struct kvm_run;
+struct mmio_bus;
 struct vm;
 
 /* Sent to a vCPU thread to kick it out of KVM_RUN. */
@@ -20,6 +22,7 @@ struct vm;
 struct vcpu {
 	struct vm *vm;
 	const struct ioport_bus *io;
+	const struct mmio_bus *mmio; /* may be NULL: MMIO reads 0 */
 	unsigned int id;
 	uint32_t apic_id;
 	unsigned int max_cpus; /* for the CPUID topology leaves */
@@ -27,6 +30,9 @@ struct vcpu {
 	struct kvm_run *run;
 	pthread_t thread;
 	bool thread_started;
+	/* This vCPU alone must stop (hot-remove); vm_stopping() stops all. */
+	_Atomic bool stop;
+	_Atomic int tid; /* the thread's tid while it runs, else 0 */
 };
 
 /* Installs the (empty) kick signal handler; once per process. */
@@ -36,6 +42,13 @@ int vcpu_signal_init(void);
 int vcpu_create(struct vcpu *vcpu, struct vm *vm, const struct ioport_bus *io,
 		unsigned int id, unsigned int max_cpus);
 
+/*
+ * Makes a parked vCPU (fd kept after its thread stopped) start afresh:
+ * KVM_MP_STATE_UNINITIALIZED, so it waits for the guest's INIT/SIPI again,
+ * which resets its registers and LAPIC as on real hardware.
+ */
+int vcpu_unpark(struct vcpu *vcpu);
+
 /* PVH entry state: 32-bit flat protected mode, EBX = start_info. */
 int vcpu_setup_pvh(struct vcpu *vcpu, uint64_t entry, uint64_t start_info);
 
@@ -44,6 +57,8 @@ int vcpu_start(struct vcpu *vcpu);
 /* Makes the thread leave KVM_RUN and notice vm_stopping(). */
 void vcpu_kick(struct vcpu *vcpu);
 void vcpu_join(struct vcpu *vcpu);
+/* Stops this vCPU's thread alone (kick with its stop flag) and joins it. */
+void vcpu_stop(struct vcpu *vcpu);
 void vcpu_destroy(struct vcpu *vcpu);
 
 #endif

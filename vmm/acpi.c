@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "acpi.h"
+#include "dsdt.h"
 
 #define ACPI_OEM_ID	  "HOTVM "
 #define ACPI_OEM_TABLE_ID "HOTVMTBL"
@@ -134,11 +135,23 @@ static void build_fadt(uint8_t *t, uint64_t dsdt)
 	header_end(t, ACPI_FADT_SIZE);
 }
 
-static void build_dsdt(uint8_t *t)
+/*
+ * The DSDT: the GED and the CPU hotplug AML (dsdt.c) after the header.
+ * Revision 2: 64-bit AML integers.  Returns the table's length.
+ */
+static long build_dsdt(uint8_t *t, size_t room, const struct acpi_config *cfg)
 {
-	/* Revision 2: 64-bit AML integers.  The AML body comes later. */
-	header(t, "DSDT", ACPI_HEADER_SIZE, 2);
-	header_end(t, ACPI_HEADER_SIZE);
+	long body;
+
+	if (room < ACPI_HEADER_SIZE)
+		return -E2BIG;
+	body = dsdt_build(t + ACPI_HEADER_SIZE, room - ACPI_HEADER_SIZE,
+			  &(struct dsdt_config){ .ncpus = cfg->max_cpus });
+	if (body < 0)
+		return body;
+	header(t, "DSDT", (uint32_t)(ACPI_HEADER_SIZE + body), 2);
+	header_end(t, (uint32_t)(ACPI_HEADER_SIZE + body));
+	return ACPI_HEADER_SIZE + body;
 }
 
 static void build_xsdt(uint8_t *t, const uint64_t *tables, unsigned int n)
@@ -167,18 +180,22 @@ long acpi_build(void *buf, size_t size, const struct acpi_config *cfg)
 	xsdt = align16(rsdp + ACPI_RSDP_SIZE);
 	fadt = align16(xsdt + ACPI_HEADER_SIZE + 8 * 2);
 	madt = align16(fadt + ACPI_FADT_SIZE);
+	long dsdt_len;
+
 	dsdt = align16(madt + madt_size(cfg));
-	end = dsdt + ACPI_HEADER_SIZE;
-	if (end > size)
+	if (dsdt + ACPI_HEADER_SIZE > size)
 		return -E2BIG;
 
-	memset(b, 0, end);
+	memset(b, 0, size);
 	tables[0] = cfg->base + fadt;
 	tables[1] = cfg->base + madt;
 	build_rsdp(b + rsdp, cfg->base + xsdt);
 	build_xsdt(b + xsdt, tables, 2);
 	build_fadt(b + fadt, cfg->base + dsdt);
 	build_madt(b + madt, cfg);
-	build_dsdt(b + dsdt);
+	dsdt_len = build_dsdt(b + dsdt, size - dsdt, cfg);
+	if (dsdt_len < 0)
+		return dsdt_len;
+	end = dsdt + (size_t)dsdt_len;
 	return (long)end;
 }

@@ -13,6 +13,9 @@
 #include "vmm_cli.h"
 #include "vmm_log.h"
 
+#define CLI_MAX_MS   (24 * 3600 * 1000) /* a day: a typo beyond */
+#define CLI_MAX_NAME 64
+
 int cli_parse_size(const char *s, uint64_t *out)
 {
 	unsigned int shift = 0;
@@ -141,6 +144,16 @@ int cli_parse_cpus(const char *s, struct cli_cpus *out, char *why,
 	return 0;
 }
 
+int cli_parse_ms(const char *s, int *out)
+{
+	unsigned int v;
+
+	if (!s || parse_uint(s, strlen(s), &v) || !v || v > CLI_MAX_MS)
+		return -EINVAL;
+	*out = (int)v;
+	return 0;
+}
+
 int cli_parse_serial(const char *s, struct cli_serial *out)
 {
 	if (!strcmp(s, "stdio")) {
@@ -174,6 +187,19 @@ void cli_run_usage(FILE *f)
 	      "  --serial stdio|file:PATH|none\n"
 	      "                       where the COM1 console goes (default "
 	      "stdio)\n"
+	      "  --api-socket PATH    QMP control socket (hotvm cpu, QEMU "
+	      "tools)\n"
+	      "  --name NAME          VM name for hooks and QMP (default "
+	      "hotvm)\n"
+	      "  --hook PATH          run PATH at every host hotplug state, "
+	      "as\n"
+	      "                       PATH VM CPU STATE up|down; nonzero "
+	      "vetoes\n"
+	      "                       (repeatable, up to 16)\n"
+	      "  --hook-timeout MS    kill a hook after MS (default 10000)\n"
+	      "  --hotplug-timeout MS how long a hot-add or removal waits for "
+	      "the\n"
+	      "                       guest (default 10000)\n"
 	      "  -h, --help           show this help\n"
 	      "\n"
 	      "Exit status: (v << 1) | 1 when the guest writes v to port "
@@ -219,6 +245,7 @@ int cli_parse_run(int argc, char **argv, struct cli_run_opts *o)
 		.memory = CLI_DEFAULT_MEMORY,
 		.cpus = { .boot = 1, .max = 1 },
 		.serial = { .sink = SERIAL_SINK_STDIO },
+		.name = CLI_DEFAULT_NAME,
 	};
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
@@ -262,6 +289,46 @@ int cli_parse_run(int argc, char **argv, struct cli_run_opts *o)
 				pr_err("--serial '%s': unknown sink; use "
 				       "stdio, file:PATH or none",
 				       v);
+				return -EINVAL;
+			}
+		} else if ((m = opt_value(argc, argv, &i, "--api-socket",
+					  &v))) {
+			if (m > 0 && !*v) {
+				pr_err("--api-socket: empty path; give the "
+				       "path of the socket to create");
+				return -EINVAL;
+			}
+			o->api_socket = v;
+		} else if ((m = opt_value(argc, argv, &i, "--name", &v))) {
+			if (m > 0 && (!*v || strlen(v) > CLI_MAX_NAME)) {
+				pr_err("--name '%s': give 1 to %d characters",
+				       v, CLI_MAX_NAME);
+				return -EINVAL;
+			}
+			o->name = v;
+		} else if ((m = opt_value(argc, argv, &i, "--hook", &v))) {
+			if (m > 0 && o->nr_hooks == CLI_MAX_HOOKS) {
+				pr_err("--hook %s: at most %d hooks", v,
+				       CLI_MAX_HOOKS);
+				return -EINVAL;
+			}
+			if (m > 0)
+				o->hooks[o->nr_hooks++] = v;
+		} else if ((m = opt_value(argc, argv, &i, "--hook-timeout",
+					  &v))) {
+			if (m > 0 && cli_parse_ms(v, &o->hook_timeout_ms)) {
+				pr_err("--hook-timeout '%s': give "
+				       "milliseconds, "
+				       "1 to %d",
+				       v, CLI_MAX_MS);
+				return -EINVAL;
+			}
+		} else if ((m = opt_value(argc, argv, &i, "--hotplug-timeout",
+					  &v))) {
+			if (m > 0 && cli_parse_ms(v, &o->hotplug_timeout_ms)) {
+				pr_err("--hotplug-timeout '%s': give "
+				       "milliseconds, 1 to %d",
+				       v, CLI_MAX_MS);
 				return -EINVAL;
 			}
 		} else {

@@ -330,11 +330,34 @@ static struct json_object *column_value(struct json_object *e, const char *name)
 
 static void print_state_rows(FILE *out, struct json_object *cpus, long cpu)
 {
+	/* query-cpuhp's own shape: the names, not every member. */
+	static const char *const hotvm_cols[] = {
+		"cpu",
+		"id",
+		"present",
+		"host:name",
+		"host:target-name",
+		"host:fail-name",
+		"guest:name",
+		"guest:target-name",
+		"guest:fail-name",
+		"host:broken",
+		"guest:broken",
+		"parked",
+		"thread-id",
+	};
 	struct columns cols = { .n = 0 };
 	struct table t = { 0 };
 	size_t n = json_object_array_length(cpus);
+	struct json_object *first = json_object_array_get_idx(cpus, 0);
 
-	for (size_t i = 0; i < n; i++) {
+	if (n && json_object_is_type(member(member(first, "host"), "name"),
+				     json_type_string))
+		for (size_t i = 0; i < sizeof(hotvm_cols) / sizeof(*hotvm_cols);
+		     i++)
+			snprintf(cols.name[cols.n++], sizeof(cols.name[0]),
+				 "%s", hotvm_cols[i]);
+	for (size_t i = 0; i < n && !cols.n; i++) {
 		struct json_object *e = json_object_array_get_idx(cpus, i);
 
 		if (!json_object_is_type(e, json_type_object))
@@ -717,8 +740,9 @@ static int wait_deleted(struct ctx *x, const char *id)
 			return 1;
 		}
 		name = json_object_get_string(member(ev, "event"));
-		dev = json_object_get_string(
-			member(member(ev, "data"), "device"));
+		/* device_del took an id or a path: the event has both. */
+		dev = json_object_get_string(member(
+			member(ev, "data"), *id == '/' ? "path" : "device"));
 		rc = name && dev && !strcmp(name, "DEVICE_DELETED") &&
 		     !strcmp(dev, id);
 		json_object_put(ev);
@@ -730,7 +754,7 @@ static int wait_deleted(struct ctx *x, const char *id)
 static int do_remove(struct ctx *x)
 {
 	struct json_object *args, *ret = NULL;
-	char id[64], what[96];
+	char id[128], what[160];
 	long cpu;
 	int rc;
 
@@ -750,9 +774,15 @@ static int do_remove(struct ctx *x)
 					&hp, &e, x->o->timeout_ms)) {
 			slots = sorted_slots(hp, &n);
 			slot = slot_of(slots, n, cpu);
+			/* No id (a boot or anonymous CPU): its QOM path. */
 			if (qom_id(member(slot, "qom-path")))
 				snprintf(id, sizeof(id), "%s",
 					 qom_id(member(slot, "qom-path")));
+			else if (json_object_is_type(member(slot, "qom-path"),
+						     json_type_string))
+				snprintf(id, sizeof(id), "%s",
+					 json_object_get_string(
+						 member(slot, "qom-path")));
 			free(slots);
 		}
 		json_object_put(hp);

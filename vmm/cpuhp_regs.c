@@ -25,6 +25,7 @@ enum call_kind {
 	CALL_OST,
 	CALL_GUEST_STATE,
 	CALL_GUEST_FAULT,
+	CALL_GUEST_TARGET,
 };
 
 /* A callback decided under the lock, run after it. */
@@ -162,6 +163,27 @@ int hpregs_cancel_unplug(struct hpregs *r, unsigned int cpu)
 	return ret;
 }
 
+int hpregs_unplug_force(struct hpregs *r, unsigned int cpu)
+{
+	struct hpregs_cpu *c;
+	int ret = 0;
+
+	if (cpu >= r->max_cpus)
+		return -EINVAL;
+	if (cpu == 0)
+		return -EPERM;
+	pthread_mutex_lock(&r->lock);
+	c = &r->cpus[cpu];
+	if (!c->enabled)
+		ret = -ENODEV;
+	else
+		*c = (struct hpregs_cpu){ .arch_id = c->arch_id,
+					  .ost_event = c->ost_event,
+					  .ost_status = c->ost_status };
+	pthread_mutex_unlock(&r->lock);
+	return ret;
+}
+
 bool hpregs_is_enabled(struct hpregs *r, unsigned int cpu)
 {
 	bool ret;
@@ -226,6 +248,7 @@ static bool known_command(uint64_t cmd)
 	case ABI_CPUHP_CMD_ARCH_ID:
 	case ABI_CPUHP_CMD_GUEST_STATE:
 	case ABI_CPUHP_CMD_GUEST_FAULT:
+	case ABI_CPUHP_CMD_GUEST_TARGET:
 		return true;
 	}
 	return false;
@@ -288,6 +311,11 @@ static int read_reg(struct hpregs *r, uint64_t offset, uint64_t *val,
 			*call = (struct call){ .kind = CALL_GUEST_FAULT,
 					       .cpu = r->selector };
 			r->stats.guest_faults++;
+			return HPREGS_OK;
+		case ABI_CPUHP_CMD_GUEST_TARGET:
+			*call = (struct call){ .kind = CALL_GUEST_TARGET,
+					       .cpu = r->selector };
+			r->stats.guest_targets++;
 			return HPREGS_OK;
 		}
 		return HPREGS_IGN_DATA;
@@ -405,6 +433,10 @@ static void run_call(struct hpregs *r, const struct call *call, uint64_t *val)
 	case CALL_GUEST_FAULT:
 		*val = ops->guest_fault ? ops->guest_fault(r->ctx, call->cpu)
 					: 0;
+		break;
+	case CALL_GUEST_TARGET:
+		*val = ops->guest_target ? ops->guest_target(r->ctx, call->cpu)
+					 : 0;
 		break;
 	}
 }

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "cpu_cmd.h"
 #include "hotvm_abi.h"
 #include "vmm_image.h"
 #include "vmm_run.h"
@@ -20,6 +21,9 @@ static const struct subcommand subcommands[] = {
 	{ .name = "run",
 	  .summary = "boot a virtual machine",
 	  .main = run_main },
+	{ .name = "cpu",
+	  .summary = "add, remove, list a running VM's vCPUs (QMP client)",
+	  .main = cpu_cmd_main },
 };
 
 static void usage(FILE *f)

@@ -16,12 +16,17 @@
 
 #include "acpi.h"
 #include "fdt_build.h"
+#include "hooks.h"
+#include "hotplug.h"
+#include "hotplug_vmm.h"
 #include "hotvm_abi.h"
+#include "qmp.h"
 #include "vmm_cli.h"
 #include "vmm_debug_exit.h"
 #include "vmm_image.h"
 #include "vmm_ioport.h"
 #include "vmm_log.h"
+#include "vmm_mmio.h"
 #include "vmm_pvh.h"
 #include "vmm_run.h"
 #include "vmm_serial.h"
@@ -30,14 +35,24 @@
 
 #define PAGE_SIZE 4096ULL
 
+#if __has_include("qmp_cmds.h")
+#include "qmp_cmds.h"
+#else
+/* vmm/qmp_cmds.c, or vmm/qmp_cmds_stub.c until it lands. */
+int qmp_cmds_register(struct qmp_server *s, struct hotplug *hp, struct vm *vm);
+void qmp_cmds_unregister(struct hotplug *hp);
+#endif
+
 struct machine {
 	const struct cli_run_opts *opts;
 	struct vm vm;
 	struct ioport_bus io;
+	struct mmio_bus mmio;
 	struct serial serial;
 	bool serial_open;
-	struct vcpu *vcpus;
-	unsigned int nr_vcpus; /* created so far */
+	struct hooks hooks;
+	struct hotplug *hp; /* owns every vCPU */
+	struct qmp_server *qmp;
 	int sig_fd;
 
 	struct image kernel;
@@ -247,34 +262,58 @@ static int setup_devices(struct machine *m)
 	return ret;
 }
 
-static int create_vcpus(struct machine *m)
+static int create_hotplug(struct machine *m)
 {
-	unsigned int n = m->opts->cpus.boot;
-	int ret;
+	const struct cli_run_opts *o = m->opts;
 
-	m->vcpus = calloc(n, sizeof(*m->vcpus));
-	if (!m->vcpus)
-		return -ENOMEM;
-	for (unsigned int i = 0; i < n; i++) {
-		ret = vcpu_create(&m->vcpus[i], &m->vm, &m->io, i,
-				  m->opts->cpus.max);
-		m->nr_vcpus = i + 1; /* destroy even a half-created one */
-		if (ret)
-			return ret;
-	}
-	ret = vcpu_setup_pvh(&m->vcpus[0], m->k.entry, m->start_info);
-	if (ret)
-		pr_err("cannot set the boot vCPU's registers: %s",
-		       strerror(-ret));
-	return ret;
+	return hotplug_create(
+		&(struct hotplug_config){
+			.vm = &m->vm,
+			.io = &m->io,
+			.mmio = &m->mmio,
+			.boot_cpus = o->cpus.boot,
+			.max_cpus = o->cpus.max,
+			.hooks = &m->hooks,
+			.timeout_ms = o->hotplug_timeout_ms,
+			.entry = m->k.entry,
+			.start_info = m->start_info,
+		},
+		&m->hp);
 }
 
-static void stop_vcpus(struct machine *m)
+/* Hooks are checked before anything exists: a typo fails fast. */
+static int setup_hooks(struct machine *m)
 {
-	for (unsigned int i = 0; i < m->nr_vcpus; i++)
-		vcpu_kick(&m->vcpus[i]);
-	for (unsigned int i = 0; i < m->nr_vcpus; i++)
-		vcpu_join(&m->vcpus[i]);
+	const struct cli_run_opts *o = m->opts;
+	char err[512];
+
+	hooks_init(&m->hooks, o->name, o->hook_timeout_ms);
+	for (unsigned int i = 0; i < o->nr_hooks; i++) {
+		if (hooks_add(&m->hooks, o->hooks[i], err, sizeof(err))) {
+			pr_err("%s", err);
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+/* The socket is bound before the VM exists, so a bad path fails fast. */
+static int create_qmp(struct machine *m)
+{
+	const char *path = m->opts->api_socket;
+	int ret;
+
+	if (!path)
+		return 0;
+	ret = qmp_server_create(&(struct qmp_server_opts){ .path = path },
+				&m->qmp);
+	if (ret)
+		pr_err("--api-socket %s: %s; %s", path, strerror(-ret),
+		       ret == -EADDRINUSE ? "another VM is listening there, "
+					    "give another path"
+					  : "give a path in a writable "
+					    "directory, not an existing file");
+	return ret;
 }
 
 /* Blocks until a vCPU or a signal asks the machine to stop. */
@@ -335,11 +374,21 @@ static int setup_signals(struct machine *m)
 	return m->sig_fd < 0 ? -errno : 0;
 }
 
+static void stop_qmp(struct machine *m)
+{
+	if (!m->qmp)
+		return;
+	/* Callbacks first, so a vCPU's late event never finds it freed. */
+	qmp_cmds_unregister(m->hp);
+	qmp_server_stop(m->qmp);
+	m->qmp = NULL;
+}
+
 static void machine_destroy(struct machine *m)
 {
-	for (unsigned int i = 0; i < m->nr_vcpus; i++)
-		vcpu_destroy(&m->vcpus[i]);
-	free(m->vcpus);
+	stop_qmp(m);
+	hotplug_destroy(m->hp); /* joins and closes every vCPU */
+	m->hp = NULL;
 	if (m->serial_open)
 		serial_close(&m->serial);
 	vm_destroy(&m->vm);
@@ -353,7 +402,8 @@ static int machine_build(struct machine *m)
 {
 	const struct cli_run_opts *o = m->opts;
 
-	if (check_memory(o->memory) || open_kernel(m))
+	if (check_memory(o->memory) || setup_hooks(m) || open_kernel(m) ||
+	    create_qmp(m))
 		return ABI_STATUS_USAGE;
 	if (setup_signals(m)) {
 		pr_err("cannot set up signal handling: %s", strerror(errno));
@@ -375,8 +425,12 @@ static int machine_build(struct machine *m)
 	build_memmap(m);
 	if (build_tables(m) || setup_devices(m))
 		return ABI_STATUS_USAGE;
-	if (create_vcpus(m))
+	if (create_hotplug(m))
 		return ABI_STATUS_VMFAIL;
+	if (m->qmp && qmp_cmds_register(m->qmp, m->hp, &m->vm)) {
+		pr_err("cannot register the QMP commands");
+		return ABI_STATUS_VMFAIL;
+	}
 	return -1;
 }
 
@@ -400,15 +454,20 @@ int run_main(int argc, char **argv)
 	if (status >= 0)
 		goto out;
 
-	for (unsigned int i = 0; i < m.nr_vcpus; i++) {
-		if (vcpu_start(&m.vcpus[i])) {
-			vm_request_stop(&m.vm, ABI_STATUS_VMFAIL,
-					"vCPU %u did not start", i);
-			break;
-		}
-	}
+	if (hotplug_boot(m.hp))
+		vm_request_stop(&m.vm, ABI_STATUS_VMFAIL,
+				"the boot vCPUs did not start");
+	else if (m.qmp && qmp_server_start(m.qmp))
+		vm_request_stop(&m.vm, ABI_STATUS_VMFAIL,
+				"the QMP server did not start");
 	wait_for_stop(&m);
-	stop_vcpus(&m);
+	/*
+	 * Wake a hotplug operation that waits for the guest, so the QMP
+	 * thread can be joined, and only then stop the vCPUs it may touch.
+	 */
+	hotplug_shutdown(m.hp);
+	stop_qmp(&m);
+	hotplug_stop_vcpus(m.hp);
 	status = m.vm.stop_status;
 	if (status == ABI_STATUS_VMFAIL)
 		pr_err("the VM failed: %s", m.vm.stop_reason);

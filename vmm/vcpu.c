@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <linux/kvm.h>
@@ -19,6 +20,7 @@
 #include "hotvm_abi.h"
 #include "vmm_ioport.h"
 #include "vmm_log.h"
+#include "vmm_mmio.h"
 #include "vmm_vcpu.h"
 #include "vmm_vm.h"
 
@@ -123,6 +125,23 @@ static int vcpu_set_cpuid(struct vcpu *vcpu)
 	return ret;
 }
 
+/*
+ * Writes the LAPIC state back unchanged.  KVM routes the guest's IPIs
+ * (INIT/SIPI too) through a map of APIC IDs that it rebuilds when a LAPIC
+ * changes; a vCPU created after the others have run is not in it until
+ * then (seen on this machine's /dev/kvm: a hot-added AP never got its
+ * INIT), and KVM_SET_LAPIC rebuilds it.
+ */
+static int vcpu_refresh_lapic(struct vcpu *vcpu)
+{
+	struct kvm_lapic_state st;
+
+	if (ioctl(vcpu->fd, KVM_GET_LAPIC, &st) ||
+	    ioctl(vcpu->fd, KVM_SET_LAPIC, &st))
+		return -errno;
+	return 0;
+}
+
 int vcpu_create(struct vcpu *vcpu, struct vm *vm, const struct ioport_bus *io,
 		unsigned int id, unsigned int max_cpus)
 {
@@ -137,6 +156,7 @@ int vcpu_create(struct vcpu *vcpu, struct vm *vm, const struct ioport_bus *io,
 		.max_cpus = max_cpus,
 		.fd = -1,
 	};
+	/* KVM's vCPU fds are O_CLOEXEC already: hooks inherit none. */
 	vcpu->fd = ioctl(vm->vm_fd, KVM_CREATE_VCPU, (unsigned long)id);
 	if (vcpu->fd < 0) {
 		ret = -errno;
@@ -156,6 +176,23 @@ int vcpu_create(struct vcpu *vcpu, struct vm *vm, const struct ioport_bus *io,
 	ret = vcpu_set_cpuid(vcpu);
 	if (ret) {
 		pr_err("cannot set vCPU %u's CPUID: %s", id, strerror(-ret));
+		return ret;
+	}
+	ret = vcpu_refresh_lapic(vcpu);
+	if (ret)
+		pr_err("cannot set vCPU %u's LAPIC: %s", id, strerror(-ret));
+	return ret;
+}
+
+int vcpu_unpark(struct vcpu *vcpu)
+{
+	struct kvm_mp_state mp = { .mp_state = KVM_MP_STATE_UNINITIALIZED };
+
+	if (ioctl(vcpu->fd, KVM_SET_MP_STATE, &mp)) {
+		int ret = -errno;
+
+		pr_err("cannot reset parked vCPU %u: KVM_SET_MP_STATE: %s",
+		       vcpu->id, strerror(errno));
 		return ret;
 	}
 	return 0;
@@ -232,9 +269,21 @@ static bool vcpu_handle_exit(struct vcpu *vcpu)
 	case KVM_EXIT_IO:
 		return vcpu_handle_io(vcpu);
 	case KVM_EXIT_MMIO:
-		/* Nothing is memory-mapped in user space yet: a bus float. */
-		if (!run->mmio.is_write)
-			memset(run->mmio.data, 0xff, sizeof(run->mmio.data));
+		/* mmio.len lives in the shared run area: never trust it. */
+		if (!run->mmio.len || run->mmio.len > sizeof(run->mmio.data)) {
+			vm_request_stop(
+				vm, ABI_STATUS_VMFAIL,
+				"vCPU %u: malformed MMIO exit (0x%llx)",
+				vcpu->id,
+				(unsigned long long)run->mmio.phys_addr);
+			return false;
+		}
+		if (vcpu->mmio)
+			mmio_dispatch(vcpu->mmio, run->mmio.phys_addr,
+				      run->mmio.is_write, run->mmio.data,
+				      run->mmio.len);
+		else if (!run->mmio.is_write)
+			memset(run->mmio.data, 0, sizeof(run->mmio.data));
 		return true;
 	case KVM_EXIT_HLT:
 	case KVM_EXIT_INTR:
@@ -282,8 +331,9 @@ static void *vcpu_thread(void *arg)
 	sigemptyset(&kick);
 	sigaddset(&kick, VCPU_KICK_SIGNAL);
 	pthread_sigmask(SIG_UNBLOCK, &kick, NULL);
+	atomic_store(&vcpu->tid, (int)syscall(SYS_gettid));
 
-	while (!vm_stopping(vcpu->vm)) {
+	while (!vm_stopping(vcpu->vm) && !atomic_load(&vcpu->stop)) {
 		if (ioctl(vcpu->fd, KVM_RUN, 0) < 0) {
 			/*
 			 * EINTR: kicked (or a stray signal).  EAGAIN: an AP
@@ -299,12 +349,18 @@ static void *vcpu_thread(void *arg)
 		if (!vcpu_handle_exit(vcpu))
 			break;
 	}
+	atomic_store(&vcpu->tid, 0);
 	return NULL;
 }
 
 int vcpu_start(struct vcpu *vcpu)
 {
-	int ret = pthread_create(&vcpu->thread, NULL, vcpu_thread, vcpu);
+	int ret;
+
+	/* A restarted (unparked) vCPU carries the last stop's marks. */
+	atomic_store(&vcpu->stop, false);
+	__atomic_store_n(&vcpu->run->immediate_exit, 0, __ATOMIC_SEQ_CST);
+	ret = pthread_create(&vcpu->thread, NULL, vcpu_thread, vcpu);
 
 	if (ret) {
 		pr_err("cannot start vCPU %u's thread: %s", vcpu->id,
@@ -331,6 +387,16 @@ void vcpu_join(struct vcpu *vcpu)
 		return;
 	pthread_join(vcpu->thread, NULL);
 	vcpu->thread_started = false;
+}
+
+void vcpu_stop(struct vcpu *vcpu)
+{
+	if (!vcpu->thread_started)
+		return;
+	/* The flag first: a thread woken by the kick must see it. */
+	atomic_store(&vcpu->stop, true);
+	vcpu_kick(vcpu);
+	vcpu_join(vcpu);
 }
 
 void vcpu_destroy(struct vcpu *vcpu)

@@ -114,4 +114,66 @@ static void test_run(void)
 	CHECK(o.help);
 }
 
-CHECK_MAIN(TEST(test_size), TEST(test_cpus), TEST(test_serial), TEST(test_run))
+static void test_hotplug_opts(void)
+{
+	struct cli_run_opts o;
+	char *ok[] = { "run",
+		       "--api-socket",
+		       "/tmp/s",
+		       "--hook",
+		       "/bin/a",
+		       "--hook=/bin/b",
+		       "--name",
+		       "vm1",
+		       "--hook-timeout",
+		       "250",
+		       "--hotplug-timeout=3000" };
+	char *defaults[] = { "run" };
+	char *bad_ms[] = { "run", "--hotplug-timeout", "0" };
+	char *bad_ms2[] = { "run", "--hook-timeout", "10s" };
+	char *bad_ms3[] = { "run", "--hotplug-timeout", "999999999" };
+	char *no_sock[] = { "run", "--api-socket" };
+	char *empty_sock[] = { "run", "--api-socket=" };
+	char *empty_name[] = { "run", "--name=" };
+	char *many[2 + 2 * (CLI_MAX_HOOKS + 1)] = { "run" };
+	int ms;
+
+	CHECK_EQ(cli_parse_run(11, ok, &o), 0);
+	CHECK_STREQ(o.api_socket, "/tmp/s");
+	CHECK_EQ(o.nr_hooks, 2);
+	CHECK_STREQ(o.hooks[0], "/bin/a");
+	CHECK_STREQ(o.hooks[1], "/bin/b");
+	CHECK_STREQ(o.name, "vm1");
+	CHECK_EQ(o.hook_timeout_ms, 250);
+	CHECK_EQ(o.hotplug_timeout_ms, 3000);
+
+	CHECK_EQ(cli_parse_run(1, defaults, &o), 0);
+	CHECK(!o.api_socket);
+	CHECK_EQ(o.nr_hooks, 0);
+	CHECK_STREQ(o.name, CLI_DEFAULT_NAME);
+	CHECK_EQ(o.hook_timeout_ms, 0);
+	CHECK_EQ(o.hotplug_timeout_ms, 0);
+
+	CHECK_EQ(cli_parse_run(3, bad_ms, &o), -EINVAL);
+	CHECK_EQ(cli_parse_run(3, bad_ms2, &o), -EINVAL);
+	CHECK_EQ(cli_parse_run(3, bad_ms3, &o), -EINVAL);
+	CHECK_EQ(cli_parse_run(2, no_sock, &o), -EINVAL);
+	CHECK_EQ(cli_parse_run(2, empty_sock, &o), -EINVAL);
+	CHECK_EQ(cli_parse_run(2, empty_name, &o), -EINVAL);
+
+	for (int i = 0; i < CLI_MAX_HOOKS + 1; i++) {
+		many[1 + 2 * i] = "--hook";
+		many[2 + 2 * i] = "/bin/true";
+	}
+	CHECK_EQ(cli_parse_run(1 + 2 * CLI_MAX_HOOKS, many, &o), 0);
+	CHECK_EQ(o.nr_hooks, CLI_MAX_HOOKS);
+	CHECK_EQ(cli_parse_run(1 + 2 * (CLI_MAX_HOOKS + 1), many, &o), -EINVAL);
+
+	CHECK_EQ(cli_parse_ms("1", &ms), 0);
+	CHECK_EQ(ms, 1);
+	CHECK_EQ(cli_parse_ms("", &ms), -EINVAL);
+	CHECK_EQ(cli_parse_ms("-5", &ms), -EINVAL);
+}
+
+CHECK_MAIN(TEST(test_size), TEST(test_cpus), TEST(test_serial), TEST(test_run),
+	   TEST(test_hotplug_opts))

@@ -2,12 +2,15 @@
 /* Unit tests for the FDT builder: parse the tree back with libfdt. */
 #include <errno.h>
 #include <stdio.h>
+#include <string.h>
 
 #include <libfdt.h>
 
 #include "check.h"
 #include "fdt_build.h"
 #include "hotvm_abi.h"
+
+static void check_hotplug_nodes(void);
 
 static char buf[ABI_FDT_MAX];
 
@@ -86,6 +89,48 @@ static void check_tree(unsigned int boot, unsigned int max)
 	}
 	CHECK_EQ(n, max);
 	CHECK_EQ(okay, boot);
+	check_hotplug_nodes();
+}
+
+/* The two hotplug devices, by the paths and names the tiny guest uses. */
+static void check_hotplug_nodes(void)
+{
+	static const struct {
+		const char *path, *compatible;
+		uint64_t base, size;
+	} devs[] = {
+		{ "/ged@feb00000", "hotvm,ged", ABI_GED_MMIO, ABI_GED_SIZE },
+		{ "/cpuhp@feb00100", "hotvm,cpuhp-regs", ABI_CPUHP_MMIO,
+		  ABI_CPUHP_SIZE },
+	};
+
+	for (size_t i = 0; i < sizeof(devs) / sizeof(devs[0]); i++) {
+		int node = fdt_path_offset(buf, devs[i].path), len;
+		const void *reg;
+		fdt64_t cells[2];
+
+		CHECK(node >= 0);
+		if (node < 0)
+			continue;
+		CHECK_EQ(fdt_node_check_compatible(buf, node,
+						   devs[i].compatible),
+			 0);
+		reg = fdt_getprop(buf, node, "reg", &len);
+		CHECK(reg && len == 16);
+		if (reg && len == 16) {
+			memcpy(cells, reg, sizeof(cells));
+			CHECK_EQ(fdt64_to_cpu(cells[0]), devs[i].base);
+			CHECK_EQ(fdt64_to_cpu(cells[1]), devs[i].size);
+		}
+	}
+	{
+		int node = fdt_path_offset(buf, "/ged@feb00000"), len;
+		const fdt32_t *irq = fdt_getprop(buf, node, "interrupts", &len);
+
+		CHECK(irq && len == 4);
+		if (irq && len == 4)
+			CHECK_EQ(fdt32_to_cpu(*irq), ABI_GED_IRQ);
+	}
 }
 
 static void test_small(void)

@@ -30,8 +30,9 @@ static struct {
 	unsigned int gs_cpu[MAX_LOG];
 	uint32_t gs_val[MAX_LOG];
 	unsigned int nr_gs;
-	uint32_t fault[NR_CPUS]; /* returned once by guest_fault, then 0 */
-	bool reenter;		 /* eject callback re-enters hpregs */
+	uint32_t fault[NR_CPUS];  /* returned once by guest_fault, then 0 */
+	uint32_t target[NR_CPUS]; /* returned once by guest_target, then 0 */
+	bool reenter;		  /* eject callback re-enters hpregs */
 } rec;
 
 static struct hpregs r;
@@ -73,11 +74,22 @@ static uint32_t on_guest_fault(void *ctx, unsigned int cpu)
 	return f;
 }
 
+static uint32_t on_guest_target(void *ctx, unsigned int cpu)
+{
+	uint32_t t;
+
+	(void)ctx;
+	t = rec.target[cpu];
+	rec.target[cpu] = 0;
+	return t;
+}
+
 static const struct hpregs_ops ops = {
 	.eject = on_eject,
 	.ost = on_ost,
 	.guest_state = on_guest_state,
 	.guest_fault = on_guest_fault,
+	.guest_target = on_guest_target,
 };
 
 /* Boot CPUs 0 and 1 present, as the VMM would set them up. */
@@ -547,9 +559,55 @@ static void test_guest_extensions(void)
 	hpregs_destroy(&r);
 }
 
+static void test_guest_target(void)
+{
+	struct hpregs_stats st;
+
+	setup();
+	rec.target[1] = 4 + 1;
+	CSEL_W(1);
+	CHECK_EQ(CCMD_W(ABI_CPUHP_CMD_GUEST_TARGET), HPREGS_OK);
+	CHECK_EQ(CDAT_R(), 5);
+	CHECK_EQ(CDAT_R(), 0);		      /* consumed */
+	CHECK_EQ(CDAT_W(3), HPREGS_IGN_DATA); /* read-only under it */
+	CSEL_W(NR_CPUS);
+	CHECK_EQ(CDAT_R(), 0);
+	hpregs_stats(&r, &st);
+	CHECK_EQ(st.guest_targets, 2);
+	hpregs_destroy(&r);
+}
+
+/* A hot-add the guest never finished is taken back without an event. */
+static void test_unplug_force(void)
+{
+	struct hpregs_cpu c;
+
+	setup();
+	CHECK_EQ(hpregs_unplug_force(&r, 0), -EPERM);
+	CHECK_EQ(hpregs_unplug_force(&r, 2), -ENODEV);
+	CHECK_EQ(hpregs_unplug_force(&r, NR_CPUS), -EINVAL);
+	CHECK_EQ(hpregs_plug(&r, 2), 0);
+	CHECK_EQ(hpregs_unplug_force(&r, 2), 0);
+	CHECK_EQ(hpregs_get_cpu(&r, 2, &c), 0);
+	CHECK(!c.enabled && !c.inserting && !c.removing && !c.unplug_requested);
+	CSEL_W(0);
+	CCMD_W(ABI_CPUHP_CMD_NEXT_EVENT);
+	CHECK_EQ(CDAT_R(), 0); /* no CPU with an event */
+	CSEL_W(2);
+	CHECK_EQ(sta(2) & HPREGS_FLAG_ENABLED, 0);
+	/* A removal armed before the force is gone too: no late eject. */
+	CHECK_EQ(hpregs_plug(&r, 2), 0);
+	CHECK_EQ(hpregs_request_unplug(&r, 2), 0);
+	CHECK_EQ(hpregs_unplug_force(&r, 2), 0);
+	CHECK_EQ(wr(HPREGS_FLAGS, 1, HPREGS_FLAG_EJECT), HPREGS_IGN_EJECT);
+	CHECK_EQ(rec.nr_ejects, 0);
+	CHECK_EQ(hpregs_plug(&r, 2), 0); /* and it can be plugged again */
+	hpregs_destroy(&r);
+}
+
 static void test_unknown_commands(void)
 {
-	static const uint64_t bad[] = { 4, 5, 0x0f, 0x12, 0x7f, 0xff };
+	static const uint64_t bad[] = { 4, 5, 0x0f, 0x13, 0x7f, 0xff };
 	size_t i;
 
 	setup();
@@ -910,6 +968,7 @@ CHECK_MAIN(TEST(test_init), TEST(test_detect_and_enumerate), TEST(test_hot_add),
 	   TEST(test_scan_wraps), TEST(test_hot_remove),
 	   TEST(test_eject_refused), TEST(test_flags_priority),
 	   TEST(test_fw_remove), TEST(test_arch_id), TEST(test_ost_per_cpu),
-	   TEST(test_guest_extensions), TEST(test_unknown_commands),
+	   TEST(test_guest_extensions), TEST(test_guest_target),
+	   TEST(test_unplug_force), TEST(test_unknown_commands),
 	   TEST(test_invalid_selector), TEST(test_widths_and_offsets),
 	   TEST(test_hostile))

@@ -1,0 +1,901 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * vmm/qmp_cmds.c against the fake controller (fake_hotplug.c), through the
+ * real QMP server and the client library: every command's reply shape,
+ * every argument error, QEMU's request shapes (as libvirt sends them),
+ * events with QEMU's fields, cpu-resize's undo.
+ */
+#include <errno.h>
+#include <poll.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+#include <json-c/json.h>
+
+#include "fake_hotplug.h"
+#include "guest_states.h"
+#include "hotplug.h"
+#include "qmp.h"
+#include "qmp_client.h"
+#include "qmp_cmds.h"
+#include "check.h"
+#include "vmm_vm.h"
+
+#define T_MS 5000
+
+static struct {
+	char dir[48], path[96];
+	struct qmp_server *s;
+	struct hotplug *hp;
+	struct vm vm;
+	struct qmp_client *c;
+} t;
+
+static void setup(unsigned int max, unsigned int boot)
+{
+	struct qmp_client_error e;
+
+	snprintf(t.dir, sizeof(t.dir), "/tmp/hotvm-api-XXXXXX");
+	if (!mkdtemp(t.dir))
+		abort();
+	snprintf(t.path, sizeof(t.path), "%s/api.sock", t.dir);
+	t.hp = fake_hp_create(max, boot);
+	memset(&t.vm, 0, sizeof(t.vm));
+	pthread_mutex_init(&t.vm.stop_lock, NULL);
+	t.vm.stop_efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	CHECK_EQ(qmp_server_create(&(struct qmp_server_opts){ .path = t.path },
+				   &t.s),
+		 0);
+	CHECK_EQ(qmp_cmds_register(t.s, t.hp, &t.vm), 0);
+	CHECK_EQ(qmp_server_start(t.s), 0);
+	CHECK_EQ(qmp_client_connect(t.path, 1, T_MS, &t.c, &e), 0);
+}
+
+static void teardown(void)
+{
+	qmp_client_close(t.c);
+	qmp_cmds_unregister(t.hp);
+	qmp_server_stop(t.s);
+	fake_hp_destroy(t.hp);
+	close(t.vm.stop_efd);
+	pthread_mutex_destroy(&t.vm.stop_lock);
+	rmdir(t.dir);
+}
+
+/* Runs cmd with printf-style JSON arguments; the reply, or NULL. */
+static struct json_object *ok(const char *cmd, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static struct json_object *ok(const char *cmd, const char *fmt, ...)
+{
+	struct json_object *args = NULL, *r = NULL;
+	struct qmp_client_error e;
+	char buf[1024];
+	va_list ap;
+	int rc;
+
+	if (fmt) {
+		va_start(ap, fmt);
+		vsnprintf(buf, sizeof(buf), fmt, ap);
+		va_end(ap);
+		args = json_tokener_parse(buf);
+		CHECK(args);
+	}
+	rc = qmp_client_execute(t.c, cmd, args, &r, &e, T_MS);
+	json_object_put(args);
+	if (rc)
+		printf("# %s %s: %d %s: %s\n", cmd, fmt ? buf : "", rc, e.class,
+		       e.desc);
+	CHECK_EQ(rc, 0);
+	return r;
+}
+
+/* Expects an error of class whose desc contains want. */
+static void fails(const char *class, const char *want, const char *cmd,
+		  const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+static void fails(const char *class, const char *want, const char *cmd,
+		  const char *fmt, ...)
+{
+	struct json_object *args = NULL, *r = NULL;
+	struct qmp_client_error e = { 0 };
+	char buf[1024] = "";
+	va_list ap;
+	int rc;
+
+	if (fmt) {
+		va_start(ap, fmt);
+		vsnprintf(buf, sizeof(buf), fmt, ap);
+		va_end(ap);
+		args = json_tokener_parse(buf);
+		CHECK(args);
+	}
+	rc = qmp_client_execute(t.c, cmd, args, &r, &e, T_MS);
+	json_object_put(args);
+	json_object_put(r);
+	CHECK_EQ(rc, -EREMOTEIO);
+	if (rc != -EREMOTEIO || strcmp(e.class, class) || !strstr(e.desc, want))
+		printf("# %s %s: got %s: '%s', want %s: '%s'\n", cmd, buf,
+		       e.class, e.desc, class, want);
+	CHECK_STREQ(e.class, class);
+	CHECK(strstr(e.desc, want));
+}
+
+static struct json_object *get(struct json_object *o, const char *k)
+{
+	struct json_object *v = NULL;
+
+	if (!json_object_object_get_ex(o, k, &v))
+		return NULL;
+	return v;
+}
+
+static const char *gs(struct json_object *o, const char *k)
+{
+	struct json_object *v = get(o, k);
+
+	return json_object_is_type(v, json_type_string)
+		       ? json_object_get_string(v)
+		       : NULL;
+}
+
+static long long gi(struct json_object *o, const char *k)
+{
+	struct json_object *v = get(o, k);
+
+	return json_object_is_type(v, json_type_int) ? json_object_get_int64(v)
+						     : -999;
+}
+
+static bool has(struct json_object *o, const char *k)
+{
+	return json_object_is_type(o, json_type_object) &&
+	       json_object_object_get_ex(o, k, NULL);
+}
+
+/* Exactly these members, no others. */
+static void keys(struct json_object *o, const char *const *want)
+{
+	size_t n = 0;
+
+	CHECK(json_object_is_type(o, json_type_object));
+	for (; want[n]; n++)
+		if (!has(o, want[n])) {
+			printf("# missing member '%s' in %s\n", want[n],
+			       json_object_to_json_string(o));
+			check_failures++;
+		}
+	CHECK_EQ(json_object_object_length(o), n);
+}
+
+/* The next event called name, skipping others; NULL if none comes. */
+static struct json_object *event(const char *name)
+{
+	for (;;) {
+		struct json_object *ev;
+
+		if (qmp_client_next_event(t.c, &ev, 200))
+			return NULL;
+		if (!strcmp(gs(ev, "event") ?: "", name))
+			return ev;
+		json_object_put(ev);
+	}
+}
+
+static void drain_events(void)
+{
+	struct json_object *ev;
+
+	while (!qmp_client_next_event(t.c, &ev, 50))
+		json_object_put(ev);
+}
+
+static struct json_object *cpuhp_cpu(unsigned int cpu)
+{
+	char a[32];
+	struct json_object *r, *c;
+
+	snprintf(a, sizeof(a), "{\"cpu\": %u}", cpu);
+	r = ok("query-cpuhp", "%s", a);
+	c = json_object_get(json_object_array_get_idx(get(r, "cpus"), 0));
+	json_object_put(r);
+	return c;
+}
+
+static bool cpu_plugged(unsigned int cpu)
+{
+	struct json_object *c = cpuhp_cpu(cpu);
+	bool p = gi(get(c, "host"), "state") != HOST_OFFLINE;
+
+	json_object_put(c);
+	return p;
+}
+
+/* ---- QEMU's commands ---- */
+
+static void test_commands_listed(void)
+{
+	static const char *const want[] = {
+		"query-hotpluggable-cpus",
+		"device_add",
+		"device_del",
+		"query-cpus-fast",
+		"query-status",
+		"quit",
+		"query-cpuhp",
+		"cpuhp-set-target",
+		"cpuhp-inject-fault",
+		"cpu-resize",
+		"cpu-hotplug",
+	};
+	struct json_object *r;
+
+	setup(4, 1);
+	r = ok("query-commands", NULL);
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		bool found = false;
+
+		for (size_t j = 0; j < json_object_array_length(r); j++)
+			found |= !strcmp(
+				gs(json_object_array_get_idx(r, j), "name"),
+				want[i]);
+		if (!found)
+			printf("# %s not listed\n", want[i]);
+		CHECK(found);
+	}
+	json_object_put(r);
+	teardown();
+}
+
+static void test_hotpluggable_shape(void)
+{
+	static const char *const ent[] = { "type", "vcpus-count", "props",
+					   "qom-path", NULL };
+	static const char *const props[] = { "socket-id", "core-id",
+					     "thread-id", NULL };
+	struct json_object *r;
+
+	setup(4, 2);
+	r = ok("query-hotpluggable-cpus", NULL);
+	CHECK_EQ(json_object_array_length(r), 4);
+	for (int i = 0; i < 4; i++) {
+		struct json_object *e = json_object_array_get_idx(r, i);
+		int slot = 3 - i; /* highest first, like QEMU */
+
+		CHECK_STREQ(gs(e, "type"), "host-x86_64-cpu");
+		CHECK_EQ(gi(e, "vcpus-count"), 1);
+		keys(get(e, "props"), props);
+		CHECK_EQ(gi(get(e, "props"), "socket-id"), slot);
+		CHECK_EQ(gi(get(e, "props"), "core-id"), 0);
+		CHECK_EQ(gi(get(e, "props"), "thread-id"), 0);
+		if (slot < 2) {
+			char p[64];
+
+			keys(e, ent);
+			snprintf(p, sizeof(p), "/machine/unattached/device[%d]",
+				 slot);
+			CHECK_STREQ(gs(e, "qom-path"), p);
+		} else {
+			CHECK_EQ(json_object_object_length(e), 3);
+		}
+	}
+	json_object_put(r);
+	fails("GenericError", "Parameter 'x' is unexpected",
+	      "query-hotpluggable-cpus", "{\"x\": 1}");
+	teardown();
+}
+
+static void test_device_add_libvirt(void)
+{
+	static const char *const ost[] = { "device", "slot",   "slot-type",
+					   "source", "status", NULL };
+	static const char *const fast[] = { "cpu-index", "qom-path",
+					    "thread-id", "props",
+					    "target",	 NULL };
+	struct json_object *r, *ev, *e;
+
+	setup(4, 1);
+	/* libvirt's qemuMonitorJSONAddDeviceProps for a vcpu */
+	r = ok("device_add", "{\"driver\": \"qemu64-x86_64-cpu\", \"id\": "
+			     "\"vcpu1\", \"core-id\": 0, \"thread-id\": 0, "
+			     "\"socket-id\": 1}");
+	CHECK(json_object_is_type(r, json_type_object));
+	CHECK_EQ(json_object_object_length(r), 0);
+	json_object_put(r);
+	ev = event("ACPI_DEVICE_OST");
+	CHECK(ev);
+	e = get(get(ev, "data"), "info");
+	keys(e, ost);
+	CHECK_STREQ(gs(e, "device"), "vcpu1");
+	CHECK_STREQ(gs(e, "slot"), "1");
+	CHECK_STREQ(gs(e, "slot-type"), "CPU");
+	CHECK_EQ(gi(e, "source"), 1);
+	CHECK_EQ(gi(e, "status"), 0);
+	CHECK(has(get(ev, "timestamp"), "seconds"));
+	json_object_put(ev);
+	drain_events();
+
+	/* QEMU's docs/cpu-hotplug.rst: no id, anonymous path */
+	json_object_put(ok("device_add", "{\"driver\": \"host-x86_64-cpu\", "
+					 "\"socket-id\": 3, \"core-id\": 0, "
+					 "\"thread-id\": 0}"));
+	/* Decimal strings, as QemuOpts takes them. */
+	json_object_put(ok("device_add",
+			   "{\"driver\": \"max-x86_64-cpu\", "
+			   "\"id\": \"c2\", \"socket-id\": \"2\"}"));
+	r = ok("query-hotpluggable-cpus", NULL);
+	CHECK_STREQ(gs(json_object_array_get_idx(r, 0), "qom-path"),
+		    "/machine/peripheral-anon/device[0]");
+	CHECK_STREQ(gs(json_object_array_get_idx(r, 1), "qom-path"),
+		    "/machine/peripheral/c2");
+	CHECK_STREQ(gs(json_object_array_get_idx(r, 2), "qom-path"),
+		    "/machine/peripheral/vcpu1");
+	CHECK_STREQ(gs(json_object_array_get_idx(r, 3), "qom-path"),
+		    "/machine/unattached/device[0]");
+	json_object_put(r);
+
+	r = ok("query-cpus-fast", NULL);
+	CHECK_EQ(json_object_array_length(r), 4);
+	for (int i = 0; i < 4; i++) {
+		e = json_object_array_get_idx(r, i);
+		keys(e, fast);
+		CHECK_EQ(gi(e, "cpu-index"), i);
+		CHECK_EQ(gi(e, "thread-id"), 1000 + i);
+		CHECK_STREQ(gs(e, "target"), "x86_64");
+		CHECK_EQ(gi(get(e, "props"), "socket-id"), i);
+	}
+	CHECK_STREQ(gs(json_object_array_get_idx(r, 1), "qom-path"),
+		    "/machine/peripheral/vcpu1");
+	json_object_put(r);
+	teardown();
+}
+
+static void test_device_add_errors(void)
+{
+	setup(4, 1);
+	fails("GenericError", "Parameter 'driver' is missing", "device_add",
+	      "{\"socket-id\": 1}");
+	fails("GenericError",
+	      "Invalid parameter type for 'driver', expected: string",
+	      "device_add", "{\"driver\": 7, \"socket-id\": 1}");
+	fails("GenericError", "'e1000' is not a valid device model name",
+	      "device_add", "{\"driver\": \"e1000\", \"socket-id\": 1}");
+	fails("GenericError", "'-x86_64-cpu' is not a valid device model name",
+	      "device_add", "{\"driver\": \"-x86_64-cpu\", \"socket-id\": 1}");
+	fails("GenericError", "Property 'host-x86_64-cpu.node' not found",
+	      "device_add",
+	      "{\"driver\": \"host-x86_64-cpu\", \"socket-id\": 1, "
+	      "\"node\": 0}");
+	fails("GenericError", "CPU socket-id is not set", "device_add",
+	      "{\"driver\": \"host-x86_64-cpu\", \"core-id\": 0}");
+	fails("GenericError", "Invalid CPU socket-id: 4 must be in range 0:3",
+	      "device_add",
+	      "{\"driver\": \"host-x86_64-cpu\", \"socket-id\": 4}");
+	fails("GenericError", "Invalid CPU socket-id: -1 must be in range 0:3",
+	      "device_add",
+	      "{\"driver\": \"host-x86_64-cpu\", \"socket-id\": -1}");
+	fails("GenericError", "Invalid CPU core-id: 1 must be in range 0:0",
+	      "device_add",
+	      "{\"driver\": \"host-x86_64-cpu\", \"socket-id\": 1, "
+	      "\"core-id\": 1}");
+	fails("GenericError", "Invalid CPU thread-id: 1 must be in range 0:0",
+	      "device_add",
+	      "{\"driver\": \"host-x86_64-cpu\", \"socket-id\": 1, "
+	      "\"thread-id\": 1}");
+	fails("GenericError",
+	      "Invalid parameter type for 'socket-id', expected: integer",
+	      "device_add",
+	      "{\"driver\": \"host-x86_64-cpu\", \"socket-id\": \"one\"}");
+	fails("GenericError",
+	      "Invalid parameter type for 'core-id', expected: integer",
+	      "device_add",
+	      "{\"driver\": \"host-x86_64-cpu\", \"socket-id\": 1, "
+	      "\"core-id\": [0]}");
+	fails("GenericError", "Parameter 'id' expects an identifier",
+	      "device_add",
+	      "{\"driver\": \"host-x86_64-cpu\", \"socket-id\": 1, "
+	      "\"id\": \"1cpu\"}");
+	fails("GenericError", "CPU[0] with APIC ID 0 exists", "device_add",
+	      "{\"driver\": \"host-x86_64-cpu\", \"socket-id\": 0}");
+	json_object_put(ok("device_add",
+			   "{\"driver\": \"host-x86_64-cpu\", "
+			   "\"socket-id\": 1, \"id\": \"cpu1\"}"));
+	fails("GenericError", "CPU[1] with APIC ID 1 exists", "device_add",
+	      "{\"driver\": \"host-x86_64-cpu\", \"socket-id\": 1, "
+	      "\"id\": \"other\"}");
+	fails("GenericError", "Duplicate device ID 'cpu1'", "device_add",
+	      "{\"driver\": \"host-x86_64-cpu\", \"socket-id\": 2, "
+	      "\"id\": \"cpu1\"}");
+	/* Mid-transition */
+	fake_hp_set_busy(t.hp, 2, true);
+	fails("GenericError",
+	      "cpu 2 is in transition (guest still walking its table); try "
+	      "again",
+	      "device_add",
+	      "{\"driver\": \"host-x86_64-cpu\", \"socket-id\": 2}");
+	fake_hp_set_busy(t.hp, 2, false);
+	/* A guest that does not answer: the add fails and rolls back. */
+	fake_hp_fail_next(t.hp, 2, -ETIMEDOUT);
+	fails("GenericError",
+	      "cpu 2: guest:ap-starting failed: Connection timed out; rolled "
+	      "back to offline",
+	      "device_add",
+	      "{\"driver\": \"host-x86_64-cpu\", \"socket-id\": 2}");
+	CHECK(!cpu_plugged(2));
+	teardown();
+}
+
+static void test_device_del(void)
+{
+	static const char *const del[] = { "device", "path", NULL };
+	struct json_object *ev, *d;
+
+	setup(4, 2);
+	json_object_put(ok("device_add",
+			   "{\"driver\": \"host-x86_64-cpu\", "
+			   "\"socket-id\": 2, \"id\": \"cpu2\"}"));
+	json_object_put(ok("device_add", "{\"driver\": \"host-x86_64-cpu\", "
+					 "\"socket-id\": 3}"));
+	drain_events();
+	json_object_put(ok("device_del", "{\"id\": \"cpu2\"}"));
+	/* The event came before the reply: it is kept by the client. */
+	CHECK(qmp_client_pending_events(t.c) > 0);
+	ev = event("DEVICE_DELETED");
+	CHECK(ev);
+	d = get(ev, "data");
+	keys(d, del);
+	CHECK_STREQ(gs(d, "device"), "cpu2");
+	CHECK_STREQ(gs(d, "path"), "/machine/peripheral/cpu2");
+	json_object_put(ev);
+	CHECK(!cpu_plugged(2));
+
+	/* By QOM path; no id, so no "device" member. */
+	json_object_put(ok("device_del",
+			   "{\"id\": \"/machine/peripheral-anon/device[0]\"}"));
+	ev = event("DEVICE_DELETED");
+	CHECK(ev);
+	d = get(ev, "data");
+	CHECK(!has(d, "device"));
+	CHECK_STREQ(gs(d, "path"), "/machine/peripheral-anon/device[0]");
+	json_object_put(ev);
+
+	/* A boot CPU other than 0, by its path. */
+	json_object_put(ok("device_del",
+			   "{\"id\": \"/machine/unattached/device[1]\"}"));
+	ev = event("DEVICE_DELETED");
+	CHECK_STREQ(gs(get(ev, "data"), "path"),
+		    "/machine/unattached/device[1]");
+	json_object_put(ev);
+
+	fails("GenericError", "Boot CPU is unpluggable", "device_del",
+	      "{\"id\": \"/machine/unattached/device[0]\"}");
+	fails("DeviceNotFound", "Device 'cpu2' not found", "device_del",
+	      "{\"id\": \"cpu2\"}");
+	fails("DeviceNotFound", "Device 'nope' not found", "device_del",
+	      "{\"id\": \"nope\"}");
+	fails("GenericError", "Parameter 'id' is missing", "device_del", "{}");
+	fails("GenericError",
+	      "Invalid parameter type for 'id', expected: string", "device_del",
+	      "{\"id\": 2}");
+	fails("GenericError", "Parameter 'force' is unexpected", "device_del",
+	      "{\"id\": \"cpu2\", \"force\": true}");
+
+	/* A guest that does not eject: an error, and the CPU stays. */
+	json_object_put(ok("device_add", "{\"driver\": \"host-x86_64-cpu\", "
+					 "\"socket-id\": 3, \"id\": \"c3\"}"));
+	drain_events();
+	fake_hp_fail_next(t.hp, 3, -ETIMEDOUT);
+	fails("GenericError",
+	      "cpu 3: guest:ap-starting failed: Connection timed out; rolled "
+	      "back to online (the guest did not eject it in time)",
+	      "device_del", "{\"id\": \"c3\"}");
+	CHECK(cpu_plugged(3));
+	CHECK(!event("DEVICE_DELETED"));
+	fake_hp_set_busy(t.hp, 3, true);
+	fails("GenericError", "cpu 3 is in transition", "device_del",
+	      "{\"id\": \"c3\"}");
+	teardown();
+}
+
+static void test_status_quit(void)
+{
+	static const char *const st[] = { "running", "singlestep", "status",
+					  NULL };
+	struct json_object *r;
+	uint64_t v = 0;
+
+	setup(2, 1);
+	r = ok("query-status", NULL);
+	keys(r, st);
+	CHECK(json_object_get_boolean(get(r, "running")));
+	CHECK(!json_object_get_boolean(get(r, "singlestep")));
+	CHECK_STREQ(gs(r, "status"), "running");
+	json_object_put(r);
+	fails("GenericError", "Parameter 'a' is unexpected", "query-status",
+	      "{\"a\": 1}");
+	fails("GenericError", "Parameter 'now' is unexpected", "quit",
+	      "{\"now\": true}");
+	CHECK(read(t.vm.stop_efd, &v, sizeof(v)) < 0);
+	r = ok("quit", NULL);
+	CHECK_EQ(json_object_object_length(r), 0);
+	json_object_put(r);
+	CHECK_EQ(read(t.vm.stop_efd, &v, sizeof(v)), sizeof(v));
+	CHECK(vm_stopping(&t.vm));
+	CHECK_EQ(t.vm.stop_status, 0);
+	teardown();
+}
+
+/* ---- hotvm's commands ---- */
+
+static void test_query_cpuhp(void)
+{
+	static const char *const st[] = { "state",    "name",	 "startup",
+					  "teardown", "section", "cant-stop",
+					  "no-fail",  NULL };
+	static const char *const cpu[] = { "cpu",     "apic-id",   "boot",
+					   "present", "qom-path",  "host",
+					   "guest",   "thread-id", "parked",
+					   NULL };
+	static const char *const host[] = {
+		"state",     "name",   "target",   "target-name", "fail",
+		"fail-name", "broken", "rollback", NULL
+	};
+	static const char *const guest[] = { "state",	    "name", "target",
+					     "target-name", "fail", "fail-name",
+					     "broken",	    NULL };
+	struct json_object *r, *a, *c;
+
+	setup(4, 1);
+	r = ok("query-cpuhp", NULL);
+	a = get(r, "host-states");
+	CHECK_EQ(json_object_array_length(a), HOST_NR_STATES);
+	for (size_t i = 0; i < json_object_array_length(a); i++) {
+		keys(json_object_array_get_idx(a, i), st);
+		CHECK_EQ(gi(json_object_array_get_idx(a, i), "state"), i);
+	}
+	CHECK_STREQ(gs(json_object_array_get_idx(a, HOST_AP_STARTING), "name"),
+		    "guest:ap-starting");
+	CHECK(json_object_is_type(
+		get(json_object_array_get_idx(a, HOST_DYN_FIRST), "name"),
+		json_type_null));
+	CHECK_STREQ(gs(json_object_array_get_idx(a, 1), "section"), "prepare");
+	a = get(r, "guest-states");
+	CHECK_EQ(json_object_array_length(a), GUEST_NR_STATES);
+	CHECK_STREQ(gs(json_object_array_get_idx(a, GUEST_AP_LAPIC), "name"),
+		    "ap:starting-lapic");
+	CHECK(json_object_get_boolean(
+		get(json_object_array_get_idx(a, GUEST_AP_LAPIC), "no-fail")));
+	CHECK_STREQ(gs(json_object_array_get_idx(a, GUEST_AP_LAPIC), "section"),
+		    "starting");
+	a = get(r, "cpus");
+	CHECK_EQ(json_object_array_length(a), 4);
+	c = json_object_array_get_idx(a, 0);
+	keys(c, cpu);
+	keys(get(c, "host"), host);
+	keys(get(c, "guest"), guest);
+	CHECK_STREQ(gs(get(c, "host"), "name"), "online");
+	CHECK_STREQ(gs(get(c, "guest"), "name"), "online");
+	CHECK(json_object_is_type(get(get(c, "host"), "fail"), json_type_null));
+	c = json_object_array_get_idx(a, 2);
+	CHECK(!has(c, "qom-path"));
+	CHECK_EQ(gi(get(c, "host"), "state"), 0);
+	CHECK_STREQ(gs(get(c, "host"), "name"), "offline");
+	json_object_put(r);
+
+	CHECK_EQ(hotplug_inject(t.hp, 2, HP_SIDE_HOST, HOST_VCPU_CREATE), 0);
+	c = cpuhp_cpu(2);
+	CHECK_EQ(gi(get(c, "host"), "fail"), HOST_VCPU_CREATE);
+	CHECK_STREQ(gs(get(c, "host"), "fail-name"), "vcpu:create");
+	CHECK_EQ(gi(c, "cpu"), 2);
+	json_object_put(c);
+	fails("GenericError", "Parameter 'cpu' expects a value between 0 and 3",
+	      "query-cpuhp", "{\"cpu\": 4}");
+	fails("GenericError", "Parameter 'all' is unexpected", "query-cpuhp",
+	      "{\"all\": true}");
+	teardown();
+}
+
+static void test_set_target(void)
+{
+	static const char *const stp[] = { "side",	"state",    "name",
+					   "direction", "rollback", "injected",
+					   "ret",	"us",	    NULL };
+	struct json_object *r, *s;
+
+	setup(4, 1);
+	r = ok("cpuhp-set-target",
+	       "{\"cpu\": 2, \"side\": \"host\", \"target\": \"vcpu:create\"}");
+	CHECK_EQ(gi(r, "cpu"), 2);
+	CHECK_STREQ(gs(r, "side"), "host");
+	CHECK_EQ(gi(r, "state"), HOST_VCPU_CREATE);
+	CHECK_STREQ(gs(r, "name"), "vcpu:create");
+	CHECK(gi(r, "total-us") >= 0);
+	s = get(r, "steps");
+	CHECK_EQ(json_object_array_length(s), 2);
+	keys(json_object_array_get_idx(s, 1), stp);
+	CHECK_STREQ(gs(json_object_array_get_idx(s, 1), "name"), "vcpu:create");
+	CHECK_STREQ(gs(json_object_array_get_idx(s, 1), "direction"), "up");
+	json_object_put(r);
+	/* partially up: plugged, with a path */
+	CHECK(cpu_plugged(2));
+	fails("GenericError", "the guest does not have this CPU yet",
+	      "cpuhp-set-target",
+	      "{\"cpu\": 2, \"side\": \"guest\", \"target\": \"online\"}");
+	/* by number, as JSON integer and as a string */
+	json_object_put(ok("cpuhp-set-target", "{\"cpu\": 2, \"side\": "
+					       "\"host\", \"target\": 3, "
+					       "\"timeout-ms\": 2000}"));
+	r = ok("cpuhp-set-target",
+	       "{\"cpu\": 2, \"side\": \"guest\", \"target\": \"5\"}");
+	CHECK_EQ(gi(r, "state"), GUEST_AP_LAPIC);
+	CHECK_STREQ(gs(r, "side"), "guest");
+	json_object_put(r);
+	r = ok("cpuhp-set-target",
+	       "{\"cpu\": 2, \"side\": \"host\", \"target\": \"offline\"}");
+	CHECK_STREQ(gs(r, "name"), "offline");
+	json_object_put(r);
+
+	fails("GenericError", "Parameter 'cpu' is missing", "cpuhp-set-target",
+	      "{\"side\": \"host\", \"target\": 1}");
+	fails("GenericError",
+	      "Invalid parameter type for 'cpu', expected: "
+	      "integer",
+	      "cpuhp-set-target",
+	      "{\"cpu\": \"2\", \"side\": \"host\", \"target\": 1}");
+	fails("GenericError", "Parameter 'cpu' expects a value between 0 and 3",
+	      "cpuhp-set-target",
+	      "{\"cpu\": 9, \"side\": \"host\", \"target\": 1}");
+	fails("GenericError", "Parameter 'side' does not accept value 'both'",
+	      "cpuhp-set-target",
+	      "{\"cpu\": 2, \"side\": \"both\", \"target\": 1}");
+	fails("GenericError", "Parameter 'side' is missing", "cpuhp-set-target",
+	      "{\"cpu\": 2, \"target\": 1}");
+	fails("GenericError", "Parameter 'target' is missing",
+	      "cpuhp-set-target", "{\"cpu\": 2, \"side\": \"host\"}");
+	fails("GenericError", "the host table has no state 'nirvana'",
+	      "cpuhp-set-target",
+	      "{\"cpu\": 2, \"side\": \"host\", \"target\": \"nirvana\"}");
+	fails("GenericError",
+	      "Parameter 'target' expects a host state between "
+	      "0 and 8",
+	      "cpuhp-set-target",
+	      "{\"cpu\": 2, \"side\": \"host\", \"target\": 99}");
+	fails("GenericError",
+	      "Invalid parameter type for 'target', expected: "
+	      "string or integer",
+	      "cpuhp-set-target",
+	      "{\"cpu\": 2, \"side\": \"host\", \"target\": true}");
+	fails("GenericError", "Parameter 'timeout-ms' expects a value between",
+	      "cpuhp-set-target",
+	      "{\"cpu\": 2, \"side\": \"host\", \"target\": 1, "
+	      "\"timeout-ms\": -5}");
+	fails("GenericError", "Parameter 'timeout' is unexpected",
+	      "cpuhp-set-target",
+	      "{\"cpu\": 2, \"side\": \"host\", \"target\": 1, "
+	      "\"timeout\": 5}");
+	fails("GenericError", "the boot CPU stays online", "cpuhp-set-target",
+	      "{\"cpu\": 0, \"side\": \"host\", \"target\": \"offline\"}");
+	teardown();
+}
+
+static void test_inject_and_hotplug(void)
+{
+	static const char *const rep[] = { "cpu", "state", "total-us", "steps",
+					   NULL };
+	struct json_object *r, *s;
+	bool down = false;
+
+	setup(4, 1);
+	r = ok("cpu-hotplug", "{\"cpu\": 1, \"state\": \"online\"}");
+	keys(r, rep);
+	CHECK_EQ(gi(r, "cpu"), 1);
+	CHECK_STREQ(gs(r, "state"), "online");
+	s = get(r, "steps");
+	/* 4 host callbacks and 8 guest ones (2 dynamic slots are free) */
+	CHECK_EQ(json_object_array_length(s), 12);
+	CHECK_EQ(gi(r, "total-us"), 12);
+	for (size_t i = 0; i < json_object_array_length(s); i++)
+		CHECK(!strcmp(gs(json_object_array_get_idx(s, i), "side"),
+			      "guest") ||
+		      !strcmp(gs(json_object_array_get_idx(s, i), "side"),
+			      "host"));
+	json_object_put(r);
+	/* Already online: a no-op, like Linux's online file. */
+	json_object_put(
+		ok("cpu-hotplug", "{\"cpu\": 1, \"state\": \"online\"}"));
+	r = ok("cpu-hotplug",
+	       "{\"cpu\": 1, \"state\": \"offline\", \"timeout-ms\": 1000}");
+	s = get(r, "steps");
+	for (size_t i = 0; i < json_object_array_length(s); i++)
+		down |= !strcmp(
+			gs(json_object_array_get_idx(s, i), "direction"),
+			"down");
+	CHECK(down);
+	json_object_put(r);
+	CHECK(!cpu_plugged(1));
+
+	/* A host fault: named, injected, rolled back. */
+	json_object_put(ok("cpuhp-inject-fault", "{\"cpu\": 1, \"side\": "
+						 "\"host\", \"state\": "
+						 "\"vcpu:create\"}"));
+	fails("GenericError",
+	      "cpu 1: vcpu:create failed: Resource temporarily unavailable "
+	      "(injected fault); rolled back to offline",
+	      "cpu-hotplug", "{\"cpu\": 1, \"state\": \"online\"}");
+	/* A guest fault. */
+	json_object_put(ok("cpuhp-inject-fault", "{\"cpu\": 1, \"side\": "
+						 "\"guest\", \"state\": "
+						 "\"ap:online-work\"}"));
+	fails("GenericError",
+	      "cpu 1: guest state ap:online-work failed: Resource temporarily "
+	      "unavailable (injected fault); rolled back to offline",
+	      "cpu-hotplug", "{\"cpu\": 1, \"state\": \"online\"}");
+	CHECK(!cpu_plugged(1));
+	/* Set, then cleared: no failure. */
+	json_object_put(ok("cpuhp-inject-fault", "{\"cpu\": 1, \"side\": "
+						 "\"host\", \"state\": 2}"));
+	json_object_put(ok("cpuhp-inject-fault", "{\"cpu\": 1, \"side\": "
+						 "\"host\", \"state\": null}"));
+	json_object_put(
+		ok("cpu-hotplug", "{\"cpu\": 1, \"state\": \"online\"}"));
+
+	fails("GenericError", "cpu 1: host state 4 cannot fail",
+	      "cpuhp-inject-fault",
+	      "{\"cpu\": 1, \"side\": \"host\", \"state\": 4}");
+	fails("GenericError", "guest state ap:starting-lapic cannot fail",
+	      "cpuhp-inject-fault",
+	      "{\"cpu\": 1, \"side\": \"guest\", \"state\": "
+	      "\"ap:starting-lapic\"}");
+	fails("GenericError", "Parameter 'state' is missing",
+	      "cpuhp-inject-fault", "{\"cpu\": 1, \"side\": \"host\"}");
+	fails("GenericError",
+	      "Parameter 'state' does not accept value "
+	      "'sideways'",
+	      "cpu-hotplug", "{\"cpu\": 1, \"state\": \"sideways\"}");
+	fails("GenericError",
+	      "Invalid parameter type for 'timeout-ms', expected: integer",
+	      "cpu-hotplug",
+	      "{\"cpu\": 1, \"state\": \"online\", \"timeout-ms\": 1.5}");
+	fails("GenericError", "Boot CPU is unpluggable", "cpu-hotplug",
+	      "{\"cpu\": 0, \"state\": \"offline\"}");
+	fake_hp_fail_next(t.hp, 2, -ETIMEDOUT);
+	fails("GenericError",
+	      "cpu 2: guest:ap-starting failed: Connection timed out; rolled "
+	      "back to offline",
+	      "cpu-hotplug", "{\"cpu\": 2, \"state\": \"online\"}");
+	teardown();
+}
+
+static void test_events(void)
+{
+	static const char *const f[] = { "cpu",	     "side",	 "kind",
+					 "state",    "name",	 "direction",
+					 "rollback", "injected", "ret",
+					 NULL };
+	struct json_object *ev;
+	int steps = 0, dones = 0, guest = 0;
+
+	setup(4, 1);
+	json_object_put(
+		ok("cpu-hotplug", "{\"cpu\": 3, \"state\": \"online\"}"));
+	while ((ev = event("CPUHP_STATE"))) {
+		struct json_object *d = get(ev, "data");
+
+		keys(d, f);
+		CHECK_EQ(gi(d, "cpu"), 3);
+		steps += !strcmp(gs(d, "kind"), "step");
+		dones += !strcmp(gs(d, "kind"), "done");
+		guest += !strcmp(gs(d, "side"), "guest");
+		if (!strcmp(gs(d, "kind"), "done") &&
+		    !strcmp(gs(d, "side"), "host")) {
+			CHECK_STREQ(gs(d, "name"), "online");
+			CHECK_EQ(gi(d, "ret"), 0);
+		}
+		json_object_put(ev);
+	}
+	CHECK_EQ(steps, 12);
+	CHECK_EQ(dones, 2);
+	CHECK_EQ(guest, 9);
+	teardown();
+}
+
+static void test_resize(void)
+{
+	struct json_object *r;
+
+	setup(4, 1);
+	r = ok("cpu-resize", "{\"count\": 3}");
+	CHECK_EQ(gi(r, "count"), 3);
+	CHECK_STREQ(json_object_to_json_string_ext(get(r, "added"),
+						   JSON_C_TO_STRING_PLAIN),
+		    "[1,2]");
+	CHECK_STREQ(json_object_to_json_string_ext(get(r, "removed"),
+						   JSON_C_TO_STRING_PLAIN),
+		    "[]");
+	json_object_put(r);
+	r = ok("cpu-resize", "{\"count\": 3, \"timeout-ms\": 100}");
+	CHECK_EQ(json_object_array_length(get(r, "added")), 0);
+	json_object_put(r);
+	r = ok("cpu-resize", "{\"count\": 1}");
+	CHECK_STREQ(json_object_to_json_string_ext(get(r, "removed"),
+						   JSON_C_TO_STRING_PLAIN),
+		    "[2,1]");
+	json_object_put(r);
+	CHECK(!cpu_plugged(1) && !cpu_plugged(2));
+
+	fails("GenericError",
+	      "Parameter 'count' expects a value between 1 "
+	      "and 4",
+	      "cpu-resize", "{\"count\": 0}");
+	fails("GenericError",
+	      "Parameter 'count' expects a value between 1 "
+	      "and 4",
+	      "cpu-resize", "{\"count\": 5}");
+	fails("GenericError", "Parameter 'count' is missing", "cpu-resize",
+	      "{}");
+	fails("GenericError",
+	      "Invalid parameter type for 'count', expected: "
+	      "integer",
+	      "cpu-resize", "{\"count\": \"4\"}");
+
+	/* The third add fails: the two before it are taken back. */
+	fake_hp_fail_next(t.hp, 3, -ETIMEDOUT);
+	fails("GenericError",
+	      "cpu 3: guest:ap-starting failed: Connection timed out; rolled "
+	      "back to offline; cpu-resize to 4: nothing changed (2 of 2 "
+	      "steps undone)",
+	      "cpu-resize", "{\"count\": 4}");
+	CHECK(cpu_plugged(0));
+	CHECK(!cpu_plugged(1) && !cpu_plugged(2) && !cpu_plugged(3));
+
+	/* A removal fails in the middle: the one before comes back. */
+	json_object_put(ok("device_add", "{\"driver\": \"host-x86_64-cpu\", "
+					 "\"socket-id\": 3, \"id\": \"c3\"}"));
+	json_object_put(ok("cpu-resize", "{\"count\": 4}"));
+	fake_hp_fail_next(t.hp, 2, -ETIMEDOUT);
+	fails("GenericError",
+	      "cpu-resize to 1: nothing changed (1 of 1 steps "
+	      "undone)",
+	      "cpu-resize", "{\"count\": 1}");
+	for (unsigned int i = 0; i < 4; i++)
+		CHECK(cpu_plugged(i));
+	r = cpuhp_cpu(3);
+	CHECK_STREQ(gs(r, "id"), "c3");
+	CHECK_STREQ(gs(r, "qom-path"), "/machine/peripheral/c3");
+	json_object_put(r);
+	teardown();
+}
+
+/* Several clients: requests serialised, every client sees the events. */
+static void test_two_clients(void)
+{
+	struct qmp_client *c2, *c1;
+	struct qmp_client_error e;
+	struct json_object *ev;
+
+	setup(4, 1);
+	CHECK_EQ(qmp_client_connect(t.path, 1, T_MS, &c2, &e), 0);
+	json_object_put(ok("device_add", "{\"driver\": \"host-x86_64-cpu\", "
+					 "\"socket-id\": 1, \"id\": \"a\"}"));
+	CHECK_EQ(qmp_client_next_event(c2, &ev, T_MS), 0);
+	CHECK(has(ev, "event"));
+	json_object_put(ev);
+	c1 = t.c;
+	t.c = c2;
+	fails("GenericError", "Duplicate device ID 'a'", "device_add",
+	      "{\"driver\": \"host-x86_64-cpu\", \"socket-id\": 2, \"id\": "
+	      "\"a\"}");
+	t.c = c1;
+	qmp_client_close(c2);
+	teardown();
+}
+
+CHECK_MAIN(TEST(test_commands_listed), TEST(test_hotpluggable_shape),
+	   TEST(test_device_add_libvirt), TEST(test_device_add_errors),
+	   TEST(test_device_del), TEST(test_status_quit),
+	   TEST(test_query_cpuhp), TEST(test_set_target),
+	   TEST(test_inject_and_hotplug), TEST(test_events), TEST(test_resize),
+	   TEST(test_two_clients))

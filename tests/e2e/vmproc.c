@@ -1,0 +1,290 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * A hotvm process under test: started with its console on a pipe and its
+ * API on a socket, so that a test can wait for console lines and QMP
+ * replies (events, never sleeps) and look at its fds and threads.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <json-c/json.h>
+
+#include "vmproc.h"
+
+static long now_ms(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t.tv_sec * 1000 + t.tv_nsec / 1000000;
+}
+
+const char *vmproc_hotvm(void)
+{
+	const char *p = getenv("HOTVM");
+
+	return p && *p ? p : "build/vmm/hotvm";
+}
+
+/* Reads what the console has, up to @deadline; false at EOF or timeout. */
+static bool vmproc_fill(struct vmproc *v, long deadline)
+{
+	struct pollfd p = { .fd = v->out_fd, .events = POLLIN };
+	long left = deadline - now_ms();
+	ssize_t n;
+
+	if (v->len == sizeof(v->buf) - 1) /* a huge line: drop it */
+		v->len = 0;
+	if (left <= 0 || poll(&p, 1, (int)left) <= 0)
+		return false;
+	n = read(v->out_fd, v->buf + v->len, sizeof(v->buf) - 1 - v->len);
+	if (n <= 0)
+		return false;
+	if (v->echo)
+		fwrite(v->buf + v->len, 1, (size_t)n, stdout);
+	v->len += (size_t)n;
+	v->buf[v->len] = 0;
+	return true;
+}
+
+/* Takes the next complete line out of the buffer into @line. */
+static bool vmproc_take_line(struct vmproc *v, char *line, size_t size)
+{
+	char *nl = memchr(v->buf, '\n', v->len);
+	size_t n;
+
+	if (!nl)
+		return false;
+	n = (size_t)(nl - v->buf);
+	snprintf(line, size, "%.*s", (int)n, v->buf);
+	memmove(v->buf, nl + 1, v->len - n - 1);
+	v->len -= n + 1;
+	if (!strncmp(line, "online: ", 8))
+		snprintf(v->online, sizeof(v->online), "%s", line + 8);
+	return true;
+}
+
+int vmproc_wait_line(struct vmproc *v, const char *prefix, int timeout_ms,
+		     char *out, size_t outlen)
+{
+	long deadline = now_ms() + timeout_ms;
+	char line[512];
+
+	for (;;) {
+		while (vmproc_take_line(v, line, sizeof(line)))
+			if (!strncmp(line, prefix, strlen(prefix))) {
+				if (out)
+					snprintf(out, outlen, "%s", line);
+				return 0;
+			}
+		if (!vmproc_fill(v, deadline))
+			return -ETIMEDOUT;
+	}
+}
+
+int vmproc_wait_online(struct vmproc *v, const char *cpulist, int timeout_ms)
+{
+	long deadline = now_ms() + timeout_ms;
+	char line[512];
+
+	for (;;) {
+		while (vmproc_take_line(v, line, sizeof(line)))
+			;
+		if (!strcmp(v->online, cpulist))
+			return 0;
+		if (!vmproc_fill(v, deadline))
+			return -ETIMEDOUT;
+	}
+}
+
+int vmproc_start(struct vmproc *v, const char *cpus, const char *cmdline,
+		 const char *const *extra)
+{
+	char tmpl[] = "/tmp/hotvm-e2e-XXXXXX";
+	const char *argv[48];
+	struct qmp_client_error err;
+	int fds[2], n = 0;
+	char line[256];
+
+	*v = (struct vmproc){ .out_fd = -1, .echo = getenv("E2E_ECHO") };
+	if (!mkdtemp(tmpl))
+		return -errno;
+	snprintf(v->dir, sizeof(v->dir), "%s", tmpl);
+	snprintf(v->sock, sizeof(v->sock), "%s/api.sock", tmpl);
+	argv[n++] = vmproc_hotvm();
+	argv[n++] = "run";
+	argv[n++] = "--cpus";
+	argv[n++] = cpus;
+	argv[n++] = "--api-socket";
+	argv[n++] = v->sock;
+	argv[n++] = "--serial";
+	argv[n++] = "stdio";
+	argv[n++] = "--cmdline";
+	argv[n++] = cmdline;
+	for (; extra && *extra && n < 46; extra++)
+		argv[n++] = *extra;
+	argv[n] = NULL;
+
+	if (pipe2(fds, O_CLOEXEC))
+		return -errno;
+	v->pid = fork();
+	if (v->pid == 0) {
+		dup2(fds[1], STDOUT_FILENO);
+		execv(argv[0], (char **)argv);
+		_exit(127);
+	}
+	close(fds[1]);
+	v->out_fd = fds[0];
+	if (v->pid < 0)
+		return -errno;
+	if (vmproc_wait_line(v, "ready", VMPROC_TIMEOUT_MS, line,
+			     sizeof(line))) {
+		printf("# %s: no ready line\n", argv[0]);
+		return -ETIMEDOUT;
+	}
+	if (qmp_client_connect(v->sock, 1, VMPROC_TIMEOUT_MS, &v->c, &err)) {
+		printf("# connect %s: %s\n", v->sock, err.desc);
+		return -ECONNREFUSED;
+	}
+	return 0;
+}
+
+int vmproc_qmp(struct vmproc *v, const char *cmd, struct json_object **reply,
+	       char *errdesc, size_t errlen, const char *fmt, ...)
+{
+	struct qmp_client_error err = { 0 };
+	struct json_object *args = NULL;
+	char buf[1024];
+	va_list ap;
+	int ret;
+
+	if (fmt) {
+		va_start(ap, fmt);
+		vsnprintf(buf, sizeof(buf), fmt, ap);
+		va_end(ap);
+		args = json_tokener_parse(buf);
+		if (!args) {
+			printf("# bad test JSON: %s\n", buf);
+			return -EINVAL;
+		}
+	}
+	ret = qmp_client_execute(v->c, cmd, args, reply, &err,
+				 VMPROC_TIMEOUT_MS);
+	json_object_put(args);
+	if (errdesc)
+		snprintf(errdesc, errlen, "%s: %s", err.class, err.desc);
+	if (ret && getenv("E2E_ECHO"))
+		printf("# %s -> %s: %s\n", cmd, err.class, err.desc);
+	return ret;
+}
+
+static int vmproc_count_dir(pid_t pid, const char *what)
+{
+	char path[64];
+	struct dirent *d;
+	DIR *dir;
+	int n = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/%s", pid, what);
+	dir = opendir(path);
+	if (!dir)
+		return -1;
+	while ((d = readdir(dir)))
+		if (d->d_name[0] != '.')
+			n++;
+	closedir(dir);
+	return n;
+}
+
+int vmproc_fds(struct vmproc *v)
+{
+	return vmproc_count_dir(v->pid, "fd");
+}
+
+int vmproc_threads(struct vmproc *v)
+{
+	return vmproc_count_dir(v->pid, "task");
+}
+
+int vmproc_stop(struct vmproc *v)
+{
+	long deadline = now_ms() + VMPROC_TIMEOUT_MS;
+	int status = -1;
+	char cmd[300];
+
+	if (v->c) {
+		vmproc_qmp(v, "quit", NULL, NULL, 0, NULL);
+		qmp_client_close(v->c);
+		v->c = NULL;
+	}
+	if (v->pid > 0) {
+		/* Drain the console so hotvm never blocks on a full pipe. */
+		while (waitpid(v->pid, &status, WNOHANG) == 0) {
+			if (now_ms() > deadline) {
+				printf("# hotvm did not exit after quit\n");
+				kill(v->pid, SIGKILL);
+				waitpid(v->pid, &status, 0);
+				status = -1;
+				break;
+			}
+			vmproc_fill(v, now_ms() + 100);
+			v->len = 0;
+		}
+	}
+	if (v->out_fd >= 0)
+		close(v->out_fd);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", v->dir);
+	if (v->dir[0] && system(cmd))
+		printf("# could not remove %s\n", v->dir);
+	v->pid = 0;
+	return status >= 0 && WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+struct json_object *vmproc_cpu(struct json_object *cpuhp, unsigned int cpu)
+{
+	struct json_object *cpus, *c, *n;
+
+	if (!json_object_object_get_ex(cpuhp, "cpus", &cpus))
+		return NULL;
+	for (size_t i = 0; i < json_object_array_length(cpus); i++) {
+		c = json_object_array_get_idx(cpus, i);
+		if (json_object_object_get_ex(c, "cpu", &n) &&
+		    json_object_get_int(n) == (int)cpu)
+			return c;
+	}
+	return NULL;
+}
+
+const char *vmproc_str(struct json_object *o, const char *a, const char *b)
+{
+	struct json_object *x;
+
+	if (!json_object_object_get_ex(o, a, &x))
+		return NULL;
+	if (b && !json_object_object_get_ex(x, b, &x))
+		return NULL;
+	return json_object_get_type(x) == json_type_string
+		       ? json_object_get_string(x)
+		       : NULL;
+}
+
+bool vmproc_flag(struct json_object *o, const char *a, const char *b)
+{
+	struct json_object *x;
+
+	if (!json_object_object_get_ex(o, a, &x))
+		return false;
+	if (b && !json_object_object_get_ex(x, b, &x))
+		return false;
+	return json_object_get_boolean(x);
+}

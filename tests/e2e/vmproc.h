@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* A hotvm process driven by an end-to-end test: console, QMP, /proc. */
+#ifndef HOTVM_TESTS_VMPROC_H
+#define HOTVM_TESTS_VMPROC_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "qmp_client.h"
+
+/* Generous: this machine's /dev/kvm is a software implementation. */
+#define VMPROC_TIMEOUT_MS 60000
+
+struct json_object;
+
+struct vmproc {
+	pid_t pid;
+	int out_fd; /* the guest console */
+	char dir[64];
+	char sock[108];
+	char buf[16384];
+	size_t len;
+	char online[128]; /* the cpulist of the last "online:" line */
+	struct qmp_client *c;
+	const char *echo; /* E2E_ECHO set: copy the console to stdout */
+};
+
+/* $HOTVM, else build/vmm/hotvm. */
+const char *vmproc_hotvm(void);
+
+/* Starts hotvm run with the API on a socket and waits for "ready". */
+int vmproc_start(struct vmproc *v, const char *cpus, const char *cmdline,
+		 const char *const *extra);
+/* quit, wait for exit; returns the exit status (-1 if killed). */
+int vmproc_stop(struct vmproc *v);
+
+/* Waits for a console line starting with @prefix. */
+int vmproc_wait_line(struct vmproc *v, const char *prefix, int timeout_ms,
+		     char *out, size_t outlen);
+/* Waits until the guest's last "online:" line says @cpulist. */
+int vmproc_wait_online(struct vmproc *v, const char *cpulist, int timeout_ms);
+
+/*
+ * Runs @cmd with arguments from the printf-style JSON @fmt (NULL: none).
+ * Returns 0 with *reply (caller puts it; reply may be NULL), or the
+ * client's error with "class: desc" in errdesc.
+ */
+int vmproc_qmp(struct vmproc *v, const char *cmd, struct json_object **reply,
+	       char *errdesc, size_t errlen, const char *fmt, ...)
+	__attribute__((format(printf, 6, 7)));
+
+int vmproc_fds(struct vmproc *v);
+int vmproc_threads(struct vmproc *v);
+
+/* query-cpuhp helpers. */
+struct json_object *vmproc_cpu(struct json_object *cpuhp, unsigned int cpu);
+const char *vmproc_str(struct json_object *o, const char *a, const char *b);
+bool vmproc_flag(struct json_object *o, const char *a, const char *b);
+
+#endif

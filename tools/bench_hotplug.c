@@ -1,0 +1,183 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * bench-hotplug: hot-add request to guest online and removal request to
+ * vCPU parked, median and p99 over many cycles, for one CPU at a time and
+ * for a batch of 8, with the median time of every state on both sides.
+ * A benchmark, not a test: it prints figures.
+ *
+ *   HOTVM=build/vmm/hotvm bench-hotplug [CYCLES]
+ */
+#include <json-c/json.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "vmproc.h"
+
+#define MAX_CYCLES 1000
+#define MAX_KEYS   64
+
+struct series {
+	double v[MAX_CYCLES];
+	unsigned int n;
+};
+
+/* Per-state durations, keyed "side state direction". */
+static struct {
+	char key[96];
+	struct series s;
+} keys[MAX_KEYS];
+static unsigned int nr_keys;
+
+static double now_us(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t.tv_sec * 1e6 + t.tv_nsec / 1e3;
+}
+
+static int cmp(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static double pct(struct series *s, double p)
+{
+	unsigned int i;
+
+	if (!s->n)
+		return 0;
+	qsort(s->v, s->n, sizeof(s->v[0]), cmp);
+	i = (unsigned int)(p * (s->n - 1) + 0.5);
+	return s->v[i];
+}
+
+static void add(struct series *s, double v)
+{
+	if (s->n < MAX_CYCLES)
+		s->v[s->n++] = v;
+}
+
+static void record_steps(struct json_object *r)
+{
+	struct json_object *steps, *st, *x;
+
+	if (!json_object_object_get_ex(r, "steps", &steps))
+		return;
+	for (size_t i = 0; i < json_object_array_length(steps); i++) {
+		char key[96];
+		unsigned int k;
+
+		st = json_object_array_get_idx(steps, i);
+		snprintf(key, sizeof(key), "%-5s %-20s %s",
+			 vmproc_str(st, "side", NULL) ?: "?",
+			 vmproc_str(st, "name", NULL) ?: "?",
+			 vmproc_str(st, "direction", NULL) ?: "?");
+		for (k = 0; k < nr_keys && strcmp(keys[k].key, key); k++)
+			;
+		if (k == nr_keys) {
+			if (nr_keys == MAX_KEYS)
+				continue;
+			snprintf(keys[nr_keys++].key, sizeof(key), "%s", key);
+		}
+		if (json_object_object_get_ex(st, "us", &x))
+			add(&keys[k].s, json_object_get_double(x));
+	}
+}
+
+/* One cpu-hotplug, timed until the guest prints the expected cpulist. */
+static int timed(struct vmproc *v, unsigned int cpu, bool on, const char *list,
+		 struct series *s)
+{
+	struct json_object *r = NULL;
+	char err[600];
+	double t0 = now_us();
+	int ret = vmproc_qmp(v, "cpu-hotplug", &r, err, sizeof(err),
+			     "{\"cpu\": %u, \"state\": \"%s\"}", cpu,
+			     on ? "online" : "offline");
+
+	if (!ret)
+		ret = vmproc_wait_online(v, list, VMPROC_TIMEOUT_MS);
+	if (ret) {
+		fprintf(stderr, "bench-hotplug: cpu %u %s: %s\n", cpu,
+			on ? "online" : "offline", err);
+		json_object_put(r);
+		return ret;
+	}
+	add(s, (now_us() - t0) / 1e3);
+	record_steps(r);
+	json_object_put(r);
+	return 0;
+}
+
+static int resize(struct vmproc *v, unsigned int count, const char *list,
+		  struct series *s)
+{
+	char err[600];
+	double t0 = now_us();
+	int ret = vmproc_qmp(v, "cpu-resize", NULL, err, sizeof(err),
+			     "{\"count\": %u}", count);
+
+	if (!ret)
+		ret = vmproc_wait_online(v, list, VMPROC_TIMEOUT_MS);
+	if (ret)
+		fprintf(stderr, "bench-hotplug: resize to %u: %s\n", count,
+			err);
+	else
+		add(s, (now_us() - t0) / 1e3);
+	return ret;
+}
+
+static void row(const char *what, struct series *s)
+{
+	unsigned int n = s->n;
+
+	printf("%-34s %5u %10.2f %10.2f\n", what, n, pct(s, 0.5), pct(s, 0.99));
+}
+
+int main(int argc, char **argv)
+{
+	unsigned int cycles = argc > 1 ? (unsigned int)atoi(argv[1]) : 20;
+	struct series add1 = { 0 }, del1 = { 0 }, add8 = { 0 }, del8 = { 0 };
+	struct vmproc v;
+
+	if (cycles < 1 || cycles > MAX_CYCLES) {
+		fprintf(stderr, "usage: bench-hotplug [CYCLES 1..%d]\n",
+			MAX_CYCLES);
+		return 2;
+	}
+	if (vmproc_start(&v, "boot=1,max=9", "", NULL)) {
+		fprintf(stderr, "bench-hotplug: cannot start %s\n",
+			vmproc_hotvm());
+		vmproc_stop(&v);
+		return 1;
+	}
+	for (unsigned int i = 0; i < cycles; i++)
+		if (timed(&v, 1, true, "0-1", &add1) ||
+		    timed(&v, 1, false, "0", &del1))
+			break;
+	for (unsigned int i = 0; i < (cycles + 3) / 4; i++)
+		if (resize(&v, 9, "0-8", &add8) || resize(&v, 1, "0", &del8))
+			break;
+	vmproc_stop(&v);
+
+	printf("# hotvm %s, tiny guest, boot=1 max=9; ms from request to "
+	       "the guest's online line\n",
+	       vmproc_hotvm());
+	printf("%-34s %5s %10s %10s\n", "operation", "n", "median_ms",
+	       "p99_ms");
+	row("hot-add 1 vCPU", &add1);
+	row("hot-remove 1 vCPU (to parked)", &del1);
+	row("hot-add 8 vCPUs (cpu-resize 1->9)", &add8);
+	row("hot-remove 8 vCPUs (9->1)", &del8);
+	printf("\n# per state, single-CPU cycles (us)\n");
+	printf("%-34s %5s %10s %10s\n", "side state direction", "n",
+	       "median_us", "p99_us");
+	for (unsigned int k = 0; k < nr_keys; k++)
+		row(keys[k].key, &keys[k].s);
+	return add1.n == cycles && del1.n == cycles ? 0 : 1;
+}

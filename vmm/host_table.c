@@ -1,0 +1,378 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The host state table (DESIGN.md section 2): host:prepare, vcpu:create,
+ * guest:ap-starting, a dynamic range, online.  Each callback does its own
+ * work and runs the --hook executables, after that work going up (a hook
+ * failure undoes it and vetoes the step) and before it going down (a hook
+ * failure leaves the work in place and fails the step).  The cpuhp library
+ * rolls a failed walk back, so every callback undoes only itself.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "guest_states.h"
+#include "hooks.h"
+#include "hotplug_internal.h"
+#include "hotvm_abi.h"
+#include "vmm_log.h"
+#include "vmm_vm.h"
+
+static const char *const host_names[HOST_NR_STATES] = {
+	[HOST_OFFLINE] = "offline",
+	[HOST_PREPARE] = "host:prepare",
+	[HOST_VCPU_CREATE] = "vcpu:create",
+	[HOST_AP_STARTING] = "guest:ap-starting",
+	[HOST_ONLINE] = "online",
+};
+
+static int run_hooks(struct hotplug *hp, unsigned int cpu, int state, bool up)
+{
+	char err[512];
+	int ret;
+
+	if (!hp->hooks || !hp->hooks->nr)
+		return 0;
+	pthread_mutex_lock(&hp->lock);
+	ret = hp->stopping;
+	pthread_mutex_unlock(&hp->lock);
+	if (ret) /* the VM is going away: nothing to orchestrate */
+		return 0;
+	ret = hooks_run(hp->hooks, cpu, host_names[state], up, err,
+			sizeof(err));
+	if (ret)
+		pr_err("CPU %u: %s; the %s is refused", cpu, err,
+		       up ? "bring-up" : "removal");
+	return ret;
+}
+
+/* --- host:prepare -------------------------------------------------------- */
+
+static int prepare_up(unsigned int cpu, void *data)
+{
+	struct hotplug *hp = data;
+	struct hp_slot *s = &hp->slots[cpu];
+	int ret;
+
+	/* APIC ID = slot: the MADT, the FDT and CPUID (vcpu.c) all say so. */
+	s->vcpu.apic_id = cpu;
+	s->prepared = true;
+	ret = run_hooks(hp, cpu, HOST_PREPARE, true);
+	if (ret)
+		s->prepared = false;
+	return ret;
+}
+
+static int prepare_down(unsigned int cpu, void *data)
+{
+	struct hotplug *hp = data;
+	int ret = run_hooks(hp, cpu, HOST_PREPARE, false);
+
+	if (!ret)
+		hp->slots[cpu].prepared = false;
+	return ret;
+}
+
+/* --- vcpu:create --------------------------------------------------------- */
+
+static int create_fd(struct hotplug *hp, unsigned int cpu)
+{
+	struct hp_slot *s = &hp->slots[cpu];
+	int ret;
+
+	if (s->kvm_ready)
+		return vcpu_unpark(&s->vcpu);
+	if (s->vcpu.fd >= 0) {
+		/* KVM cannot destroy it, nor create the same id again. */
+		pr_err("vCPU %u was half created by an earlier failure and "
+		       "KVM cannot create it again; use another slot",
+		       cpu);
+		return -EIO;
+	}
+	ret = vcpu_create(&s->vcpu, hp->vm, hp->io, cpu, hp->max_cpus);
+	s->vcpu.mmio = hp->mmio;
+	if (!ret)
+		s->kvm_ready = true;
+	return ret;
+}
+
+static int create_up(unsigned int cpu, void *data)
+{
+	struct hotplug *hp = data;
+	struct hp_slot *s = &hp->slots[cpu];
+	int ret;
+
+	ret = create_fd(hp, cpu);
+	if (!ret && cpu == 0 && hp->booting) {
+		ret = vcpu_setup_pvh(&s->vcpu, hp->entry, hp->start_info);
+		if (ret)
+			pr_err("cannot set the boot vCPU's registers: %s",
+			       strerror(-ret));
+	}
+	if (ret)
+		return ret;
+	/* The thread sits in KVM_RUN until the guest's INIT/SIPI. */
+	ret = vcpu_start(&s->vcpu);
+	if (ret)
+		return ret;
+	ret = run_hooks(hp, cpu, HOST_VCPU_CREATE, true);
+	if (ret)
+		vcpu_stop(&s->vcpu);
+	return ret;
+}
+
+static int create_down(unsigned int cpu, void *data)
+{
+	struct hotplug *hp = data;
+	int ret = run_hooks(hp, cpu, HOST_VCPU_CREATE, false);
+
+	/* Parked: the fd and run area stay for the next add of this slot. */
+	if (!ret)
+		vcpu_stop(&hp->slots[cpu].vcpu);
+	return ret;
+}
+
+/* --- guest:ap-starting --------------------------------------------------- */
+
+static int add_done(const struct hp_slot *s)
+{
+	if (s->w.failed)
+		return -EIO;
+	return s->w.reached || s->w.ost_ok ? 1 : 0;
+}
+
+static int remove_done(const struct hp_slot *s)
+{
+	if (s->w.ejected)
+		return 1;
+	return s->w.failed || s->w.ost_fail ? -EIO : 0;
+}
+
+static void arm_wait(struct hotplug *hp, struct hp_slot *s)
+{
+	pthread_mutex_lock(&hp->lock);
+	s->w = (struct hp_wait_flags){ 0 };
+	pthread_mutex_unlock(&hp->lock);
+}
+
+static int raise_cpu_event(struct hotplug *hp, unsigned int cpu)
+{
+	int ret = ged_raise(&hp->ged, ABI_GED_EVT_CPU);
+
+	if (ret)
+		pr_err("CPU %u: cannot raise the GED interrupt: %s", cpu,
+		       strerror(-ret));
+	return ret;
+}
+
+/* Presents @cpu, tells the guest, waits until the guest has it running. */
+static int plug_and_wait(struct hotplug *hp, unsigned int cpu)
+{
+	struct hp_slot *s = &hp->slots[cpu];
+	int ret, timeout;
+
+	arm_wait(hp, s);
+	ret = hpregs_plug(&hp->regs, cpu);
+	if (ret) {
+		pr_err("CPU %u: cannot present it: %s", cpu, strerror(-ret));
+		return ret;
+	}
+	ret = raise_cpu_event(hp, cpu);
+	pthread_mutex_lock(&hp->lock);
+	timeout = hp->op_timeout_ms;
+	if (!ret) {
+		ret = hp_wait_locked(hp, s, add_done, timeout);
+		if (ret > 0)
+			ret = 0;
+	}
+	pthread_mutex_unlock(&hp->lock);
+	if (!ret)
+		return 0;
+	if (ret == -ETIMEDOUT)
+		pr_err("CPU %u: the guest did not bring it up within %d ms; "
+		       "rolled back (is the guest's hotplug driver running? "
+		       "give a longer timeout for a slow guest)",
+		       cpu, timeout);
+	else if (ret == -EIO)
+		pr_err("CPU %u: the guest failed to bring it up and rolled "
+		       "back; see the guest's console",
+		       cpu);
+	/* Taken back without an event: the guest never finished with it. */
+	hpregs_unplug_force(&hp->regs, cpu);
+	return ret;
+}
+
+/*
+ * Asks the guest to offline and eject @cpu and waits for it.  On failure
+ * the request is withdrawn, so a late eject is ignored and the CPU stays.
+ */
+int hp_stop_and_eject(struct hotplug *hp, unsigned int cpu)
+{
+	struct hp_slot *s = &hp->slots[cpu];
+	int ret, timeout;
+
+	arm_wait(hp, s);
+	ret = hpregs_request_unplug(&hp->regs, cpu);
+	if (ret) {
+		pr_err("CPU %u: cannot request its removal: %s", cpu,
+		       strerror(-ret));
+		return ret;
+	}
+	ret = raise_cpu_event(hp, cpu);
+	pthread_mutex_lock(&hp->lock);
+	timeout = hp->op_timeout_ms;
+	if (!ret) {
+		ret = hp_wait_locked(hp, s, remove_done, timeout);
+		if (ret > 0)
+			ret = 0;
+	}
+	pthread_mutex_unlock(&hp->lock);
+	if (!ret)
+		return 0;
+	if (ret == -ETIMEDOUT)
+		pr_err("CPU %u: the guest did not eject it within %d ms; it "
+		       "stays online (give a longer timeout for a slow guest)",
+		       cpu, timeout);
+	else if (ret == -EIO)
+		pr_err("CPU %u: the guest refused to offline it and rolled "
+		       "back; it stays online",
+		       cpu);
+	hpregs_cancel_unplug(&hp->regs, cpu);
+	return ret;
+}
+
+static int ap_starting_up(unsigned int cpu, void *data)
+{
+	struct hotplug *hp = data;
+	int ret;
+
+	if (hp->booting) {
+		/* Boot CPUs are there from the start: no event, no wait. */
+		ret = hpregs_coldplug(&hp->regs, cpu);
+		if (!ret)
+			ret = run_hooks(hp, cpu, HOST_AP_STARTING, true);
+		return ret;
+	}
+	ret = plug_and_wait(hp, cpu);
+	if (ret)
+		return ret;
+	ret = run_hooks(hp, cpu, HOST_AP_STARTING, true);
+	if (ret && hp_stop_and_eject(hp, cpu))
+		hpregs_unplug_force(&hp->regs, cpu); /* the guest is stuck */
+	hp->slots[cpu].guest_joining = !ret;
+	return ret;
+}
+
+static int ap_starting_down(unsigned int cpu, void *data)
+{
+	struct hotplug *hp = data;
+	int ret;
+
+	if (cpu == 0)
+		return -EPERM; /* never reached: hotplug.c refuses first */
+	hp->slots[cpu].guest_joining = false;
+	ret = run_hooks(hp, cpu, HOST_AP_STARTING, false);
+	if (ret)
+		return ret;
+	return hp_stop_and_eject(hp, cpu);
+}
+
+/* --- online -------------------------------------------------------------- */
+
+static void account(struct hotplug *hp, unsigned int cpu, bool online)
+{
+	pthread_mutex_lock(&hp->lock);
+	if (hp->slots[cpu].online != online) {
+		hp->slots[cpu].online = online;
+		if (online)
+			hp->nr_online++;
+		else
+			hp->nr_online--;
+	}
+	pthread_mutex_unlock(&hp->lock);
+}
+
+static int guest_finished(const struct hp_slot *s)
+{
+	if (s->w.failed)
+		return -EIO;
+	return s->w.done;
+}
+
+/*
+ * A guest that reports its table finishes its own walk after the host's
+ * guest:ap-starting: wait for that, so that a guest failing in its later
+ * states fails the hot-add, and both tables end at online together.
+ */
+static int wait_guest_online(struct hotplug *hp, unsigned int cpu)
+{
+	struct hp_slot *s = &hp->slots[cpu];
+	int ret = 0;
+
+	/* Only when this operation presented it: else the guest has it. */
+	if (!s->guest_joining || !hp->guest_ext)
+		return 0;
+	s->guest_joining = false;
+	pthread_mutex_lock(&hp->lock);
+	ret = hp_wait_locked(hp, s, guest_finished, hp->op_timeout_ms);
+	pthread_mutex_unlock(&hp->lock);
+	if (ret == -ETIMEDOUT)
+		pr_err("CPU %u: the guest did not finish onlining it within "
+		       "%d ms; rolled back",
+		       cpu, hp->op_timeout_ms);
+	else if (ret == -EIO)
+		pr_err("CPU %u: the guest failed to online it and rolled back; "
+		       "see the guest's console",
+		       cpu);
+	return ret < 0 ? ret : 0;
+}
+
+static int online_up(unsigned int cpu, void *data)
+{
+	struct hotplug *hp = data;
+	int ret = wait_guest_online(hp, cpu);
+
+	if (ret)
+		return ret;
+	account(hp, cpu, true);
+	ret = run_hooks(hp, cpu, HOST_ONLINE, true);
+	if (ret)
+		account(hp, cpu, false);
+	return ret;
+}
+
+static int online_down(unsigned int cpu, void *data)
+{
+	struct hotplug *hp = data;
+	int ret = run_hooks(hp, cpu, HOST_ONLINE, false);
+
+	if (!ret)
+		account(hp, cpu, false);
+	return ret;
+}
+
+void hp_host_table_init(struct hotplug *hp)
+{
+	const struct cpuhp_step steps[HOST_NR_STATES] = {
+		[HOST_OFFLINE] = { .name = "offline" },
+		[HOST_PREPARE] = { .name = "host:prepare",
+				   .startup = prepare_up,
+				   .teardown = prepare_down,
+				   .data = hp },
+		[HOST_VCPU_CREATE] = { .name = "vcpu:create",
+				       .startup = create_up,
+				       .teardown = create_down,
+				       .data = hp },
+		[HOST_AP_STARTING] = { .name = "guest:ap-starting",
+				       .startup = ap_starting_up,
+				       .teardown = ap_starting_down,
+				       .data = hp },
+		[HOST_DYN_FIRST...
+			HOST_DYN_LAST] = { .flags = CPUHP_F_DYN_ONLINE },
+		[HOST_ONLINE] = { .name = "online",
+				  .startup = online_up,
+				  .teardown = online_down,
+				  .data = hp },
+	};
+
+	memcpy(hp->steps, steps, sizeof(steps));
+}

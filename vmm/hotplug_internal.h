@@ -1,0 +1,127 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The hotplug controller's insides, shared by hotplug.c (life cycle and
+ * operations), host_table.c (the host state callbacks) and hotplug_guest.c
+ * (what the guest tells us through the register block).
+ *
+ * Locks, always taken in this order:
+ *  - table_lock (recursive): the cpuhp library's; held by the control
+ *    thread for a whole walk, including its waits for the guest;
+ *  - lock: the guest mirror, the wait conditions and the current report;
+ *    the only one a vCPU thread takes (in a register-block callback), so a
+ *    guest report is never stuck behind a walk that waits for it.
+ * The register block's and the GED's own locks are leaves: their callbacks
+ * run after they are dropped.
+ */
+#ifndef HOTVM_HOTPLUG_INTERNAL_H
+#define HOTVM_HOTPLUG_INTERNAL_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "cpuhp.h"
+#include "cpuhp_regs.h"
+#include "ged.h"
+#include "hotplug.h"
+#include "vmm_vcpu.h"
+
+struct hooks;
+struct ioport_bus;
+struct mmio_bus;
+struct vm;
+
+/* What a waiter is waiting for; set by the guest, cleared by the waiter. */
+struct hp_wait_flags {
+	bool reached; /* a successful step at or past GUEST_AP_WORK, going up */
+	bool done;    /* an operation on this CPU finished (DONE) */
+	bool failed;  /* ... with FAILED: the guest rolled back */
+	bool ejected; /* the guest wrote eject */
+	bool ost_ok;  /* _OST insert (event 1) with status 0 */
+	bool ost_fail; /* _OST eject (event 3) with a failure status */
+	uint32_t ost_status;
+};
+
+struct hp_slot {
+	struct vcpu vcpu; /* fd -1 until the slot's first vcpu:create */
+	bool kvm_ready;	  /* fd, run area and CPUID set up: reusable */
+	bool prepared;	  /* host:prepare has run */
+	bool boot;
+	bool online; /* accounted by the online state */
+	char id[64];
+
+	/* Under hp->lock. */
+	int guest_state;
+	bool guest_walking; /* a STEP came, its DONE has not */
+	bool guest_joining; /* presented by this operation: online waits */
+	bool guest_broken;
+	int guest_fault;  /* pending for command 0x11, or CPUHP_INVALID */
+	int guest_target; /* pending for command 0x12, or CPUHP_INVALID */
+	int fault_given;  /* the last fault handed over, to mark injection */
+	struct hp_wait_flags w;
+};
+
+struct hotplug {
+	struct vm *vm;
+	const struct ioport_bus *io;
+	struct mmio_bus *mmio;
+	unsigned int boot_cpus, max_cpus;
+	const struct hooks *hooks;
+	int timeout_ms;
+	uint64_t entry, start_info;
+	struct hp_slot *slots;
+
+	struct cpuhp_machine m;
+	struct cpuhp_step steps[HOST_NR_STATES];
+	struct cpuhp_cpu *hcpus;
+	struct cpuhp_platform plat;
+	pthread_mutex_t table_lock;
+	bool booting; /* hotplug_boot(): present CPUs without waiting */
+
+	pthread_mutex_t lock;
+	pthread_cond_t cond; /* CLOCK_MONOTONIC */
+	bool stopping;
+	bool guest_ext; /* the guest has used command 0x10: it is ours */
+	struct hp_events ev;
+	unsigned int nr_online;
+
+	/* The current operation (one at a time), under lock. */
+	bool op_active;
+	unsigned int op_cpu;
+	int op_timeout_ms;
+	struct hp_report *rep;
+	uint64_t op_start_ns, op_last_ns;
+
+	struct ged ged;
+	struct hpregs regs;
+	bool ged_init, regs_init;
+};
+
+uint64_t hp_now_ns(void);
+
+/* Appends one step to the current report, if it is about @cpu.  Locked. */
+void hp_record_locked(struct hotplug *hp, unsigned int cpu, enum hp_side side,
+		      const struct cpuhp_notice *n);
+
+/*
+ * Waits under hp->lock (held) until @done(slot) says something (> 0
+ * success, < 0 that error) or @timeout_ms pass (-ETIMEDOUT) or the VM
+ * stops (-ESHUTDOWN).
+ */
+int hp_wait_locked(struct hotplug *hp, struct hp_slot *s,
+		   int (*done)(const struct hp_slot *s), int timeout_ms);
+
+/* The host table (host_table.c). */
+void hp_host_table_init(struct hotplug *hp);
+int hp_stop_and_eject(struct hotplug *hp, unsigned int cpu);
+
+/* The guest side (hotplug_guest.c). */
+extern const struct hpregs_ops hp_regs_ops;
+int hp_guest_nr_states(void);
+int hp_guest_state_info(int state, struct cpuhp_state_info *info);
+int hp_guest_state_by_name(const char *name);
+/* A valid guest-side fault injection state (or CPUHP_INVALID). */
+bool hp_guest_fault_valid(int state);
+bool hp_guest_target_valid(int state);
+
+#endif
