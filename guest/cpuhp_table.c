@@ -388,6 +388,8 @@ int hp_bringup(const unsigned int *cpus, unsigned int n, bool parallel)
 		first = cpuhp_bringup_cpus(&hp_machine, cpus, n, GUEST_ONLINE,
 					   results);
 		hotplug_set_parallel(false);
+		for (unsigned int i = 0; i < n; i++)
+			hotplug_report_done(cpus[i], true, results[i]);
 		return first;
 	}
 	for (unsigned int i = 0; i < n; i++) {

@@ -90,8 +90,11 @@ void hotplug_report(const struct cpuhp_notice *n)
 	hpio_report(&hp_io, hp_sel[n->cpu], hpio_report_value(n));
 }
 
-/* A DONE for an operation the library did not walk (no-op or refused). */
-static void hp_report_done(unsigned int cpu, bool up, int ret)
+/*
+ * A DONE for an operation the library did not walk (no-op or refused), or
+ * the one result of a parallel bring-up.
+ */
+void hotplug_report_done(unsigned int cpu, bool up, int ret)
 {
 	struct cpuhp_cpu st = { .state = 0 };
 	struct cpuhp_notice n;
@@ -223,7 +226,7 @@ static void hp_insert(const u32 *sels, unsigned int n)
 	hotplug_set_parallel(false);
 	us = tsc_to_us(rdtsc() - t0);
 	for (unsigned int i = 0; i < nr; i++) {
-		hp_report_done(cpus[i], true, results[i]);
+		hotplug_report_done(cpus[i], true, results[i]);
 		printk("hotplug: cpu %u (APIC ID %u) up: %d (%lu us for %u)\n",
 		       cpus[i], percpu[cpus[i]].apic_id, results[i], us, nr);
 	}
@@ -245,7 +248,7 @@ static void hp_remove(u32 sel)
 	if (cpu == 0) {
 		/* Never: report the refusal so the host does not wait. */
 		printk("hotplug: remove of the boot CPU refused\n");
-		hp_report_done(0, false, -EPERM);
+		hotplug_report_done(0, false, -EPERM);
 		return;
 	}
 	hp_take_fault((unsigned int)cpu);
@@ -253,7 +256,7 @@ static void hp_remove(u32 sel)
 	t0 = rdtsc();
 	ret = cpuhp_cpu_down(&hp_machine, (unsigned int)cpu, CPUHP_OFFLINE);
 	if (hp_done[cpu] == seen)
-		hp_report_done((unsigned int)cpu, false, ret);
+		hotplug_report_done((unsigned int)cpu, false, ret);
 	if (ret) {
 		/* The host sees DONE+FAILED and fails the removal itself. */
 		printk("hotplug: cpu %d down failed: %d, not ejected\n", cpu,
@@ -292,7 +295,7 @@ static void hp_targets(void)
 		if (c == 0 || t > GUEST_NR_STATES) {
 			printk("hotplug: cpu %u: target %d refused\n", c,
 			       target);
-			hp_report_done(c, false, -EINVAL);
+			hotplug_report_done(c, false, -EINVAL);
 			continue;
 		}
 		if (target > CPUHP_OFFLINE &&
@@ -300,13 +303,13 @@ static void hp_targets(void)
 			printk("hotplug: cpu %u: target %d (%s) refused: not "
 			       "plugged\n",
 			       c, target, hp_state_name(target));
-			hp_report_done(c, true, -ENODEV);
+			hotplug_report_done(c, true, -ENODEV);
 			continue;
 		}
 		seen = hp_done[c];
 		ret = cpuhp_set_target(&hp_machine, c, target);
 		if (hp_done[c] == seen)
-			hp_report_done(c, true, ret);
+			hotplug_report_done(c, true, ret);
 		printk("hotplug: cpu %u: target %d (%s): %d\n", c, target,
 		       hp_state_name(target), ret);
 	}

@@ -49,8 +49,7 @@ step remove 3
 step remove 2
 step states 2
 echo
-echo "\$ quit"
-"$hotvm" cpu list --api-socket "$sock" >/dev/null
+echo "\$ kill -TERM $pid   # hotvm shuts down cleanly"
 kill -TERM "$pid"
 wait "$pid" && status=0 || status=$?
 pid=

@@ -21,6 +21,7 @@
 #include "hotplug_vmm.h"
 #include "hotvm_abi.h"
 #include "qmp.h"
+#include "qmp_cmds.h"
 #include "vmm_cli.h"
 #include "vmm_debug_exit.h"
 #include "vmm_image.h"
@@ -35,13 +36,6 @@
 
 #define PAGE_SIZE 4096ULL
 
-#if __has_include("qmp_cmds.h")
-#include "qmp_cmds.h"
-#else
-/* vmm/qmp_cmds.c, or vmm/qmp_cmds_stub.c until it lands. */
-int qmp_cmds_register(struct qmp_server *s, struct hotplug *hp, struct vm *vm);
-void qmp_cmds_unregister(struct hotplug *hp);
-#endif
 
 struct machine {
 	const struct cli_run_opts *opts;

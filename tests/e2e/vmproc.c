@@ -211,9 +211,20 @@ int vmproc_fds(struct vmproc *v)
 	return vmproc_count_dir(v->pid, "fd");
 }
 
-int vmproc_threads(struct vmproc *v)
+/*
+ * A joined thread can linger in /proc for a moment after pthread_join()
+ * returned (the kernel wakes the joiner before it has released the task):
+ * wait, bounded, for the count the test expects.
+ */
+int vmproc_threads(struct vmproc *v, int expect)
 {
-	return vmproc_count_dir(v->pid, "task");
+	long deadline = now_ms() + 2000;
+	int n;
+
+	while ((n = vmproc_count_dir(v->pid, "task")) != expect &&
+	       expect >= 0 && now_ms() < deadline)
+		nanosleep(&(struct timespec){ .tv_nsec = 1000000 }, NULL);
+	return n;
 }
 
 int vmproc_stop(struct vmproc *v)

@@ -51,7 +51,8 @@ int vmproc_qmp(struct vmproc *v, const char *cmd, struct json_object **reply,
 	__attribute__((format(printf, 6, 7)));
 
 int vmproc_fds(struct vmproc *v);
-int vmproc_threads(struct vmproc *v);
+/* Threads of hotvm; waits up to 2 s for @expect (-1: no wait). */
+int vmproc_threads(struct vmproc *v, int expect);
 
 /* query-cpuhp helpers. */
 struct json_object *vmproc_cpu(struct json_object *cpuhp, unsigned int cpu);
