@@ -36,7 +36,6 @@
 
 #define PAGE_SIZE 4096ULL
 
-
 struct machine {
 	const struct cli_run_opts *opts;
 	struct vm vm;
