@@ -164,34 +164,48 @@ static int raise_cpu_event(struct hotplug *hp, unsigned int cpu)
 	return ret;
 }
 
-/* Presents @cpu, tells the guest, waits until the guest has it running. */
-static int plug_and_wait(struct hotplug *hp, unsigned int cpu)
+/*
+ * Puts @request (present, or ask to remove) to the guest for @cpu through
+ * the register block, raises the GED and waits until @done says the guest
+ * answered.  *asked tells the caller whether there is a request to undo.
+ */
+static int ask_guest(struct hotplug *hp, unsigned int cpu,
+		     int (*request)(struct hpregs *, unsigned int),
+		     int (*done)(const struct hp_slot *), bool *asked)
 {
 	struct hp_slot *s = &hp->slots[cpu];
-	int ret, timeout;
+	int ret;
 
 	arm_wait(hp, s);
-	ret = hpregs_plug(&hp->regs, cpu);
+	ret = request(&hp->regs, cpu);
+	*asked = !ret;
 	if (ret) {
-		pr_err("CPU %u: cannot present it: %s", cpu, strerror(-ret));
+		pr_err("CPU %u: the register block refused the request: %s",
+		       cpu, strerror(-ret));
 		return ret;
 	}
 	ret = raise_cpu_event(hp, cpu);
+	if (ret)
+		return ret;
 	pthread_mutex_lock(&hp->lock);
-	timeout = hp->op_timeout_ms;
-	if (!ret) {
-		ret = hp_wait_locked(hp, s, add_done, timeout);
-		if (ret > 0)
-			ret = 0;
-	}
+	ret = hp_wait_locked(hp, s, done, hp->op_timeout_ms);
 	pthread_mutex_unlock(&hp->lock);
-	if (!ret)
-		return 0;
+	return ret < 0 ? ret : 0;
+}
+
+/* Presents @cpu, tells the guest, waits until the guest has it running. */
+static int plug_and_wait(struct hotplug *hp, unsigned int cpu)
+{
+	bool asked;
+	int ret = ask_guest(hp, cpu, hpregs_plug, add_done, &asked);
+
+	if (!ret || !asked)
+		return ret;
 	if (ret == -ETIMEDOUT)
 		pr_err("CPU %u: the guest did not bring it up within %d ms; "
 		       "rolled back (is the guest's hotplug driver running? "
 		       "give a longer timeout for a slow guest)",
-		       cpu, timeout);
+		       cpu, hp->op_timeout_ms);
 	else if (ret == -EIO)
 		pr_err("CPU %u: the guest failed to bring it up and rolled "
 		       "back; see the guest's console",
@@ -207,31 +221,16 @@ static int plug_and_wait(struct hotplug *hp, unsigned int cpu)
  */
 int hp_stop_and_eject(struct hotplug *hp, unsigned int cpu)
 {
-	struct hp_slot *s = &hp->slots[cpu];
-	int ret, timeout;
+	bool asked;
+	int ret =
+		ask_guest(hp, cpu, hpregs_request_unplug, remove_done, &asked);
 
-	arm_wait(hp, s);
-	ret = hpregs_request_unplug(&hp->regs, cpu);
-	if (ret) {
-		pr_err("CPU %u: cannot request its removal: %s", cpu,
-		       strerror(-ret));
+	if (!ret || !asked)
 		return ret;
-	}
-	ret = raise_cpu_event(hp, cpu);
-	pthread_mutex_lock(&hp->lock);
-	timeout = hp->op_timeout_ms;
-	if (!ret) {
-		ret = hp_wait_locked(hp, s, remove_done, timeout);
-		if (ret > 0)
-			ret = 0;
-	}
-	pthread_mutex_unlock(&hp->lock);
-	if (!ret)
-		return 0;
 	if (ret == -ETIMEDOUT)
 		pr_err("CPU %u: the guest did not eject it within %d ms; it "
 		       "stays online (give a longer timeout for a slow guest)",
-		       cpu, timeout);
+		       cpu, hp->op_timeout_ms);
 	else if (ret == -EIO)
 		pr_err("CPU %u: the guest refused to offline it and rolled "
 		       "back; it stays online",
