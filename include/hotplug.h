@@ -12,6 +12,8 @@
 #include <stdint.h>
 
 #include "cpuhp.h"
+#include "cpuhp_regs.h"
+#include "ged.h"
 
 /* The host table. */
 enum host_state {
@@ -121,6 +123,13 @@ int hotplug_cpu_remove(struct hotplug *hp, unsigned int cpu, int timeout_ms,
 /* Linux's cpuN/hotplug/target, on either side. */
 int hotplug_set_target(struct hotplug *hp, unsigned int cpu, enum hp_side side,
 		       int state, int timeout_ms, struct hp_report *rep);
+
+/*
+ * What the guest did to the GED and the register block, with every access
+ * they ignored by reason: a hostile or confused guest shows up here.
+ */
+void hotplug_device_stats(struct hotplug *hp, struct hpregs_stats *regs,
+			  struct ged_stats *ged);
 
 /*
  * Linux's cpuN/hotplug/fail, on either side.  A guest-side fault is handed

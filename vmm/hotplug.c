@@ -632,3 +632,10 @@ int hotplug_inject(struct hotplug *hp, unsigned int cpu, enum hp_side side,
 	pthread_mutex_unlock(&hp->lock);
 	return 0;
 }
+
+void hotplug_device_stats(struct hotplug *hp, struct hpregs_stats *regs,
+			  struct ged_stats *ged)
+{
+	hpregs_stats(&hp->regs, regs);
+	ged_stats(&hp->ged, ged);
+}

@@ -821,6 +821,50 @@ static int cmd_query_status(void *ctx, struct json_object *args,
 }
 
 /*
+ * {"cpuhp-regs": {"accesses", "ignored": {reason: n...}, "ejects", "osts",
+ * "guest-states", "guest-faults", "guest-targets"}, "ged": {"reads",
+ * "raises", "irq-errors", "ignored": {"write", "width", "offset"}}}
+ */
+static int cmd_query_hotplug_stats(void *ctx, struct json_object *args,
+				   struct json_object **ret,
+				   struct qmp_error *err)
+{
+	struct json_object *o, *r, *g, *ign;
+	struct hpregs_stats rs;
+	struct ged_stats gs;
+
+	(void)ctx;
+	if (no_args(args, err))
+		return -EINVAL;
+	hotplug_device_stats(qc.hp, &rs, &gs);
+	r = json_object_new_object();
+	add_int(r, "accesses", (int64_t)rs.accesses);
+	ign = json_object_new_object();
+	for (int i = 0; i < HPREGS_IGN_NR; i++)
+		add_int(ign, hpregs_ign_name(i), (int64_t)rs.ignored[i]);
+	json_object_object_add(r, "ignored", ign);
+	add_int(r, "ejects", (int64_t)rs.ejects);
+	add_int(r, "osts", (int64_t)rs.osts);
+	add_int(r, "guest-states", (int64_t)rs.guest_states);
+	add_int(r, "guest-faults", (int64_t)rs.guest_faults);
+	add_int(r, "guest-targets", (int64_t)rs.guest_targets);
+	g = json_object_new_object();
+	add_int(g, "reads", (int64_t)gs.reads);
+	add_int(g, "raises", (int64_t)gs.raises);
+	add_int(g, "irq-errors", (int64_t)gs.irq_errors);
+	ign = json_object_new_object();
+	add_int(ign, "write", (int64_t)gs.ign_write);
+	add_int(ign, "width", (int64_t)gs.ign_width);
+	add_int(ign, "offset", (int64_t)gs.ign_offset);
+	json_object_object_add(g, "ignored", ign);
+	o = json_object_new_object();
+	json_object_object_add(o, "cpuhp-regs", r);
+	json_object_object_add(o, "ged", g);
+	*ret = o;
+	return 0;
+}
+
+/*
  * {} and the VM stops with exit status 0.  vm_request_stop() only signals
  * the main thread, which stops the server after this reply went out.
  */
@@ -1264,6 +1308,7 @@ static const struct qmp_command qc_commands[] = {
 	{ .name = "cpuhp-inject-fault", .handler = cmd_cpuhp_inject_fault },
 	{ .name = "cpu-hotplug", .handler = cmd_cpu_hotplug },
 	{ .name = "cpu-resize", .handler = cmd_cpu_resize },
+	{ .name = "query-hotplug-stats", .handler = cmd_query_hotplug_stats },
 };
 
 static const struct hp_events qc_events = {

@@ -458,6 +458,24 @@ static void test_hostile_guest(void)
 			printf("# after the storm, cpu %u: %s\n", cpu, err);
 	}
 	CHECK(after > 0);
+	/* The storm was seen, and every bad access ignored and counted. */
+	struct json_object *st = NULL, *ign;
+	long ignored = 0;
+
+	CHECK_EQ(vmproc_qmp(&v, "query-hotplug-stats", &st, err, sizeof(err),
+			    NULL),
+		 0);
+	if (st && json_object_object_get_ex(st, "cpuhp-regs", &ign) &&
+	    json_object_object_get_ex(ign, "ignored", &ign)) {
+		json_object_object_foreach(ign, key, val)
+		{
+			(void)key;
+			ignored += json_object_get_int64(val);
+		}
+	}
+	printf("# %ld register-block accesses ignored\n", ignored);
+	CHECK(ignored > 1000);
+	json_object_put(st);
 	CHECK_EQ(vmproc_qmp(&v, "query-status", NULL, err, sizeof(err), NULL),
 		 0);
 	printf("# %d hot-adds went through during the storm\n", adds);
