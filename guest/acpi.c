@@ -7,6 +7,11 @@
  * in a MADT older than ACPI 6.3 (revision < 5), where, as Linux reads it, a
  * disabled entry is a possible CPU (QEMU 7.2 describes its hot-pluggable
  * CPUs that way).
+ *
+ * The FADT gives the fixed hardware of a full (not hardware-reduced) ACPI
+ * platform such as QEMU's q35: SCI_INT, SMI_CMD/ACPI_ENABLE, PM1a_CNT and
+ * the GPE0 block; a MADT interrupt source override (type 2) for the SCI's
+ * IRQ says its GSI, trigger and polarity (default: level, active low).
  */
 #include "platform.h"
 
@@ -36,10 +41,30 @@ struct acpi_header {
 
 #define MADT_LAPIC	  0
 #define MADT_IOAPIC	  1
+#define MADT_ISO	  2
 #define MADT_X2APIC	  9
 #define MADT_ENABLED	  (1u << 0)
 #define MADT_ONLINE_CAPAB (1u << 1)
 #define MADT_REV_ACPI_6_3 5
+
+/* MPS INTI flags of an interrupt source override. */
+#define ISO_POL_MASK  0x3
+#define ISO_POL_HIGH  0x1
+#define ISO_POL_LOW   0x3
+#define ISO_TRIG_MASK 0xc
+#define ISO_TRIG_EDGE 0x4
+#define ISO_TRIG_LVL  0xc
+
+/* FADT field offsets (ACPI 1.0 layout, which every revision keeps). */
+#define FADT_SCI_INT	 46 /* 2 bytes */
+#define FADT_SMI_CMD	 48
+#define FADT_ACPI_ENABLE 52 /* 1 byte */
+#define FADT_PM1A_CNT	 64
+#define FADT_GPE0_BLK	 80
+#define FADT_GPE0_LEN	 92 /* 1 byte */
+#define FADT_FLAGS	 112
+#define FADT_MIN_LEN	 116
+#define FADT_HW_REDUCED	 (1u << 20)
 
 static u8 checksum(const void *p, size_t n)
 {
@@ -93,6 +118,57 @@ static const struct acpi_header *find_table(const struct acpi_rsdp *r,
 	return NULL;
 }
 
+static u32 get32(const void *t, unsigned int off)
+{
+	u32 v;
+
+	memcpy(&v, (const u8 *)t + off, 4);
+	return v;
+}
+
+static u32 acpi_sci_irq; /* the FADT's SCI_INT, an ISA IRQ */
+
+static void acpi_parse_fadt(const struct acpi_header *f)
+{
+	u16 sci;
+
+	if (!f || f->length < FADT_MIN_LEN)
+		return;
+	memcpy(&sci, (const u8 *)f + FADT_SCI_INT, 2);
+	platform.fadt_found = true;
+	acpi_sci_irq = sci;
+	platform.sci_gsi = sci;
+	platform.sci_level = true;
+	platform.sci_active_low = true;
+	platform.smi_cmd = get32(f, FADT_SMI_CMD);
+	platform.acpi_enable = ((const u8 *)f)[FADT_ACPI_ENABLE];
+	platform.pm1a_cnt = get32(f, FADT_PM1A_CNT);
+	platform.gpe0_blk = get32(f, FADT_GPE0_BLK);
+	platform.gpe0_len = ((const u8 *)f)[FADT_GPE0_LEN];
+	platform.hw_reduced = get32(f, FADT_FLAGS) & FADT_HW_REDUCED;
+}
+
+/* An override of the SCI's ISA IRQ: its GSI, trigger and polarity. */
+static void acpi_sci_override(const u8 *p)
+{
+	u32 gsi;
+	u16 flags;
+
+	if (!platform.fadt_found || p[3] != acpi_sci_irq)
+		return;
+	memcpy(&gsi, p + 4, 4);
+	memcpy(&flags, p + 8, 2);
+	platform.sci_gsi = gsi;
+	if ((flags & ISO_POL_MASK) == ISO_POL_HIGH)
+		platform.sci_active_low = false;
+	else if ((flags & ISO_POL_MASK) == ISO_POL_LOW)
+		platform.sci_active_low = true;
+	if ((flags & ISO_TRIG_MASK) == ISO_TRIG_EDGE)
+		platform.sci_level = false;
+	else if ((flags & ISO_TRIG_MASK) == ISO_TRIG_LVL)
+		platform.sci_level = true;
+}
+
 int platform_from_acpi(u64 rsdp_paddr)
 {
 	const struct acpi_rsdp *r =
@@ -106,6 +182,7 @@ int platform_from_acpi(u64 rsdp_paddr)
 	madt = find_table(r, "APIC");
 	if (!madt)
 		return -1;
+	acpi_parse_fadt(find_table(r, "FACP"));
 	old = madt->revision < MADT_REV_ACPI_6_3;
 	/* Header, then local APIC address (4) and flags (4). */
 	p = (const u8 *)madt + sizeof(*madt) + 8;
@@ -122,6 +199,11 @@ int platform_from_acpi(u64 rsdp_paddr)
 				platform.ioapic_base = addr;
 				platform.ioapic_found = true;
 			}
+			p += p[1];
+			continue;
+		}
+		if (p[0] == MADT_ISO && p[1] >= 10) {
+			acpi_sci_override(p);
 			p += p[1];
 			continue;
 		}

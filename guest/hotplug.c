@@ -12,6 +12,7 @@
 
 #include "cpuhp_table.h"
 #include "ged.h"
+#include "gpe.h"
 #include "guest_states.h"
 #include "hotplug.h"
 #include "hotvm_abi.h"
@@ -22,32 +23,28 @@
 
 #define HP_BAD_SEL 0xffffffffu
 
+#define HP_QEMU_GPE_BIT 2 /* QEMU's GPE.2: CPU hotplug */
+
+/* ACPI _OST: source events (notify codes) and status codes. */
+#define HP_OST_EV_DEVICE_CHECK	 1
+#define HP_OST_EV_EJECT_REQUEST	 3
+#define HP_OST_SUCCESS		 0
+#define HP_OST_FAILURE		 1
+#define HP_OST_EJECT_UNSUPPORTED 0x80
+#define HP_OST_DEVICE_BUSY	 0x82
+
 static struct hpio hp_io;
 static u32 hp_sel[GUEST_MAX_CPUS];  /* logical CPU -> selector */
 static u32 hp_done[GUEST_MAX_CPUS]; /* DONE notices seen, per CPU */
 static struct cpumask hp_present;   /* possible and plugged */
 static bool hp_ready;
 static bool hp_parallel; /* inside a parallel bring-up */
-
-static u32 hp_mmio_read(struct hpio *io, unsigned int off, unsigned int width)
-{
-	uintptr_t a = (uintptr_t)io->ctx + off;
-
-	if (width == 1)
-		return *(volatile u8 *)a;
-	return *(volatile u32 *)a;
-}
-
-static void hp_mmio_write(struct hpio *io, unsigned int off, unsigned int width,
-			  u32 v)
-{
-	uintptr_t a = (uintptr_t)io->ctx + off;
-
-	if (width == 1)
-		*(volatile u8 *)a = (u8)v;
-	else
-		*(volatile u32 *)a = v;
-}
+/*
+ * QEMU q35: block at I/O port 0xcd8, SCI/GPE0 bit 2, no extension
+ * commands (no reports, no faults, no targets), _OST after each
+ * insert and remove instead.
+ */
+static bool hp_qemu;
 
 struct hpio *hotplug_io(void)
 {
@@ -85,7 +82,7 @@ void hotplug_report(const struct cpuhp_notice *n)
 		return;
 	if (n->kind == CPUHP_NOTICE_DONE && n->cpu < GUEST_MAX_CPUS)
 		hp_done[n->cpu]++;
-	if (!hp_ready || n->cpu >= smp_nr_possible)
+	if (!hp_ready || hp_qemu || n->cpu >= smp_nr_possible)
 		return;
 	hpio_report(&hp_io, hp_sel[n->cpu], hpio_report_value(n));
 }
@@ -145,24 +142,66 @@ static void hp_map_selectors(unsigned int nr)
 	printk("hotplug: %u of %u selectors matched by APIC ID\n", mapped, nr);
 }
 
+/*
+ * A full ACPI platform with a GPE block (hotvm's FADT is hardware-reduced)
+ * and no FDT: QEMU's q35, whose block is at 0xcd8.
+ */
+static bool hp_is_qemu(void)
+{
+	return !platform.ged_found && platform.fadt_found &&
+	       !platform.hw_reduced && platform.gpe0_blk &&
+	       platform.gpe0_len >= 2;
+}
+
+/*
+ * QEMU starts in its legacy interface: a present-CPU bitmap at the same
+ * ports (bit 0, the boot CPU, is set).  Writing 0 to its first dword
+ * switches to the modern block; there, offset 0 reads 0 (command data
+ * 2 of command 0), and selector 0 is the state the write leaves.
+ */
+static void hp_qemu_init(unsigned int nr, bool ignore)
+{
+	bool legacy = inb(ABI_QEMU_CPUHP_PORT) != 0;
+	int ret;
+
+	hpio_init_port(&hp_io, ABI_QEMU_CPUHP_PORT, nr);
+	hp_io.write(&hp_io, HPIO_SELECTOR, 4, 0);
+	printk("hotplug: QEMU CPU hotplug at port 0x%x (%s), GPE0 block "
+	       "0x%x/%u, SCI GSI %u, I/O APIC at 0x%lx (%s)\n",
+	       ABI_QEMU_CPUHP_PORT,
+	       legacy ? "legacy, switched to modern" : "modern",
+	       platform.gpe0_blk, platform.gpe0_len, platform.sci_gsi,
+	       platform.ioapic_base,
+	       platform.ioapic_found ? "madt" : "default");
+	hp_qemu = true;
+	hp_map_selectors(nr);
+	for (unsigned int c = 0; c < nr; c++)
+		if (percpu[c].boot_present)
+			cpumask_set(&hp_present, c);
+	hp_ready = true;
+
+	ret = gpe_init(HP_QEMU_GPE_BIT, platform.ioapic_base, ignore);
+	if (ret)
+		printk("hotplug: no SCI (%d): host hotplug will time out\n",
+		       ret);
+}
+
 void hotplug_init(bool ignore)
 {
 	unsigned int nr = smp_nr_possible;
 	int ret;
 
+	if (hp_is_qemu()) {
+		hp_qemu_init(nr, ignore);
+		return;
+	}
 	printk("hotplug: GED at 0x%lx GSI %u (%s), register block at 0x%lx "
 	       "(%s), I/O APIC at 0x%lx (%s)\n",
 	       platform.ged_base, platform.ged_irq,
 	       platform.ged_found ? "fdt" : "default", platform.cpuhp_base,
 	       platform.cpuhp_found ? "fdt" : "default", platform.ioapic_base,
 	       platform.ioapic_found ? "madt" : "default");
-	hp_io = (struct hpio){
-		.read = hp_mmio_read,
-		.write = hp_mmio_write,
-		.ctx = (void *)(uintptr_t)platform.cpuhp_base,
-		.nr_sel = nr,
-	};
-	hpio_invalidate(&hp_io);
+	hpio_init_mmio(&hp_io, platform.cpuhp_base, nr);
 	hp_map_selectors(nr);
 	for (unsigned int c = 0; c < nr; c++)
 		if (percpu[c].boot_present)
@@ -185,9 +224,12 @@ bool hotplug_pending(void)
 /* The host's one-shot fault for @cpu (command 0x11), into the library. */
 static void hp_take_fault(unsigned int cpu)
 {
-	u32 f = hpio_ext_read(&hp_io, hp_sel[cpu], ABI_CPUHP_CMD_GUEST_FAULT);
+	u32 f;
 	int ret;
 
+	if (hp_qemu)
+		return;
+	f = hpio_ext_read(&hp_io, hp_sel[cpu], ABI_CPUHP_CMD_GUEST_FAULT);
 	if (!f)
 		return;
 	ret = f <= GUEST_NR_STATES
@@ -195,6 +237,17 @@ static void hp_take_fault(unsigned int cpu)
 		      : -EINVAL;
 	printk("hotplug: cpu %u: host injects a fault at %d (%s): %d\n", cpu,
 	       (int)f - 1, hp_state_name((int)f - 1), ret);
+}
+
+/*
+ * _OST under QEMU, as an OSPM evaluates it after handling a Notify: the
+ * notify code (1 device check for an insert, 3 eject request for a
+ * removal) and the ACPI status code.  hotvm gets its reports instead.
+ */
+static void hp_ost(unsigned int cpu, u32 event, u32 status)
+{
+	if (hp_qemu)
+		hpio_ost(&hp_io, hp_sel[cpu], event, status);
 }
 
 static void hp_insert(const u32 *sels, unsigned int n)
@@ -227,6 +280,8 @@ static void hp_insert(const u32 *sels, unsigned int n)
 	us = tsc_to_us(rdtsc() - t0);
 	for (unsigned int i = 0; i < nr; i++) {
 		hotplug_report_done(cpus[i], true, results[i]);
+		hp_ost(cpus[i], HP_OST_EV_DEVICE_CHECK,
+		       results[i] ? HP_OST_FAILURE : HP_OST_SUCCESS);
 		printk("hotplug: cpu %u (APIC ID %u) up: %d (%lu us for %u)\n",
 		       cpus[i], percpu[cpus[i]].apic_id, results[i], us, nr);
 	}
@@ -249,6 +304,7 @@ static void hp_remove(u32 sel)
 		/* Never: report the refusal so the host does not wait. */
 		printk("hotplug: remove of the boot CPU refused\n");
 		hotplug_report_done(0, false, -EPERM);
+		hp_ost(0, HP_OST_EV_EJECT_REQUEST, HP_OST_EJECT_UNSUPPORTED);
 		return;
 	}
 	hp_take_fault((unsigned int)cpu);
@@ -261,10 +317,13 @@ static void hp_remove(u32 sel)
 		/* The host sees DONE+FAILED and fails the removal itself. */
 		printk("hotplug: cpu %d down failed: %d, not ejected\n", cpu,
 		       ret);
+		hp_ost((unsigned int)cpu, HP_OST_EV_EJECT_REQUEST,
+		       HP_OST_DEVICE_BUSY);
 		return;
 	}
 	cpumask_clear(&hp_present, (unsigned int)cpu);
 	hpio_eject(&hp_io, sel);
+	hp_ost((unsigned int)cpu, HP_OST_EV_EJECT_REQUEST, HP_OST_SUCCESS);
 	printk("hotplug: cpu %d (APIC ID %u) down and ejected (%lu us)\n", cpu,
 	       percpu[cpu].apic_id, tsc_to_us(rdtsc() - t0));
 }

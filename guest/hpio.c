@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * CPU-hotplug register block sequences: see hpio.h.  Widths are exactly
- * the ones the VMM accepts (include/cpuhp_regs.h): selector and data 4
+ * CPU-hotplug register block sequences and its two accessors (MMIO,
+ * I/O ports): see hpio.h.  Widths are exactly the ones the VMM accepts
+ * (include/cpuhp_regs.h) and QEMU's block documents: selector and data 4
  * bytes, flags and command 1 byte.
  */
 #include "hotvm_abi.h"
@@ -11,6 +12,66 @@ void hpio_invalidate(struct hpio *io)
 {
 	io->cur_sel = -1;
 	io->cur_cmd = -1;
+}
+
+static u32 hpio_mmio_read(struct hpio *io, unsigned int off, unsigned int width)
+{
+	uintptr_t a = (uintptr_t)io->ctx + off;
+
+	if (width == 1)
+		return *(volatile u8 *)a;
+	return *(volatile u32 *)a;
+}
+
+static void hpio_mmio_write(struct hpio *io, unsigned int off,
+			    unsigned int width, u32 v)
+{
+	uintptr_t a = (uintptr_t)io->ctx + off;
+
+	if (width == 1)
+		*(volatile u8 *)a = (u8)v;
+	else
+		*(volatile u32 *)a = v;
+}
+
+static u32 hpio_port_read(struct hpio *io, unsigned int off, unsigned int width)
+{
+	u16 port = (u16)((uintptr_t)io->ctx + off);
+
+	return width == 1 ? inb(port) : inl(port);
+}
+
+static void hpio_port_write(struct hpio *io, unsigned int off,
+			    unsigned int width, u32 v)
+{
+	u16 port = (u16)((uintptr_t)io->ctx + off);
+
+	if (width == 1)
+		outb(port, (u8)v);
+	else
+		outl(port, v);
+}
+
+void hpio_init_mmio(struct hpio *io, u64 base, unsigned int nr_sel)
+{
+	*io = (struct hpio){
+		.read = hpio_mmio_read,
+		.write = hpio_mmio_write,
+		.ctx = (void *)(uintptr_t)base,
+		.nr_sel = nr_sel,
+	};
+	hpio_invalidate(io);
+}
+
+void hpio_init_port(struct hpio *io, u16 port, unsigned int nr_sel)
+{
+	*io = (struct hpio){
+		.read = hpio_port_read,
+		.write = hpio_port_write,
+		.ctx = (void *)(uintptr_t)port,
+		.nr_sel = nr_sel,
+	};
+	hpio_invalidate(io);
 }
 
 void hpio_lock(struct hpio *io)
@@ -105,6 +166,17 @@ void hpio_eject(struct hpio *io, u32 sel)
 	hpio_lock(io);
 	hpio_select(io, sel);
 	hpio_write_flags(io, HPIO_F_EJECT);
+	hpio_unlock(io);
+}
+
+void hpio_ost(struct hpio *io, u32 sel, u32 event, u32 status)
+{
+	hpio_lock(io);
+	hpio_select(io, sel);
+	hpio_command(io, ABI_CPUHP_CMD_OST_EVENT);
+	hpio_write_data(io, event);
+	hpio_command(io, ABI_CPUHP_CMD_OST_STATUS);
+	hpio_write_data(io, status);
 	hpio_unlock(io);
 }
 

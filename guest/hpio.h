@@ -42,6 +42,14 @@ struct hpio {
 
 void hpio_invalidate(struct hpio *io);
 
+/*
+ * The two buses the block sits on: MMIO at @base (hotvm), or I/O ports
+ * from @port (QEMU q35, 0xcd8).  Both set up @io for selectors
+ * 0 .. @nr_sel - 1 with nothing cached.
+ */
+void hpio_init_mmio(struct hpio *io, u64 base, unsigned int nr_sel);
+void hpio_init_port(struct hpio *io, u16 port, unsigned int nr_sel);
+
 /* Single steps; the caller holds io->lock (hpio_lock/hpio_unlock). */
 void hpio_lock(struct hpio *io);
 void hpio_unlock(struct hpio *io);
@@ -64,11 +72,15 @@ void hpio_write_data(struct hpio *io, u32 v);
  *   reason: data writes under command 3 are ignored everywhere), write
  *   data.  Selector and command are skipped when cached.
  * hpio_eject: select, write flags bit 3.
+ * hpio_ost: select, command 1, write @event, command 2, write @status,
+ *   as QEMU's _OST method (COST) does; QEMU emits ACPI_DEVICE_OST on the
+ *   status write.  hotvm's block ignores both.
  */
 u32 hpio_arch_id(struct hpio *io, u32 sel);
 u32 hpio_ext_read(struct hpio *io, u32 sel, u8 cmd);
 void hpio_report(struct hpio *io, u32 sel, u32 value);
 void hpio_eject(struct hpio *io, u32 sel);
+void hpio_ost(struct hpio *io, u32 sel, u32 event, u32 status);
 u8 hpio_read_flags(struct hpio *io, u32 sel);
 
 /*

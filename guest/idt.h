@@ -6,6 +6,7 @@
 
 /* Vectors of the guest's own interrupts. */
 #define VEC_GED		0x30 /* ACPI GED, from the I/O APIC */
+#define VEC_SCI		0x31 /* ACPI SCI (GPE0), from the I/O APIC */
 #define VEC_LAPIC_TIMER 0xef
 #define VEC_DOORBELL	0xf0 /* "look at your mailbox" IPI */
 #define VEC_SPURIOUS	0xff

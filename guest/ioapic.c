@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * I/O APIC redirection, for the GED interrupt.  Indirect access: write the
+ * I/O APIC redirection, for the GED interrupt or the SCI.  Indirect access: write the
  * register index to IOREGSEL, then read or write IOWIN; only the boot CPU
  * programs it, once, so the index/data pair needs no lock.
  */
@@ -64,15 +64,27 @@ unsigned int ioapic_init(u64 base)
 	return ioapic_nr_rte;
 }
 
-int ioapic_route_edge(unsigned int gsi, u8 vector, u32 apic_id)
+int ioapic_route(unsigned int gsi, u8 vector, u32 apic_id, bool level,
+		 bool active_low)
 {
+	u32 lo = RTE_DM_FIXED | vector;
+
 	if (gsi >= ioapic_nr_rte || apic_id > 0xff)
 		return -EINVAL;
+	if (level)
+		lo |= RTE_LEVEL;
+	if (active_low)
+		lo |= RTE_ACTIVE_LOW;
 	/* Destination first, unmask last: no half-programmed entry fires. */
 	ioapic_write(IOAPIC_REG_RTE + 2 * gsi + 1,
 		     apic_id << RTE_DEST_SHIFT_HI);
-	ioapic_write(IOAPIC_REG_RTE + 2 * gsi, RTE_DM_FIXED | vector);
+	ioapic_write(IOAPIC_REG_RTE + 2 * gsi, lo);
 	return 0;
+}
+
+int ioapic_route_edge(unsigned int gsi, u8 vector, u32 apic_id)
+{
+	return ioapic_route(gsi, vector, apic_id, false, false);
 }
 
 void ioapic_mask(unsigned int gsi)

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * The I/O APIC: just enough to route one GSI to a vector on one CPU.  The
+ * The I/O APIC: just enough to route a GSI to a vector on one CPU.  The
  * window is MMIO in the top GiB, which entry.S maps uncached.
  */
 #ifndef GUEST_IOAPIC_H
@@ -20,6 +20,14 @@ unsigned int ioapic_init(u64 base);
  * -EINVAL for a GSI the I/O APIC does not have or an APIC ID above 255.
  */
 int ioapic_route_edge(unsigned int gsi, u8 vector, u32 apic_id);
+
+/*
+ * The same with the trigger mode and polarity given: a level-triggered
+ * line's handler must deassert it (clear the source) before its EOI, or
+ * the I/O APIC delivers it again at once.
+ */
+int ioapic_route(unsigned int gsi, u8 vector, u32 apic_id, bool level,
+		 bool active_low);
 
 /* Mask @gsi again. */
 void ioapic_mask(unsigned int gsi);

@@ -68,6 +68,19 @@ static inline u8 inb(u16 port)
 	return v;
 }
 
+static inline void outl(u16 port, u32 v)
+{
+	__asm__ volatile("outl %0, %1" : : "a"(v), "Nd"(port));
+}
+
+static inline u32 inl(u16 port)
+{
+	u32 v;
+
+	__asm__ volatile("inl %1, %0" : "=a"(v) : "Nd"(port));
+	return v;
+}
+
 static inline u64 rdmsr(u32 msr)
 {
 	u32 lo, hi;

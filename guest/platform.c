@@ -40,6 +40,10 @@ void platform_set_defaults(void)
 	platform.ged_found = false;
 	platform.cpuhp_base = ABI_CPUHP_MMIO;
 	platform.cpuhp_found = false;
+	platform.fadt_found = false;
+	platform.hw_reduced = false;
+	platform.gpe0_blk = 0;
+	platform.gpe0_len = 0;
 }
 
 /* A root-level cell count (#address-cells, #size-cells), or @def. */

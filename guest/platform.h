@@ -31,6 +31,21 @@ struct platform {
 	bool ged_found;
 	u64 cpuhp_base;
 	bool cpuhp_found;
+
+	/*
+	 * ACPI fixed hardware from the FADT (acpi.c): what QEMU's q35 path
+	 * needs.  hotvm's FADT is hardware-reduced (no GPE block).
+	 */
+	bool fadt_found;
+	bool hw_reduced;
+	u32 sci_gsi; /* SCI_INT, through a MADT interrupt source override */
+	bool sci_level;
+	bool sci_active_low;
+	u32 smi_cmd; /* port; 0: ACPI mode is always on */
+	u8 acpi_enable;
+	u32 pm1a_cnt; /* port */
+	u32 gpe0_blk; /* port: status half, then enable half */
+	u8 gpe0_len;
 };
 
 extern struct platform platform;

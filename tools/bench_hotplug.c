@@ -109,6 +109,8 @@ static int timed(struct vmproc *v, unsigned int cpu, bool on, const char *list,
 		return ret;
 	}
 	add(s, (now_us() - t0) / 1e3);
+	if (getenv("BENCH_VERBOSE"))
+		printf("%s\n", json_object_to_json_string(r));
 	record_steps(r);
 	json_object_put(r);
 	return 0;
