@@ -198,14 +198,22 @@ static void test_long_line(void)
 static void test_many_clients(void)
 {
 	static struct raw r[N_CLIENTS];
-	int ok = 0, refused = 0;
+	int ok = 1, refused = 0;
 
-	for (int i = 0; i < N_CLIENTS; i++)
+	/*
+	 * The client of the previous check may not be reaped yet: a first
+	 * client's round trip makes sure the server has seen that close (it
+	 * was pending before this request), so the count below is exact.
+	 */
+	raw_negotiated(&r[0]);
+	raw_send(&r[0], "{\"execute\": \"query-status\", \"id\": 1}\n");
+	json_object_put(raw_reply(&r[0], T_MS));
+	for (int i = 1; i < N_CLIENTS; i++)
 		CHECK_EQ(raw_open(&r[i], td.path), 0);
-	for (int i = 0; i < N_CLIENTS; i++)
+	for (int i = 1; i < N_CLIENTS; i++)
 		raw_send(&r[i], "{\"execute\": \"qmp_capabilities\"}\n"
 				"{\"execute\": \"query-cpuhp\", \"id\": 1}\n");
-	for (int i = 0; i < N_CLIENTS; i++) {
+	for (int i = 1; i < N_CLIENTS; i++) {
 		struct json_object *o = raw_recv(&r[i], T_MS);
 
 		if (jget(o, "QMP")) {
@@ -220,7 +228,7 @@ static void test_many_clients(void)
 	}
 	printf("# %d clients served, %d refused\n", ok, refused);
 	CHECK_EQ(ok + refused, N_CLIENTS);
-	CHECK(ok >= 32);
+	CHECK_EQ(ok, 32); /* the server's limit */
 	for (int i = 0; i < N_CLIENTS; i++)
 		raw_close(&r[i]);
 	check_alive("40 clients");
