@@ -299,8 +299,10 @@ int qmp_client_connect(const char *path, int negotiate, int timeout_ms,
 	       errno == EINTR)
 		;
 	if (rc) {
-		rc = fail(err, -errno, "cannot connect to %s: %s", path,
-			  strerror(errno));
+		rc = fail(err, -errno,
+			  "cannot connect to %s: %s; is a VM running with "
+			  "--api-socket %s?",
+			  path, strerror(errno), path);
 		goto out_free;
 	}
 	rc = read_message(c, &m, deadline_of(timeout_ms));
