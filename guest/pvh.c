@@ -25,16 +25,23 @@ int pvh_init(u64 paddr)
 	boot_info.rsdp_paddr = si->rsdp_paddr;
 	boot_info.nr_modules = si->nr_modules;
 
-	/* The FDT is module 0; recognise it by its magic, not by position. */
+	/*
+	 * The FDT follows the initrd when there is one (Linux takes module 0
+	 * as its ramdisk): recognise it by its magic, not by position.
+	 */
 	if (si->nr_modules && si->modlist_paddr) {
 		const struct hvm_modlist_entry *mod =
 			(void *)(uintptr_t)si->modlist_paddr;
 
-		if (mod->paddr && mod->size >= 4 &&
-		    dt_check((const void *)(uintptr_t)mod->paddr, mod->size) ==
-			    0) {
-			boot_info.fdt_paddr = mod->paddr;
-			boot_info.fdt_size = mod->size;
+		for (u32 i = 0; i < si->nr_modules && i < PVH_MAX_MODS;
+		     i++) {
+			if (!mod[i].paddr || mod[i].size < 4 ||
+			    dt_check((const void *)(uintptr_t)mod[i].paddr,
+				     mod[i].size))
+				continue;
+			boot_info.fdt_paddr = mod[i].paddr;
+			boot_info.fdt_size = mod[i].size;
+			break;
 		}
 	}
 

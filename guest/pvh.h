@@ -40,11 +40,12 @@ struct hvm_memmap_entry {
 };
 
 #define PVH_CMDLINE_MAX 4096
+#define PVH_MAX_MODS	16 /* modules scanned for the FDT */
 
 struct boot_info {
 	char cmdline[PVH_CMDLINE_MAX];
 	u64 rsdp_paddr;
-	u64 fdt_paddr; /* module 0 when it carries the FDT magic, else 0 */
+	u64 fdt_paddr; /* the first module with the FDT magic, else 0 */
 	u64 fdt_size;
 	u64 ram_bytes; /* sum of the E820 RAM entries */
 	u32 nr_modules;

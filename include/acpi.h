@@ -17,6 +17,8 @@
 #define ACPI_FADT_MINOR	     3
 #define ACPI_MADT_REVISION   5
 #define ACPI_FADT_HW_REDUCED (1U << 20)
+#define ACPI_FADT_NO_VGA      (1U << 2) /* IAPC_BOOT_ARCH bits */
+#define ACPI_FADT_NO_CMOS_RTC (1U << 5)
 
 /* MADT interrupt controller structure types and Local APIC flags. */
 #define ACPI_MADT_LAPIC		 0

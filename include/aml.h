@@ -251,5 +251,9 @@ void aml_memory32_fixed(struct aml_buf *b, uint32_t info, uint32_t base,
 /* Interrupt (...) { irqs }: flags from AML_IRQ_*, 1-255 interrupts. */
 void aml_interrupt(struct aml_buf *b, uint32_t flags, const uint32_t *irqs,
 		   unsigned int n);
+/* IO (Decode16, base, base, 1, len): a fixed range of I/O ports. */
+void aml_io(struct aml_buf *b, uint16_t base, uint8_t len);
+/* IRQNoFlags () { irq }: an ISA IRQ (0-15), edge-triggered, active high. */
+void aml_irq_noflags(struct aml_buf *b, unsigned int irq);
 
 #endif

@@ -19,6 +19,8 @@
  *     CMTL/CMTX(i, id)   _MAT: Local APIC / Local x2APIC entry
  *     Cxxx               one ACPI0007 Device per possible CPU (hex index)
  *   \_SB.GED_            ACPI0013, _EVT(Arg0) calls \_SB.CPUS.CSCN
+ *   \_SB.COM1            PNP0501, the 16550 at ABI_COM1_PORT, IRQ ABI_COM1_IRQ
+ *   \_SB.MRES            PNP0C02, claims the GED and register block windows
  */
 #ifndef HOTVM_DSDT_H
 #define HOTVM_DSDT_H

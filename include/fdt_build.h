@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * The flattened device tree hotvm hands the tiny guest as PVH module 0:
+ * The flattened device tree hotvm hands the tiny guest as a PVH module (after the initrd):
  * memory, every possible CPU (boot CPUs "okay", the rest "disabled") and
  * the command line.  Names avoid libfdt's own fdt_* functions.
  */

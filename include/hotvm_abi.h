@@ -17,7 +17,7 @@
 #define ABI_BOOTDATA_PADDR                                                     \
 	0x10000UL /* hvm_start_info, memmap, modlist, cmdline */
 #define ABI_BOOTDATA_SIZE 0x10000UL
-#define ABI_FDT_PADDR	  0x20000UL /* FDT, passed as PVH module 0 */
+#define ABI_FDT_PADDR	  0x20000UL /* FDT, the PVH module after the initrd */
 #define ABI_FDT_MAX	  0x40000UL /* room for 1024 possible CPUs */
 #define ABI_ACPI_PADDR	  0xe0000UL /* RSDP first, so a legacy scan finds it */
 #define ABI_ACPI_MAX	  0x20000UL
@@ -95,7 +95,7 @@
 #define ABI_STATUS_USAGE  2 /* bad command line, kernel image or configuration */
 #define ABI_STATUS_VMFAIL 4 /* KVM error, emulation failure, triple fault */
 
-/* The FDT the VMM hands the tiny guest as PVH module 0. */
+/* The FDT the VMM hands the tiny guest as the last PVH module. */
 #define ABI_FDT_COMPATIBLE     "hotvm,tiny-v1"
 #define ABI_FDT_MODULE_CMDLINE "hotvm-fdt"
 

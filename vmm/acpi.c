@@ -127,7 +127,11 @@ static void build_fadt(uint8_t *t, uint64_t dsdt)
 	header(t, "FACP", ACPI_FADT_SIZE, ACPI_FADT_REVISION);
 	/* 32-bit DSDT pointer only when it fits; X_DSDT always. */
 	put32(t + 40, dsdt < (1ULL << 32) ? (uint32_t)dsdt : 0);
-	put16(t + 109, 1U << 2); /* IAPC_BOOT_ARCH: no VGA */
+	/*
+	 * IAPC_BOOT_ARCH: no VGA, no CMOS RTC (without that bit Linux probes
+	 * the missing RTC for about 3 s).
+	 */
+	put16(t + 109, ACPI_FADT_NO_VGA | ACPI_FADT_NO_CMOS_RTC);
 	put32(t + 112, ACPI_FADT_HW_REDUCED);
 	t[131] = ACPI_FADT_MINOR;
 	put64(t + 140, dsdt);

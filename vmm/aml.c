@@ -741,3 +741,29 @@ void aml_interrupt(struct aml_buf *b, uint32_t flags, const uint32_t *irqs,
 	for (unsigned int i = 0; i < n; i++)
 		aml_dword(b, irqs[i]);
 }
+
+/* Small items: the tag byte holds the item name and the body length. */
+static void small_item(struct aml_buf *b, uint8_t name, uint8_t len)
+{
+	aml_byte(b, (uint8_t)(name << 3 | len));
+}
+
+void aml_io(struct aml_buf *b, uint16_t base, uint8_t len)
+{
+	small_item(b, 0x08, 7);
+	aml_byte(b, 1); /* decodes 16 address bits */
+	aml_word(b, base);
+	aml_word(b, base);
+	aml_byte(b, 1); /* alignment */
+	aml_byte(b, len);
+}
+
+void aml_irq_noflags(struct aml_buf *b, unsigned int irq)
+{
+	if (irq > 15) {
+		fail(b, -EINVAL);
+		return;
+	}
+	small_item(b, 0x04, 2);
+	aml_word(b, (uint16_t)(1u << irq));
+}

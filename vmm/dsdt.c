@@ -446,7 +446,6 @@ static void build_cpus(struct aml_buf *b, const struct dsdt_config *cfg)
  *	Name (_HID, "ACPI0013")
  *	Name (_UID, Zero)
  *	Name (_CRS, ResourceTemplate () {
- *		Memory32Fixed (ReadWrite, ABI_GED_MMIO, ABI_GED_SIZE)
  *		Interrupt (ResourceConsumer, Edge, ActiveHigh, Exclusive)
  *			{ ABI_GED_IRQ }
  *	})
@@ -469,9 +468,9 @@ static void build_ged(struct aml_buf *b, const struct dsdt_config *cfg)
 	aml_string(b, "ACPI0013");
 	aml_name_decl(b, "_UID");
 	aml_zero(b);
+	/* Linux's evged rejects any resource but interrupts here. */
 	aml_name_decl(b, "_CRS");
 	aml_restmpl_begin(b);
-	aml_memory32_fixed(b, AML_MEM_READ_WRITE, base, ABI_GED_SIZE);
 	aml_interrupt(b, AML_IRQ_CONSUMER | AML_IRQ_EDGE, &irq, 1);
 	aml_restmpl_end(b);
 
@@ -496,15 +495,77 @@ static void build_ged(struct aml_buf *b, const struct dsdt_config *cfg)
 	aml_end(b);
 }
 
+/*
+ * Device (COM1) {
+ *	Name (_HID, EISAID ("PNP0501"))
+ *	Name (_UID, Zero)
+ *	Name (_CRS, ResourceTemplate () {
+ *		IO (Decode16, ABI_COM1_PORT, ABI_COM1_PORT, 1, 8)
+ *		IRQNoFlags () { ABI_COM1_IRQ }
+ *	})
+ * }
+ * With a hardware-reduced FADT Linux assumes no legacy devices: only a
+ * namespace device gives the UART its interrupt, without which user space
+ * output on ttyS0 never drains.
+ */
+static void build_com1(struct aml_buf *b)
+{
+	aml_device_begin(b, "COM1");
+	aml_name_decl(b, "_HID");
+	aml_eisaid(b, "PNP0501");
+	aml_name_decl(b, "_UID");
+	aml_zero(b);
+	aml_name_decl(b, "_CRS");
+	aml_restmpl_begin(b);
+	aml_io(b, ABI_COM1_PORT, 8);
+	aml_irq_noflags(b, ABI_COM1_IRQ);
+	aml_restmpl_end(b);
+	aml_end(b);
+}
+
+/*
+ * Device (MRES) {
+ *	Name (_HID, EISAID ("PNP0C02"))
+ *	Name (_UID, Zero)
+ *	Name (_CRS, ResourceTemplate () {
+ *		Memory32Fixed (ReadWrite, ged, ABI_GED_SIZE)
+ *		Memory32Fixed (ReadWrite, cpuhp, ABI_CPUHP_SIZE)
+ *	})
+ * }
+ * The GED's _CRS may hold only its interrupt, so its window and the
+ * register block's are claimed here, keeping the OS from placing anything
+ * over them.
+ */
+static void build_mres(struct aml_buf *b, const struct dsdt_config *cfg)
+{
+	aml_device_begin(b, "MRES");
+	aml_name_decl(b, "_HID");
+	aml_eisaid(b, "PNP0C02");
+	aml_name_decl(b, "_UID");
+	aml_zero(b);
+	aml_name_decl(b, "_CRS");
+	aml_restmpl_begin(b);
+	aml_memory32_fixed(b, AML_MEM_READ_WRITE,
+			   cfg->ged_mmio ? cfg->ged_mmio : ABI_GED_MMIO,
+			   ABI_GED_SIZE);
+	aml_memory32_fixed(b, AML_MEM_READ_WRITE,
+			   cfg->cpuhp_mmio ? cfg->cpuhp_mmio : ABI_CPUHP_MMIO,
+			   ABI_CPUHP_SIZE);
+	aml_restmpl_end(b);
+	aml_end(b);
+}
+
 int dsdt_build_aml(struct aml_buf *b, const struct dsdt_config *cfg)
 {
 	if (!cfg->ncpus || cfg->ncpus > DSDT_MAX_CPUS)
 		return -EINVAL;
 
-	/* Scope (\_SB) { Device (CPUS) {...} Device (GED_) {...} } */
+	/* Scope (\_SB) { CPUS, GED_, COM1, MRES } */
 	aml_scope_begin(b, "\\_SB");
 	build_cpus(b, cfg);
 	build_ged(b, cfg);
+	build_com1(b);
+	build_mres(b, cfg);
 	aml_end(b);
 	return aml_finish(b);
 }

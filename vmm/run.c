@@ -208,18 +208,26 @@ static int build_tables(struct machine *m)
 		return (int)acpi_size;
 	}
 
-	struct pvh_boot_module mods[PVH_MAX_MODULES] = {
-		{ .paddr = ABI_FDT_PADDR,
-		  .size = (uint64_t)fdt_size,
-		  .cmdline = ABI_FDT_MODULE_CMDLINE },
-		{ .paddr = m->initrd_gpa, .size = m->initrd_size },
+	/* Linux's PVH entry takes module 0 as its ramdisk: the FDT follows. */
+	struct pvh_boot_module mods[PVH_MAX_MODULES];
+	unsigned int nr_mods = 0;
+
+	if (m->initrd_size)
+		mods[nr_mods++] = (struct pvh_boot_module){
+			.paddr = m->initrd_gpa,
+			.size = m->initrd_size,
+		};
+	mods[nr_mods++] = (struct pvh_boot_module){
+		.paddr = ABI_FDT_PADDR,
+		.size = (uint64_t)fdt_size,
+		.cmdline = ABI_FDT_MODULE_CMDLINE,
 	};
 	si = pvh_write_start_info(m->vm.ram + ABI_BOOTDATA_PADDR,
 				  ABI_BOOTDATA_PADDR, ABI_BOOTDATA_SIZE,
 				  &(struct pvh_boot_params){
 					  .cmdline = m->opts->cmdline,
 					  .mods = mods,
-					  .nr_mods = m->initrd_size ? 2 : 1,
+					  .nr_mods = nr_mods,
 					  .memmap = m->memmap,
 					  .nr_memmap = m->nr_memmap,
 					  .rsdp_paddr = ABI_ACPI_PADDR,

@@ -203,6 +203,41 @@ static void test_register_block(void)
 	aml_free(&b);
 }
 
+/* The UART and the claimed MMIO windows, as Linux's pnp drivers read them. */
+static void test_com1_mres(void)
+{
+	struct aml_buf b = { 0 };
+
+	CHECK_EQ(build(&b, 2, NULL), 0);
+	/* COM1: PNP0501, IO (Decode16, 0x3F8, 0x3F8, 1, 8), IRQNoFlags { 4 } */
+	CHECK(HAS(&b, "COM1"
+		      "\x08"
+		      "_HID"
+		      "\x0c\x41\xd0\x05\x01"
+		      "\x08"
+		      "_UID"
+		      "\x00\x08"
+		      "_CRS"
+		      "\x11\x10\x0a\x0d"
+		      "\x47\x01\xf8\x03\xf8\x03\x01\x08"
+		      "\x22\x10\x00"
+		      "\x79\x00"));
+	/* MRES: PNP0C02 with the GED's 4 bytes and the block's 12 */
+	CHECK(HAS(&b, "MRES"
+		      "\x08"
+		      "_HID"
+		      "\x0c\x41\xd0\x0c\x02"
+		      "\x08"
+		      "_UID"
+		      "\x00\x08"
+		      "_CRS"
+		      "\x11\x1d\x0a\x1a"
+		      "\x86\x09\x00\x01\x00\x00\xb0\xfe\x04\x00\x00\x00"
+		      "\x86\x09\x00\x01\x00\x01\xb0\xfe\x0c\x00\x00\x00"
+		      "\x79\x00"));
+	aml_free(&b);
+}
+
 static void test_ged(void)
 {
 	const struct dsdt_config cfg = {
@@ -222,11 +257,20 @@ static void test_ged(void)
 		      "\x00\x08"
 		      "_UID"
 		      "\x00"));
-	/* _CRS: Memory32Fixed (ReadWrite, 0xFEB00000, 4), Interrupt (Edge, ActiveHigh, Exclusive) { 5 } */
-	CHECK(HAS(&b, "\x08"
+	/*
+	 * _CRS: only Interrupt (Edge, ActiveHigh, Exclusive) { 5 }: Linux's
+	 * evged fails its probe on any other resource.
+	 */
+	CHECK(HAS(&b, "GED_"
+		      "\x08"
+		      "_HID"
+		      "\x0d"
+		      "ACPI0013"
+		      "\x00\x08"
+		      "_UID"
+		      "\x00\x08"
 		      "_CRS"
-		      "\x11\x1a\x0a\x17"
-		      "\x86\x09\x00\x01\x00\x00\xb0\xfe\x04\x00\x00\x00"
+		      "\x11\x0e\x0a\x0b"
 		      "\x89\x06\x00\x03\x01\x05\x00\x00\x00\x79\x00"));
 	CHECK(HAS(&b, "\x5b\x80"
 		      "EREG"
@@ -257,8 +301,10 @@ static void test_ged(void)
 
 	b = (struct aml_buf){ 0 };
 	CHECK_EQ(dsdt_build_aml(&b, &cfg), 0);
+	/* the GED's interrupt where asked, and its window claimed by MRES */
+	CHECK(HAS(&b, "\x89\x06\x00\x03\x01\x09\x00\x00\x00\x79\x00"));
 	CHECK(HAS(&b, "\x86\x09\x00\x01\x00\x00\xd0\xfe\x04\x00\x00\x00"
-		      "\x89\x06\x00\x03\x01\x09\x00\x00\x00\x79\x00"));
+		      "\x86\x09\x00\x01\x00\x01\xd0\xfe\x0c\x00\x00\x00"));
 	CHECK(HAS(&b, "\x5b\x80"
 		      "PRST"
 		      "\x00\x0c\x00\x01\xd0\xfe\x0a\x0c"));
@@ -369,4 +415,4 @@ static void test_apic_ids(void)
 }
 
 CHECK_MAIN(TEST(test_scale), TEST(test_limits), TEST(test_register_block),
-	   TEST(test_ged), TEST(test_cpu_devices), TEST(test_apic_ids))
+	   TEST(test_ged), TEST(test_com1_mres), TEST(test_cpu_devices), TEST(test_apic_ids))

@@ -33,10 +33,13 @@ _start:
 
 	cmpl	$0x336ec578, (%ebp)	/* magic */
 	jne	panic
-	cmpl	$1, 12(%ebp)		/* nr_modules */
+	mov	12(%ebp), %ecx		/* nr_modules */
+	cmp	$1, %ecx
 	jb	panic
 	mov	16(%ebp), %eax		/* modlist_paddr */
-	mov	(%eax), %edx		/* module 0 paddr */
+	dec	%ecx			/* the FDT is the last module */
+	shl	$5, %ecx		/* 32-byte modlist entries */
+	mov	(%eax,%ecx), %edx	/* its paddr */
 	cmpl	$0xedfe0dd0, (%edx)	/* FDT magic, big-endian */
 	jne	panic
 	mov	32(%ebp), %eax		/* rsdp_paddr */
