@@ -42,6 +42,12 @@ What to put in the initramfs (besides busybox, /init and the modules):
                       ldd lists for it; DEST defaults to /bin/\$(basename SRC).
                       Repeatable.
   --add SRC:DEST      a file or directory (copied following symlinks). Repeatable.
+  --linux-guest       a Linux guest for hotvm (or QEMU) to boot inside:
+                      /lab/linux/vmlinux (PVH entry), /lab/linux/bzImage
+                      (the same kernel as the lab's own) and
+                      /lab/linux/initrd.gz (busybox, tools/lab/guest/init:
+                      prints 'online: <cpulist>' and 'ready', onlines
+                      hot-added CPUs as a udev rule does).  Adds ~20 MB.
   --with-qemu         this host's qemu-system-x86_64 (at its own path, where it
                       finds its firmware) and its firmware (/usr/share/qemu,
                       /usr/share/seabios): 'qemu-system-x86_64 -accel kvm
@@ -112,6 +118,7 @@ keep=0
 quiet=0
 fetch_only=0
 bzimage=0
+linux_guest=0
 log_copy=
 bins=()
 adds=()
@@ -128,6 +135,7 @@ while [[ $# -gt 0 ]]; do
 	--add) need_arg "$@"
 		[[ $2 == *:/* ]] || usage_error "--add wants SRC:DEST with an absolute DEST, not '$2'"
 		adds+=("$2"); shift ;;
+	--linux-guest) linux_guest=1 ;;
 	--with-qemu)
 		q=$(command -v qemu-system-x86_64) || usage_error "--with-qemu: no qemu-system-x86_64 here"
 		q=$(readlink -f "$q")
@@ -430,6 +438,21 @@ for a in "${adds[@]}"; do
 	# Symlinks are followed: their targets are not in the initramfs.
 	cp -RL --preserve=mode,timestamps "$src" "$root$dest"
 done
+
+# The guest's own initramfs: busybox and the guest's init, nothing else.
+if [[ $linux_guest = 1 ]]; then
+	[[ -e $vmlinux ]] || die "$EX_HOST" "--linux-guest: no PVH vmlinux could be extracted from $vmlinuz"
+	groot=$work/guest
+	mkdir -p "$groot"/{bin,dev,proc,sys,tmp} "$root/lab/linux"
+	install -m 0755 "$busybox" "$groot/bin/busybox"
+	install -m 0755 "$here/guest/init" "$groot/init"
+	install -m 0755 "$here/guest/cpu-event" "$groot/bin/cpu-event"
+	[[ $EUID -eq 0 ]] && mknod -m 0600 "$groot/dev/console" c 5 1
+	(cd "$groot" && find . | cpio -o -H newc -R 0:0 --quiet | gzip -1) \
+		>"$root/lab/linux/initrd.gz" || die "$EX_HOST" "cannot build the guest's initramfs"
+	cp "$vmlinux" "$root/lab/linux/vmlinux"
+	cp "$vmlinuz" "$root/lab/linux/bzImage"
+fi
 
 if [[ -n $script ]]; then
 	cp "$script" "$root/lab/cmd.sh"
