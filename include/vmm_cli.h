@@ -47,6 +47,12 @@ struct cli_run_opts {
 int cli_parse_size(const char *s, uint64_t *out);
 
 /*
+ * --memory: as cli_parse_size(), but a bare number means MiB, as QEMU's -m
+ * has it ("512" is 512M; "4096" is 4G).
+ */
+int cli_parse_memory(const char *s, uint64_t *out);
+
+/*
  * Cloud Hypervisor's "boot=N,max=M": keys in any order, each at most once;
  * boot defaults to 1, max to boot.  Checks 1 <= boot <= max; the limit
  * from KVM is checked later, by the caller that knows it.

@@ -63,6 +63,25 @@ int cli_parse_size(const char *s, uint64_t *out)
 	return 0;
 }
 
+int cli_parse_memory(const char *s, uint64_t *out)
+{
+	size_t n = s ? strlen(s) : 0;
+	uint64_t v;
+	int ret;
+
+	ret = cli_parse_size(s, &v);
+	if (ret)
+		return ret;
+	/* cli_parse_size() took it, so a final digit means no unit. */
+	if (s[n - 1] >= '0' && s[n - 1] <= '9') {
+		if (v > (UINT64_MAX >> 20))
+			return -ERANGE;
+		v <<= 20;
+	}
+	*out = v;
+	return 0;
+}
+
 /* A decimal unsigned int, no sign, no suffix, no junk. */
 static int parse_uint(const char *s, size_t len, unsigned int *out)
 {
@@ -176,12 +195,17 @@ void cli_run_usage(FILE *f)
 	      "Boot a virtual machine on /dev/kvm.\n"
 	      "\n"
 	      "Options:\n"
-	      "  --kernel PATH        ELF kernel with a PVH entry note\n"
+	      "  --kernel PATH        ELF kernel with a PVH entry note, or a "
+	      "Linux\n"
+	      "                       bzImage (64-bit boot protocol)\n"
 	      "                       (default: the built-in tiny guest)\n"
 	      "  --cmdline TEXT       kernel command line\n"
-	      "  --initrd PATH        initial ramdisk, passed as PVH module 1\n"
-	      "  --memory SIZE        guest RAM, e.g. 512M or 2G (default "
-	      "256M)\n"
+	      "  --initrd PATH        initial ramdisk (PVH module 0, or the "
+	      "bzImage's\n"
+	      "                       ramdisk)\n"
+	      "  --memory SIZE        guest RAM, e.g. 512M or 2G; no unit "
+	      "means MiB\n"
+	      "                       (default 256M)\n"
 	      "  --cpus boot=N,max=M  vCPUs at boot and the most that can be\n"
 	      "                       hot-added (max defaults to boot)\n"
 	      "  --serial stdio|file:PATH|none\n"
@@ -264,10 +288,10 @@ int cli_parse_run(int argc, char **argv, struct cli_run_opts *o)
 		} else if ((m = opt_value(argc, argv, &i, "--memory", &v))) {
 			if (m < 0)
 				return -EINVAL;
-			ret = cli_parse_size(v, &o->memory);
+			ret = cli_parse_memory(v, &o->memory);
 			if (ret) {
 				pr_err("--memory '%s': %s; give a size such as "
-				       "256M or 2G",
+				       "256M, 2G or 512 (MiB)",
 				       v,
 				       ret == -ERANGE ? "out of range"
 						      : "not a size");

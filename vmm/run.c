@@ -66,8 +66,11 @@ static uint64_t align_up(uint64_t v, uint64_t a)
 static int check_memory(uint64_t mem)
 {
 	if (mem < VM_MIN_MEMORY) {
-		pr_err("--memory %lluK: too small; hotvm needs at least %lluM",
-		       (unsigned long long)(mem >> 10),
+		bool mib = !(mem % (1ULL << 20));
+
+		pr_err("--memory %llu%s: too small; hotvm needs at least %lluM",
+		       (unsigned long long)(mib ? mem >> 20 : mem >> 10),
+		       mib ? "M" : "K",
 		       (unsigned long long)(VM_MIN_MEMORY >> 20));
 		return -EINVAL;
 	}

@@ -31,6 +31,49 @@ static void test_size(void)
 	CHECK_EQ(cli_parse_size("20000000T", &v), -ERANGE);
 }
 
+/* --memory: no unit means MiB, as QEMU's -m; the suffixes still work. */
+static void test_memory(void)
+{
+	char *bare[] = { "run", "--memory", "512" };
+	char *eq[] = { "run", "--memory=2048" };
+	char *suffixed[] = { "run", "--memory", "64K" };
+	char *zero[] = { "run", "--memory", "0" };
+	struct cli_run_opts o;
+	uint64_t v = 0;
+
+	CHECK_EQ(cli_parse_memory("512", &v), 0);
+	CHECK_EQ(v, 512ULL << 20);
+	CHECK_EQ(cli_parse_memory("1", &v), 0);
+	CHECK_EQ(v, 1ULL << 20);
+	CHECK_EQ(cli_parse_memory("4096", &v), 0);
+	CHECK_EQ(v, 4ULL << 30);
+	CHECK_EQ(cli_parse_memory("256M", &v), 0);
+	CHECK_EQ(v, 256ULL << 20);
+	CHECK_EQ(cli_parse_memory("2g", &v), 0);
+	CHECK_EQ(v, 2ULL << 30);
+	CHECK_EQ(cli_parse_memory("64KiB", &v), 0);
+	CHECK_EQ(v, 64ULL << 10);
+	CHECK_EQ(cli_parse_memory("1MB", &v), 0);
+	CHECK_EQ(v, 1ULL << 20);
+	CHECK_EQ(cli_parse_memory("0", &v), -ERANGE);
+	CHECK_EQ(cli_parse_memory("", &v), -EINVAL);
+	CHECK_EQ(cli_parse_memory(NULL, &v), -EINVAL);
+	CHECK_EQ(cli_parse_memory("lots", &v), -EINVAL);
+	CHECK_EQ(cli_parse_memory("12X", &v), -EINVAL);
+	/* Fits in bytes, not once read as MiB. */
+	CHECK_EQ(cli_parse_memory("17592186044416", &v), -ERANGE);
+	CHECK_EQ(cli_parse_memory("17592186044415", &v), 0);
+	CHECK_EQ(v, 17592186044415ULL << 20);
+
+	CHECK_EQ(cli_parse_run(3, bare, &o), 0);
+	CHECK_EQ(o.memory, 512ULL << 20);
+	CHECK_EQ(cli_parse_run(2, eq, &o), 0);
+	CHECK_EQ(o.memory, 2ULL << 30);
+	CHECK_EQ(cli_parse_run(3, suffixed, &o), 0);
+	CHECK_EQ(o.memory, 64ULL << 10);
+	CHECK_EQ(cli_parse_run(3, zero, &o), -EINVAL);
+}
+
 static void test_cpus(void)
 {
 	struct cli_cpus c;
@@ -175,5 +218,5 @@ static void test_hotplug_opts(void)
 	CHECK_EQ(cli_parse_ms("-5", &ms), -EINVAL);
 }
 
-CHECK_MAIN(TEST(test_size), TEST(test_cpus), TEST(test_serial), TEST(test_run),
-	   TEST(test_hotplug_opts))
+CHECK_MAIN(TEST(test_size), TEST(test_memory), TEST(test_cpus),
+	   TEST(test_serial), TEST(test_run), TEST(test_hotplug_opts))
