@@ -29,6 +29,12 @@ enum host_state {
 
 #define HOTPLUG_DEFAULT_TIMEOUT_MS 10000
 
+/* How the boot vCPU enters the kernel. */
+enum hotplug_boot_mode {
+	HOTPLUG_BOOT_PVH,     /* PVH: 32-bit, EBX = hvm_start_info */
+	HOTPLUG_BOOT_LINUX64, /* Linux 64-bit boot protocol: RSI = zero page */
+};
+
 enum hp_side {
 	HP_SIDE_HOST,
 	HP_SIDE_GUEST,

@@ -9,6 +9,8 @@
 
 #include <stdint.h>
 
+#include "hotplug.h" /* enum hotplug_boot_mode */
+
 struct hooks;
 struct hotplug;
 struct ioport_bus;
@@ -23,7 +25,12 @@ struct hotplug_config {
 	unsigned int max_cpus;
 	const struct hooks *hooks; /* may be NULL */
 	int timeout_ms;		   /* <= 0: HOTPLUG_DEFAULT_TIMEOUT_MS */
-	/* The boot vCPU's PVH entry. */
+	/*
+	 * The boot vCPU's entry: PVH (start_info = hvm_start_info) or the
+	 * Linux 64-bit boot protocol (start_info = the zero page, on the
+	 * tables at ABI_BOOT64_PADDR).
+	 */
+	enum hotplug_boot_mode boot_mode;
 	uint64_t entry;
 	uint64_t start_info;
 };

@@ -24,6 +24,17 @@
 #define ABI_LOWMEM_END	  0xa0000UL /* RAM below this; 0xa0000-1M reserved */
 #define ABI_KERNEL_PADDR  0x100000UL
 
+/*
+ * The Linux 64-bit boot protocol (bzImage) enters with paging on: the GDT
+ * and the identity page tables it starts on (4 GiB in 2 MiB pages: PML4,
+ * PDPT, 4 PDs) sit in this area, after the FDT, which the memory map
+ * reserves for such boots.  A PVH boot leaves it alone.
+ */
+#define ABI_BOOT64_PADDR      0x60000UL
+#define ABI_BOOT64_SIZE	      0x8000UL
+#define ABI_BOOT64_GDT_PADDR  ABI_BOOT64_PADDR
+#define ABI_BOOT64_PML4_PADDR (ABI_BOOT64_PADDR + 0x1000UL)
+
 /* Devices on the I/O port bus. */
 #define ABI_COM1_PORT 0x3f8
 #define ABI_COM1_IRQ  4

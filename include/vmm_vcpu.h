@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * vCPUs: one fd and one thread each.  vCPU 0 is the BSP and starts at the
- * PVH entry; the others wait inside KVM for the guest's INIT/SIPI.
+ * PVH or the Linux 64-bit entry; the others wait inside KVM for the guest's
+ * INIT/SIPI.
  */
 #ifndef HOTVM_VMM_VCPU_H
 #define HOTVM_VMM_VCPU_H
@@ -51,6 +52,23 @@ int vcpu_unpark(struct vcpu *vcpu);
 
 /* PVH entry state: 32-bit flat protected mode, EBX = start_info. */
 int vcpu_setup_pvh(struct vcpu *vcpu, uint64_t entry, uint64_t start_info);
+
+/*
+ * The Linux 64-bit boot protocol's selectors (__BOOT_CS, __BOOT_DS): the
+ * GDT at gdt must hold flat 64-bit code and data descriptors there.
+ */
+#define VCPU_LONG64_CS	      0x10
+#define VCPU_LONG64_DS	      0x18
+#define VCPU_LONG64_GDT_LIMIT (VCPU_LONG64_DS + 7)
+
+/*
+ * 64-bit entry state: long mode, paging on with the page tables at cr3
+ * (which must identity-map at least the kernel, boot_params and the command
+ * line), CS and DS/ES/SS as in the GDT at gdt, interrupts off, RSI =
+ * boot_params.  No stack: the kernel sets up its own.
+ */
+int vcpu_setup_long64(struct vcpu *vcpu, uint64_t entry, uint64_t boot_params,
+		      uint64_t cr3, uint64_t gdt);
 
 int vcpu_start(struct vcpu *vcpu);
 

@@ -103,7 +103,13 @@ static int create_up(unsigned int cpu, void *data)
 
 	ret = create_fd(hp, cpu);
 	if (!ret && cpu == 0 && hp->booting) {
-		ret = vcpu_setup_pvh(&s->vcpu, hp->entry, hp->start_info);
+		if (hp->boot_mode == HOTPLUG_BOOT_LINUX64)
+			ret = vcpu_setup_long64(
+				&s->vcpu, hp->entry, hp->start_info,
+				ABI_BOOT64_PML4_PADDR, ABI_BOOT64_GDT_PADDR);
+		else
+			ret = vcpu_setup_pvh(&s->vcpu, hp->entry,
+					     hp->start_info);
 		if (ret)
 			pr_err("cannot set the boot vCPU's registers: %s",
 			       strerror(-ret));

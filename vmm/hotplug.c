@@ -214,6 +214,7 @@ int hotplug_create(const struct hotplug_config *cfg, struct hotplug **out)
 		.hooks = cfg->hooks,
 		.timeout_ms = cfg->timeout_ms > 0 ? cfg->timeout_ms
 						  : HOTPLUG_DEFAULT_TIMEOUT_MS,
+		.boot_mode = cfg->boot_mode,
 		.entry = cfg->entry,
 		.start_info = cfg->start_info,
 		.plat = {

@@ -68,6 +68,7 @@ struct hotplug {
 	unsigned int boot_cpus, max_cpus;
 	const struct hooks *hooks;
 	int timeout_ms;
+	enum hotplug_boot_mode boot_mode;
 	uint64_t entry, start_info;
 	struct hp_slot *slots;
 

@@ -6,6 +6,7 @@
  * closed.  Input problems are reported before any KVM resource exists where
  * possible, so they fail fast and leave nothing behind.
  */
+#include <elf.h>
 #include <errno.h>
 #include <poll.h>
 #include <signal.h>
@@ -22,6 +23,7 @@
 #include "hotvm_abi.h"
 #include "qmp.h"
 #include "qmp_cmds.h"
+#include "vmm_bzimage.h"
 #include "vmm_cli.h"
 #include "vmm_debug_exit.h"
 #include "vmm_image.h"
@@ -49,7 +51,9 @@ struct machine {
 	int sig_fd;
 
 	struct image kernel;
+	enum hotplug_boot_mode boot_mode;
 	struct pvh_kernel k;
+	struct bzimage_kernel bz;
 	uint64_t low_end; /* end of RAM below 4 GiB */
 	uint64_t initrd_gpa, initrd_size;
 
@@ -102,12 +106,51 @@ static int open_kernel(struct machine *m)
 	return 0;
 }
 
-static int load_kernel(struct machine *m)
+/* A bzImage is never built in: it always has a --kernel name. */
+static int load_bzimage(struct machine *m)
 {
-	const char *name = m->opts->kernel ? m->opts->kernel : "(built-in)";
 	char why[200];
 	int ret;
 
+	ret = bzimage_load(m->kernel.data, m->kernel.size, m->vm.ram,
+			   m->low_end, ABI_KERNEL_PADDR, &m->bz, why,
+			   sizeof(why));
+	if (ret) {
+		pr_err("kernel '%s': %s; %s", m->opts->kernel, why,
+		       strstr(why, "RAM") ? "give more --memory"
+					  : "give a 64-bit Linux bzImage (boot "
+					    "protocol 2.12 or later) or its "
+					    "vmlinux (PVH entry)");
+		return ret;
+	}
+	m->boot_mode = HOTPLUG_BOOT_LINUX64;
+	m->k = (struct pvh_kernel){
+		.entry = m->bz.entry,
+		.lo = m->bz.load,
+		.hi = m->bz.end,
+	};
+	return 0;
+}
+
+/* By magic: an ELF boots through its PVH note, a bzImage as Linux 64-bit. */
+static int load_kernel(struct machine *m)
+{
+	const char *name = m->opts->kernel ? m->opts->kernel : "(built-in)";
+	bool elf = m->kernel.size >= SELFMAG &&
+		   !memcmp(m->kernel.data, ELFMAG, SELFMAG);
+	char why[200];
+	int ret;
+
+	if (!elf && bzimage_detect(m->kernel.data, m->kernel.size))
+		return load_bzimage(m);
+	if (!elf) {
+		pr_err("kernel '%s': not an ELF nor a bzImage (no \\x7fELF at "
+		       "0, no 0xaa55 at 0x1fe and \"HdrS\" at 0x202); give a "
+		       "vmlinux with a PVH entry note or a 64-bit Linux "
+		       "bzImage",
+		       name);
+		return -ENOEXEC;
+	}
 	ret = pvh_load_elf(m->kernel.data, m->kernel.size, m->vm.ram,
 			   m->low_end, ABI_KERNEL_PADDR, &m->k, why,
 			   sizeof(why));
@@ -125,21 +168,32 @@ static int load_initrd(struct machine *m)
 	const char *path = m->opts->initrd;
 	struct image img;
 	uint64_t lo = align_up(m->k.hi, PAGE_SIZE);
+	uint64_t top = m->low_end;
 	int ret;
 
 	if (!path)
 		return 0;
+	/* A bzImage says how high its initrd may go (initrd_addr_max). */
+	if (m->boot_mode == HOTPLUG_BOOT_LINUX64 && m->bz.initrd_max < top - 1)
+		top = m->bz.initrd_max + 1;
 	ret = image_map(&img, "initrd", path);
 	if (ret)
 		return ret;
-	if (img.size > m->low_end || m->low_end - img.size < lo) {
-		pr_err("initrd '%s': %zu bytes do not fit in guest RAM after "
-		       "the kernel; give more --memory",
-		       path, img.size);
+	if (img.size > top || top - img.size < lo) {
+		if (top < m->low_end)
+			pr_err("initrd '%s': %zu bytes do not fit between the "
+			       "kernel and its initrd_addr_max 0x%llx; give a "
+			       "smaller initrd",
+			       path, img.size,
+			       (unsigned long long)m->bz.initrd_max);
+		else
+			pr_err("initrd '%s': %zu bytes do not fit in guest RAM "
+			       "after the kernel; give more --memory",
+			       path, img.size);
 		image_unmap(&img);
 		return -E2BIG;
 	}
-	m->initrd_gpa = (m->low_end - img.size) & ~(PAGE_SIZE - 1);
+	m->initrd_gpa = (top - img.size) & ~(PAGE_SIZE - 1);
 	m->initrd_size = img.size;
 	memcpy(m->vm.ram + m->initrd_gpa, img.data, img.size);
 	image_unmap(&img);
@@ -160,7 +214,17 @@ static void build_memmap(struct machine *m)
 {
 	uint64_t high = m->vm.ram_size - m->low_end;
 
-	add_memmap(m, 0, ABI_LOWMEM_END, PVH_MEMMAP_RAM);
+	if (m->boot_mode == HOTPLUG_BOOT_LINUX64) {
+		/* The entry's page tables and GDT: Linux must not reuse them. */
+		add_memmap(m, 0, ABI_BOOT64_PADDR, PVH_MEMMAP_RAM);
+		add_memmap(m, ABI_BOOT64_PADDR, ABI_BOOT64_SIZE,
+			   PVH_MEMMAP_RESERVED);
+		add_memmap(m, ABI_BOOT64_PADDR + ABI_BOOT64_SIZE,
+			   ABI_LOWMEM_END - ABI_BOOT64_PADDR - ABI_BOOT64_SIZE,
+			   PVH_MEMMAP_RAM);
+	} else {
+		add_memmap(m, 0, ABI_LOWMEM_END, PVH_MEMMAP_RAM);
+	}
 	add_memmap(m, ABI_LOWMEM_END, ABI_ACPI_PADDR - ABI_LOWMEM_END,
 		   PVH_MEMMAP_RESERVED);
 	add_memmap(m, ABI_ACPI_PADDR, ABI_KERNEL_PADDR - ABI_ACPI_PADDR,
@@ -169,6 +233,39 @@ static void build_memmap(struct machine *m)
 		   PVH_MEMMAP_RAM);
 	if (high)
 		add_memmap(m, VM_HIGH_RAM_GPA, high, PVH_MEMMAP_RAM);
+}
+
+/* The Linux 64-bit entry's boot data: its page tables and the zero page. */
+static int write_zero_page(struct machine *m)
+{
+	char why[200];
+	int64_t zp;
+
+	if (bzimage_write_boot_tables(m->vm.ram + ABI_BOOT64_PADDR,
+				      ABI_BOOT64_SIZE)) {
+		pr_err("cannot write the boot page tables: no room at 0x%lx",
+		       ABI_BOOT64_PADDR);
+		return -EINVAL;
+	}
+	zp = bzimage_write_zero_page(m->vm.ram + ABI_BOOTDATA_PADDR,
+				     ABI_BOOTDATA_PADDR, ABI_BOOTDATA_SIZE,
+				     &m->bz,
+				     &(struct bzimage_boot_params){
+					     .cmdline = m->opts->cmdline,
+					     .initrd_paddr = m->initrd_gpa,
+					     .initrd_size = m->initrd_size,
+					     .memmap = m->memmap,
+					     .nr_memmap = m->nr_memmap,
+					     .rsdp_paddr = ABI_ACPI_PADDR,
+				     },
+				     why, sizeof(why));
+	if (zp < 0) {
+		pr_err("kernel '%s': %s%s", m->opts->kernel, why,
+		       zp == -E2BIG ? "; shorten --cmdline" : "");
+		return (int)zp;
+	}
+	m->start_info = (uint64_t)zp;
+	return 0;
 }
 
 static int build_tables(struct machine *m)
@@ -210,6 +307,9 @@ static int build_tables(struct machine *m)
 		       strerror((int)-acpi_size));
 		return (int)acpi_size;
 	}
+	/* The FDT is built all the same; only PVH hands it over. */
+	if (m->boot_mode == HOTPLUG_BOOT_LINUX64)
+		return write_zero_page(m);
 
 	/* Linux's PVH entry takes module 0 as its ramdisk: the FDT follows. */
 	struct pvh_boot_module mods[PVH_MAX_MODULES];
@@ -279,6 +379,7 @@ static int create_hotplug(struct machine *m)
 			.max_cpus = o->cpus.max,
 			.hooks = &m->hooks,
 			.timeout_ms = o->hotplug_timeout_ms,
+			.boot_mode = m->boot_mode,
 			.entry = m->k.entry,
 			.start_info = m->start_info,
 		},

@@ -26,6 +26,10 @@
 
 #define X86_CR0_PE	       (1ULL << 0)
 #define X86_CR0_ET	       (1ULL << 4)
+#define X86_CR0_PG	       (1ULL << 31)
+#define X86_CR4_PAE	       (1ULL << 5)
+#define X86_EFER_LME	       (1ULL << 8)
+#define X86_EFER_LMA	       (1ULL << 10)
 #define CPUID_1_ECX_XSAVE      (1U << 26)
 #define CPUID_1_ECX_OSXSAVE    (1U << 27)
 #define CPUID_1_ECX_AVX	       (1U << 28)
@@ -230,6 +234,54 @@ int vcpu_setup_pvh(struct vcpu *vcpu, uint64_t entry, uint64_t start_info)
 	sregs.cr3 = 0;
 	sregs.cr4 = 0;
 	sregs.efer = 0;
+	if (ioctl(vcpu->fd, KVM_SET_SREGS, &sregs))
+		return -errno;
+	if (ioctl(vcpu->fd, KVM_SET_REGS, &regs))
+		return -errno;
+	return 0;
+}
+
+int vcpu_setup_long64(struct vcpu *vcpu, uint64_t entry, uint64_t boot_params,
+		      uint64_t cr3, uint64_t gdt)
+{
+	struct kvm_segment code = {
+		.base = 0,
+		.limit = 0xffffffff,
+		.selector = VCPU_LONG64_CS,
+		.type = 0xb, /* execute/read, accessed */
+		.present = 1,
+		.dpl = 0,
+		.db = 0, /* must be 0 with l = 1 */
+		.s = 1,
+		.l = 1,
+		.g = 1,
+	};
+	struct kvm_segment data = code;
+	struct kvm_sregs sregs;
+	struct kvm_regs regs = {
+		.rip = entry,
+		.rsi = boot_params,
+		.rflags = 0x2, /* IF clear: the protocol wants interrupts off */
+	};
+
+	data.selector = VCPU_LONG64_DS;
+	data.type = 0x3; /* read/write, accessed */
+	data.db = 1;
+	data.l = 0;
+	if (ioctl(vcpu->fd, KVM_GET_SREGS, &sregs))
+		return -errno;
+	sregs.cs = code;
+	sregs.ds = sregs.es = sregs.fs = sregs.gs = sregs.ss = data;
+	/* The descriptors the kernel finds if it reloads a selector. */
+	sregs.gdt.base = gdt;
+	sregs.gdt.limit = VCPU_LONG64_GDT_LIMIT;
+	/* No IDT until the kernel loads its own: a fault is a triple fault. */
+	sregs.idt.base = 0;
+	sregs.idt.limit = 0;
+	sregs.cr0 = X86_CR0_PE | X86_CR0_ET | X86_CR0_PG;
+	sregs.cr3 = cr3;
+	sregs.cr4 = X86_CR4_PAE;
+	sregs.efer = X86_EFER_LME | X86_EFER_LMA;
 	if (ioctl(vcpu->fd, KVM_SET_SREGS, &sregs))
 		return -errno;
 	if (ioctl(vcpu->fd, KVM_SET_REGS, &regs))
