@@ -3,25 +3,30 @@
 #
 # Boot and bad-input tests for `hotvm run`, TAP output.
 #
-#   boot-tests.sh HOTVM_BINARY [STUB_KERNEL]
+#   boot-tests.sh HOTVM_BINARY [STUB_KERNEL [BZ_STUB]]
 #
 # HOTVM_BINARY is booted on /dev/kvm with its built-in tiny guest; the
 # optional STUB_KERNEL (tests/boot/boot-stub) adds the device tests that the
 # stand-in guest drives: debug-exit values, a triple fault, serial sinks.
+# The optional BZ_STUB (tests/boot/bz-stub) is a stand-in bzImage that
+# checks the zero page of the Linux 64-bit boot protocol.
 #
 # POSIX sh and busybox tools only: the nested lab runs this inside a busybox
 # initramfs.  Nothing here sleeps and hopes: every wait is for an event (a
 # process exit, a line on the console) bounded by a generous timeout, because
 # this machine's /dev/kvm is a slow software implementation.
 #
-# Environment: HOTVM_TEST_TIMEOUT seconds per VM run (default 300).
+# Environment: HOTVM_TEST_TIMEOUT seconds per VM run (default 300);
+# HOTVM_TEST_BZIMAGE a real Linux bzImage whose header hotvm must accept
+# (default: Debian's from the lab cache next to the build, if there).
 
 HOTVM=$1
 STUB=${2:-}
+BZSTUB=${3:-}
 TIMEOUT=${HOTVM_TEST_TIMEOUT:-300}
 
 if [ -z "$HOTVM" ] || [ ! -x "$HOTVM" ]; then
-	echo "usage: $0 HOTVM_BINARY [STUB_KERNEL]" >&2
+	echo "usage: $0 HOTVM_BINARY [STUB_KERNEL [BZ_STUB]]" >&2
 	exit 2
 fi
 
@@ -159,7 +164,7 @@ else
 	have_builtin=
 fi
 
-echo "# hotvm: $HOTVM; built-in guest: ${have_builtin:-no}; stub: ${STUB:-none}"
+echo "# hotvm: $HOTVM; built-in guest: ${have_builtin:-no}; stub: ${STUB:-none}; bzImage stub: ${BZSTUB:-none}"
 
 # --- command line ---------------------------------------------------------
 
@@ -301,6 +306,97 @@ if [ -n "$STUB" ]; then
 	fi
 fi
 
+# --- the Linux 64-bit boot protocol, driven by the stand-in bzImage --------
+
+# patch FILE OFFSET BYTE: a copy of the stub with one header byte changed.
+patch() {
+	cp "$BZSTUB" "$1" &&
+		byte "$3" | dd of="$1" bs=1 seek="$2" conv=notrunc 2>/dev/null
+}
+
+if [ -n "$BZSTUB" ]; then
+	vm run --kernel "$BZSTUB" --cmdline exit
+	if [ "$status" -eq 1 ] && grep -q '^ready' "$out"; then
+		ok "bzImage stub: zero page checked, debug-exit 0 gives status 1"
+	else
+		not_ok "bzImage stub: zero page checked, debug-exit 0 gives status 1" \
+			"unexpected result"
+	fi
+
+	vm run --kernel "$BZSTUB" --cmdline fail
+	if [ "$status" -eq 3 ]; then
+		ok "bzImage stub: debug-exit 1 gives status 3"
+	else
+		not_ok "bzImage stub: debug-exit 1 gives status 3" "unexpected status"
+	fi
+
+	vm run --kernel "$BZSTUB" --cmdline "echo the zero page command line"
+	if [ "$status" -eq 1 ] &&
+		grep -q '^echo the zero page command line$' "$out"; then
+		ok "bzImage stub: cmd_line_ptr reaches the kernel"
+	else
+		not_ok "bzImage stub: cmd_line_ptr reaches the kernel" "no echo"
+	fi
+
+	printf 'initrd contents\n' >"$tmp/bz-initrd"
+	vm run --kernel "$BZSTUB" --cmdline exit --initrd "$tmp/bz-initrd" \
+		--memory 64 --cpus boot=4,max=4
+	if [ "$status" -eq 1 ]; then
+		ok "bzImage stub: --initrd, --memory 64 (MiB), 4 vCPUs"
+	else
+		not_ok "bzImage stub: --initrd, --memory 64 (MiB), 4 vCPUs" \
+			"unexpected status"
+	fi
+
+	patch "$tmp/bz-old" $((0x206)) 11	# protocol 2.11
+	patch "$tmp/bz-32" $((0x236)) 0		# no XLF_KERNEL_64
+	patch "$tmp/bz-sects" $((0x1f1)) 100	# setup_sects
+	patch "$tmp/bz-big" $((0x263)) 64	# init_size 1 GiB
+fi
+
+# A real Linux bzImage: its header must be accepted and the machine built
+# and started (it cannot boot on a software KVM; the lab boots it).
+linux_bz=${HOTVM_TEST_BZIMAGE:-}
+if [ -z "$linux_bz" ]; then
+	for f in "$(dirname "$HOTVM")"/../lab-cache/extract/linux-image-*/boot/vmlinuz-*; do
+		[ -f "$f" ] && linux_bz=$f
+	done
+fi
+name="Linux bzImage: header accepted, boot vCPU started, SIGTERM stops it"
+if [ -z "$linux_bz" ] || [ ! -f "$linux_bz" ]; then
+	skip "$name" "no Linux bzImage (set HOTVM_TEST_BZIMAGE)"
+else
+	sock=$tmp/linux.sock
+	: >"$out"
+	: >"$err"
+	timeout -s KILL "$TIMEOUT" "$HOTVM" run --kernel "$linux_bz" \
+		--memory 512M --cmdline "console=ttyS0" --serial none \
+		--api-socket "$sock" >"$out" 2>"$err" </dev/null &
+	pid=$!
+	# The API socket answers once the boot vCPU runs (after hotplug_boot).
+	up=
+	tries=0
+	while [ "$tries" -lt "$TIMEOUT" ] && kill -0 "$pid" 2>/dev/null; do
+		if "$HOTVM" cpu list --api-socket "$sock" --timeout 5 \
+			>/dev/null 2>&1; then
+			up=1
+			break
+		fi
+		tries=$((tries + 1))
+		sleep 1
+	done
+	kill -TERM "$pid" 2>/dev/null
+	wait "$pid"
+	status=$?
+	if [ -z "$up" ]; then
+		not_ok "$name" "the API socket never answered"
+	elif [ "$status" -ne 0 ] || [ -s "$err" ]; then
+		not_ok "$name" "expected status 0 and nothing on stderr"
+	else
+		ok "$name"
+	fi
+fi
+
 # --- bad input: a clear message, status 2, nothing left behind -------------
 
 elf_no_note 128 >"$tmp/nonote.elf"
@@ -368,6 +464,20 @@ bad "malformed --cpus (no key)" "--cpus" --cpus 4
 bad "malformed --cpus (empty)" "--cpus" --cpus ""
 bad "malformed --cpus (boot=0)" "at least 1" --cpus boot=0
 bad "--cpus without a value" "needs a value" --cpus
+bad "memory 1 (MiB) too small" "too small" ${good:+--kernel "$good"} --memory 1
+if [ -n "$BZSTUB" ]; then
+	bad "bzImage: boot protocol 2.11" "older than 2.12" --kernel "$tmp/bz-old"
+	bad "bzImage: no 64-bit entry" "XLF_KERNEL_64" --kernel "$tmp/bz-32"
+	bad "bzImage: setup_sects too big" "setup_sects 100 is too big" \
+		--kernel "$tmp/bz-sects"
+	head -c 700 "$BZSTUB" >"$tmp/bz-trunc"
+	bad "bzImage: truncated" "truncated" --kernel "$tmp/bz-trunc"
+	long=$(head -c 300 /dev/zero | tr '\000' x)
+	bad "bzImage: --cmdline longer than cmdline_size" "cmdline_size" \
+		--kernel "$BZSTUB" --cmdline "$long"
+	bad "bzImage: kernel does not fit in RAM" "give more --memory" \
+		--kernel "$tmp/bz-big"
+fi
 bad "unknown option" "unknown argument" --frobnicate
 bad "bad --serial" "--serial" --serial tty
 
