@@ -26,7 +26,7 @@ struct vcpu {
 	const struct mmio_bus *mmio; /* may be NULL: MMIO reads 0 */
 	unsigned int id;
 	uint32_t apic_id;
-	unsigned int max_cpus; /* for the CPUID topology leaves */
+	unsigned int max_cpus; /* possible CPUs: one package each (cpuid.c) */
 	int fd;
 	struct kvm_run *run;
 	pthread_t thread;

@@ -18,24 +18,19 @@
 #include <linux/kvm.h>
 
 #include "hotvm_abi.h"
+#include "vmm_cpuid.h"
 #include "vmm_ioport.h"
 #include "vmm_log.h"
 #include "vmm_mmio.h"
 #include "vmm_vcpu.h"
 #include "vmm_vm.h"
 
-#define X86_CR0_PE	       (1ULL << 0)
-#define X86_CR0_ET	       (1ULL << 4)
-#define X86_CR0_PG	       (1ULL << 31)
-#define X86_CR4_PAE	       (1ULL << 5)
-#define X86_EFER_LME	       (1ULL << 8)
-#define X86_EFER_LMA	       (1ULL << 10)
-#define CPUID_1_ECX_XSAVE      (1U << 26)
-#define CPUID_1_ECX_OSXSAVE    (1U << 27)
-#define CPUID_1_ECX_AVX	       (1U << 28)
-#define CPUID_1_ECX_HYPERVISOR (1U << 31)
-#define CPUID_7_EBX_AVX2       (1U << 5)
-#define CPUID_7_EBX_AVX512F    (1U << 16)
+#define X86_CR0_PE   (1ULL << 0)
+#define X86_CR0_ET   (1ULL << 4)
+#define X86_CR0_PG   (1ULL << 31)
+#define X86_CR4_PAE  (1ULL << 5)
+#define X86_EFER_LME (1ULL << 8)
+#define X86_EFER_LMA (1ULL << 10)
 
 static void vcpu_kick_handler(int sig)
 {
@@ -51,78 +46,23 @@ int vcpu_signal_init(void)
 	return sigaction(VCPU_KICK_SIGNAL, &sa, NULL) ? -errno : 0;
 }
 
-static unsigned int bits_for(unsigned int n)
-{
-	unsigned int b = 0;
-
-	while ((1U << b) < n)
-		b++;
-	return b;
-}
-
 /*
- * The topology leaves describe one package of max_cpus cores, one thread
- * each, so that APIC ID n (= vCPU n) decodes consistently.
+ * The policy is cpuid.c's; this is the vCPU's part: which APIC ID, and
+ * whether its in-kernel LAPIC has the TSC-deadline mode.
  */
-static void fix_topology(struct kvm_cpuid_entry2 *e, uint32_t apic_id,
-			 unsigned int max_cpus)
-{
-	switch (e->index) {
-	case 0: /* SMT level */
-		e->eax = 0;
-		e->ebx = 1;
-		e->ecx = (1U << 8) | e->index;
-		break;
-	case 1: /* core level */
-		e->eax = bits_for(max_cpus);
-		e->ebx = max_cpus;
-		e->ecx = (2U << 8) | e->index;
-		break;
-	default:
-		e->eax = 0;
-		e->ebx = 0;
-		e->ecx = e->index;
-		break;
-	}
-	e->edx = apic_id;
-}
-
 static int vcpu_set_cpuid(struct vcpu *vcpu)
 {
-	const struct kvm_cpuid2 *sup = vcpu->vm->cpuid;
-	struct kvm_cpuid2 *c;
-	size_t sz = sizeof(*c) + sup->nent * sizeof(c->entries[0]);
+	struct cpuid_vcpu v = {
+		.apic_id = vcpu->apic_id,
+		.topo = CPUID_TOPOLOGY_SOCKETS,
+		.tsc_deadline = ioctl(vcpu->vm->kvm_fd, KVM_CHECK_EXTENSION,
+				      KVM_CAP_TSC_DEADLINE_TIMER) > 0,
+	};
+	struct kvm_cpuid2 *c = cpuid_build(vcpu->vm->cpuid, &v);
 	int ret = 0;
 
-	c = malloc(sz);
 	if (!c)
 		return -ENOMEM;
-	memcpy(c, sup, sz);
-	for (unsigned int i = 0; i < c->nent; i++) {
-		struct kvm_cpuid_entry2 *e = &c->entries[i];
-
-		switch (e->function) {
-		case 1:
-			e->ebx = (e->ebx & 0x00ffffff) | (vcpu->apic_id << 24);
-			/* The software KVM here cannot emulate xsave. */
-			e->ecx &= ~(CPUID_1_ECX_XSAVE | CPUID_1_ECX_OSXSAVE |
-				    CPUID_1_ECX_AVX);
-			e->ecx |= CPUID_1_ECX_HYPERVISOR;
-			break;
-		case 7:
-			if (e->index == 0)
-				e->ebx &= ~(CPUID_7_EBX_AVX2 |
-					    CPUID_7_EBX_AVX512F);
-			break;
-		case 0xb:
-		case 0x1f:
-			fix_topology(e, vcpu->apic_id, vcpu->max_cpus);
-			break;
-		case 0xd: /* no xsave: no xsave state components */
-			e->eax = e->ebx = e->ecx = e->edx = 0;
-			break;
-		}
-	}
 	if (ioctl(vcpu->fd, KVM_SET_CPUID2, c))
 		ret = -errno;
 	free(c);
