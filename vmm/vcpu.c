@@ -22,6 +22,7 @@
 #include "vmm_ioport.h"
 #include "vmm_log.h"
 #include "vmm_mmio.h"
+#include "vmm_msr.h"
 #include "vmm_vcpu.h"
 #include "vmm_vm.h"
 
@@ -66,6 +67,19 @@ static int vcpu_set_cpuid(struct vcpu *vcpu)
 	if (ioctl(vcpu->fd, KVM_SET_CPUID2, c))
 		ret = -errno;
 	free(c);
+	return ret;
+}
+
+/* After the CPUID: KVM checks some MSR writes against it. */
+static int vcpu_set_msrs(struct vcpu *vcpu)
+{
+	enum cpuid_vendor vendor = cpuid_vendor(vcpu->vm->cpuid);
+	uint32_t failed = 0;
+	int ret = msr_set_boot(vcpu->fd, vendor, &failed);
+
+	if (ret)
+		pr_err("cannot set vCPU %u's MSR 0x%x: %s", vcpu->id, failed,
+		       strerror(-ret));
 	return ret;
 }
 
@@ -122,6 +136,9 @@ int vcpu_create(struct vcpu *vcpu, struct vm *vm, const struct ioport_bus *io,
 		pr_err("cannot set vCPU %u's CPUID: %s", id, strerror(-ret));
 		return ret;
 	}
+	ret = vcpu_set_msrs(vcpu);
+	if (ret)
+		return ret;
 	ret = vcpu_refresh_lapic(vcpu);
 	if (ret)
 		pr_err("cannot set vCPU %u's LAPIC: %s", id, strerror(-ret));
@@ -139,7 +156,8 @@ int vcpu_unpark(struct vcpu *vcpu)
 		       vcpu->id, strerror(errno));
 		return ret;
 	}
-	return 0;
+	/* INIT keeps MSRs; a newly plugged CPU comes with firmware's. */
+	return vcpu_set_msrs(vcpu);
 }
 
 int vcpu_setup_pvh(struct vcpu *vcpu, uint64_t entry, uint64_t start_info)

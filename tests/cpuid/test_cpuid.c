@@ -12,6 +12,7 @@
 
 #include "check.h"
 #include "vmm_cpuid.h"
+#include "vmm_msr.h"
 
 #define IDX KVM_CPUID_FLAG_SIGNIFCANT_INDEX
 
@@ -379,8 +380,21 @@ static void test_linux_decodes_socket_per_cpu(void)
 	}
 }
 
+static void test_boot_msrs(void)
+{
+	struct kvm_msr_entry e[MSR_BOOT_MAX];
+
+	CHECK_EQ(msr_boot_list(CPUID_VENDOR_AMD, e), 1);
+	CHECK_EQ(e[0].index, 0x2ff);
+	CHECK_EQ(e[0].data, 0x806); /* E, default type WB; FE clear */
+	CHECK_EQ(msr_boot_list(CPUID_VENDOR_INTEL, e), 2);
+	CHECK_EQ(e[0].index, 0x2ff);
+	CHECK_EQ(e[1].index, 0x1a0);
+	CHECK(e[1].data & 1); /* fast strings */
+}
+
 CHECK_MAIN(TEST(test_vendor), TEST(test_leaf1_features),
 	   TEST(test_tsc_deadline_follows_cap), TEST(test_intel_sockets),
 	   TEST(test_no_leaf_1f_added), TEST(test_amd_sockets),
 	   TEST(test_x2apic_id), TEST(test_cores_and_threads),
-	   TEST(test_linux_decodes_socket_per_cpu))
+	   TEST(test_linux_decodes_socket_per_cpu), TEST(test_boot_msrs))
