@@ -207,6 +207,13 @@ void hotplug_init(bool ignore)
 		if (percpu[c].boot_present)
 			cpumask_set(&hp_present, c);
 	hp_ready = true;
+	/*
+	 * Say at once that this guest reports its states (the boot CPU's
+	 * DONE): the host offers guest-side targets and faults only to a
+	 * guest that does.
+	 */
+	if (!ignore)
+		hotplug_report_done(0, true, 0);
 
 	ret = ged_init(platform.ged_base, platform.ged_irq,
 		       platform.ioapic_base, ignore);

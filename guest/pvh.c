@@ -33,8 +33,7 @@ int pvh_init(u64 paddr)
 		const struct hvm_modlist_entry *mod =
 			(void *)(uintptr_t)si->modlist_paddr;
 
-		for (u32 i = 0; i < si->nr_modules && i < PVH_MAX_MODS;
-		     i++) {
+		for (u32 i = 0; i < si->nr_modules && i < PVH_MAX_MODS; i++) {
 			if (!mod[i].paddr || mod[i].size < 4 ||
 			    dt_check((const void *)(uintptr_t)mod[i].paddr,
 				     mod[i].size))

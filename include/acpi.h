@@ -10,13 +10,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define ACPI_RSDP_SIZE	     36
-#define ACPI_HEADER_SIZE     36
-#define ACPI_FADT_SIZE	     276
-#define ACPI_FADT_REVISION   6
-#define ACPI_FADT_MINOR	     3
-#define ACPI_MADT_REVISION   5
-#define ACPI_FADT_HW_REDUCED (1U << 20)
+#define ACPI_RSDP_SIZE	      36
+#define ACPI_HEADER_SIZE      36
+#define ACPI_FADT_SIZE	      276
+#define ACPI_FADT_REVISION    6
+#define ACPI_FADT_MINOR	      3
+#define ACPI_MADT_REVISION    5
+#define ACPI_FADT_HW_REDUCED  (1U << 20)
 #define ACPI_FADT_NO_VGA      (1U << 2) /* IAPC_BOOT_ARCH bits */
 #define ACPI_FADT_NO_CMOS_RTC (1U << 5)
 

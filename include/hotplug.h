@@ -40,6 +40,39 @@ enum hp_side {
 	HP_SIDE_GUEST,
 };
 
+/*
+ * What a hot-add waits for with a guest that does not report its own
+ * states (Linux): ACKNOWLEDGED is the guest's _OST for the insert, which
+ * Linux sends once its ACPI driver has the CPU, before anything runs on
+ * it; STARTED also waits until the guest starts the vCPU (Linux: when
+ * user space onlines it).  A reporting guest (the tiny guest) is always
+ * waited for until its own table reaches online.
+ */
+enum hotplug_wait {
+	HOTPLUG_WAIT_DEFAULT, /* the VM's --hotplug-wait */
+	HOTPLUG_WAIT_ACKNOWLEDGED,
+	HOTPLUG_WAIT_STARTED,
+};
+
+/* "acknowledged" or "started"; NULL for DEFAULT. */
+const char *hotplug_wait_name(enum hotplug_wait w);
+/* HOTPLUG_WAIT_* for a name, or -EINVAL. */
+int hotplug_wait_parse(const char *name);
+
+/*
+ * Where the guest is with a CPU as the host observes it, for a guest that
+ * does not report its table (and for every guest: the host sees it).
+ */
+enum hp_stage {
+	HP_STAGE_ABSENT,       /* not presented to the guest */
+	HP_STAGE_PRESENTED,    /* present; the guest has not answered */
+	HP_STAGE_ACKNOWLEDGED, /* _OST(insert, success) */
+	HP_STAGE_STARTED,      /* the vCPU left wait-for-INIT/SIPI */
+	HP_STAGE_EJECTING,     /* _OST(eject, in progress) */
+};
+
+const char *hotplug_stage_name(enum hp_stage st);
+
 /* One callback run (or injected failure) on either side, with its time. */
 struct hp_step_time {
 	enum hp_side side;
@@ -69,12 +102,14 @@ struct hp_cpu_view {
 	bool present; /* the guest sees it (register block "enabled") */
 	char id[64];  /* QMP device id ("" for boot CPUs) */
 	struct cpuhp_cpu host;
-	int guest_state;   /* last state the guest reported */
-	int guest_fault;   /* pending guest-side fault, or CPUHP_INVALID */
-	int guest_target;  /* pending guest-side target, or CPUHP_INVALID */
-	bool guest_broken; /* the guest reported a failed rollback */
-	int host_tid;	   /* the vCPU thread's tid, 0 when parked */
-	bool parked;	   /* its KVM fd exists but no thread runs */
+	int guest_state;     /* last state the guest reported */
+	int guest_fault;     /* pending guest-side fault, or CPUHP_INVALID */
+	int guest_target;    /* pending guest-side target, or CPUHP_INVALID */
+	bool guest_broken;   /* the guest reported a failed rollback */
+	int host_tid;	     /* the vCPU thread's tid, 0 when parked */
+	bool parked;	     /* its KVM fd exists but no thread runs */
+	bool guest_reports;  /* the guest speaks hotvm's state extension */
+	enum hp_stage stage; /* what the host observed of the guest */
 };
 
 /*
@@ -91,6 +126,9 @@ struct hp_events {
 		    uint32_t status);
 	/* a hot-removed vCPU is gone: QEMU's DEVICE_DELETED */
 	void (*deleted)(void *ctx, unsigned int cpu, const char *id);
+	/* the observed stage changed (hp_stage), from any thread */
+	void (*stage)(void *ctx, unsigned int cpu, const char *id,
+		      enum hp_stage st);
 };
 
 struct hotplug;
@@ -112,11 +150,15 @@ int hotplug_state_lookup(struct hotplug *hp, enum hp_side side,
 /*
  * Hot-add @cpu: host table to online, which presents it to the guest and
  * waits for the guest.  @id is the QMP device id to remember (may be NULL).
- * @timeout_ms <= 0 means the --hotplug-timeout default.  -EEXIST if online
- * already, -EINVAL for a bad slot, -EBUSY if the guest is still walking it.
+ * @timeout_ms <= 0 means the --hotplug-timeout default; @wait what to wait
+ * for with a guest that does not report (HOTPLUG_WAIT_DEFAULT: the VM's).
+ * -EEXIST if online already, -EINVAL for a bad slot, -EBUSY if the guest
+ * is still walking it, -ETIME if the guest acknowledged the CPU but did not
+ * start it in time (rolled back).
  */
 int hotplug_cpu_add(struct hotplug *hp, unsigned int cpu, const char *id,
-		    int timeout_ms, struct hp_report *rep);
+		    int timeout_ms, enum hotplug_wait wait,
+		    struct hp_report *rep);
 
 /*
  * Hot-remove @cpu: host table to offline (eject request, guest offlines and
@@ -125,6 +167,12 @@ int hotplug_cpu_add(struct hotplug *hp, unsigned int cpu, const char *id,
  */
 int hotplug_cpu_remove(struct hotplug *hp, unsigned int cpu, int timeout_ms,
 		       struct hp_report *rep);
+
+/*
+ * Why the last operation failed, in words ("" if it did not, or gave no
+ * reason beyond its errno).  For the thread that ran it, until the next.
+ */
+const char *hotplug_op_reason(struct hotplug *hp);
 
 /* Linux's cpuN/hotplug/target, on either side. */
 int hotplug_set_target(struct hotplug *hp, unsigned int cpu, enum hp_side side,

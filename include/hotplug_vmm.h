@@ -25,6 +25,7 @@ struct hotplug_config {
 	unsigned int max_cpus;
 	const struct hooks *hooks; /* may be NULL */
 	int timeout_ms;		   /* <= 0: HOTPLUG_DEFAULT_TIMEOUT_MS */
+	enum hotplug_wait wait;	   /* DEFAULT: ACKNOWLEDGED */
 	/*
 	 * The boot vCPU's entry: PVH (start_info = hvm_start_info) or the
 	 * Linux 64-bit boot protocol (start_info = the zero page, on the

@@ -35,7 +35,9 @@ struct cli_run_opts {
 	unsigned int nr_hooks;
 	int hook_timeout_ms;	/* 0: the hooks' default */
 	int hotplug_timeout_ms; /* 0: HOTPLUG_DEFAULT_TIMEOUT_MS */
+	int hotplug_wait;	/* enum hotplug_wait; 0: acknowledged */
 	const char *name;	/* for hooks and QMP; default "hotvm" */
+	const char *dump_acpi;	/* write the ACPI tables here, boot nothing */
 	bool help;
 };
 

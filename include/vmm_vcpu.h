@@ -34,6 +34,16 @@ struct vcpu {
 	/* This vCPU alone must stop (hot-remove); vm_stopping() stops all. */
 	_Atomic bool stop;
 	_Atomic int tid; /* the thread's tid while it runs, else 0 */
+
+	/*
+	 * Set once the guest has started this vCPU (it left KVM's
+	 * wait-for-INIT/SIPI state): the host's own view of "the guest runs
+	 * it", which needs nothing from the guest.  on_start is called from
+	 * the vCPU thread when that is first seen.
+	 */
+	_Atomic bool started;
+	void (*on_start)(void *ctx, unsigned int id);
+	void *start_ctx;
 };
 
 /* Installs the (empty) kick signal handler; once per process. */

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "hotplug.h"
 #include "vmm_cli.h"
 #include "vmm_log.h"
 
@@ -224,6 +225,25 @@ void cli_run_usage(FILE *f)
 	      "  --hotplug-timeout MS how long a hot-add or removal waits for "
 	      "the\n"
 	      "                       guest (default 10000)\n"
+	      "  --hotplug-wait acknowledged|started\n"
+	      "                       what a hot-add waits for when the guest "
+	      "does not\n"
+	      "                       report its own states (Linux): its _OST "
+	      "(default),\n"
+	      "                       or also the vCPU started by the guest "
+	      "(Linux: once\n"
+	      "                       user space onlines it); device_add's "
+	      "\"wait\"\n"
+	      "                       overrides it\n"
+	      "  --dump-acpi DIR      write the ACPI tables these options "
+	      "give\n"
+	      "                       to DIR (rsdp.dat xsdt.dat facp.dat "
+	      "apic.dat\n"
+	      "                       dsdt.dat, for iasl -d and acpiexec) "
+	      "and exit\n"
+	      "                       0 without booting; needs no /dev/kvm, "
+	      "so\n"
+	      "                       KVM's vCPU limit is not checked\n"
 	      "  -h, --help           show this help\n"
 	      "\n"
 	      "Exit status: (v << 1) | 1 when the guest writes v to port "
@@ -355,6 +375,22 @@ int cli_parse_run(int argc, char **argv, struct cli_run_opts *o)
 				       v, CLI_MAX_MS);
 				return -EINVAL;
 			}
+		} else if ((m = opt_value(argc, argv, &i, "--hotplug-wait",
+					  &v))) {
+			if (m > 0 &&
+			    (o->hotplug_wait = hotplug_wait_parse(v)) < 0) {
+				pr_err("--hotplug-wait '%s': give acknowledged "
+				       "or started",
+				       v);
+				return -EINVAL;
+			}
+		} else if ((m = opt_value(argc, argv, &i, "--dump-acpi", &v))) {
+			if (m > 0 && !*v) {
+				pr_err("--dump-acpi: empty path; give the "
+				       "directory for the table files");
+				return -EINVAL;
+			}
+			o->dump_acpi = v;
 		} else {
 			pr_err("unknown argument '%s'; see 'hotvm run --help'",
 			       a);

@@ -488,6 +488,27 @@ static void print_state_tables(FILE *out, struct json_object *r,
 	size_t nh, ng, w = 5;
 	char **h = side_lines(r, e, "host", &nh);
 	char **g = side_lines(r, e, "guest", &ng);
+	struct json_object *guest = member(e, "guest");
+	struct json_object *reports = member(guest, "reports");
+
+	/*
+	 * A guest that does not report its table (Linux): the stage the
+	 * host observed is all there is, not a column of "offline".
+	 */
+	if (json_object_is_type(reports, json_type_boolean) &&
+	    !json_object_get_boolean(reports) && g) {
+		char line[CELL_MAX + 40];
+
+		for (size_t i = 0; i < ng; i++) {
+			free(g[i]);
+			g[i] = NULL;
+		}
+		snprintf(line, sizeof(line), "stage: %s",
+			 json_object_get_string(member(guest, "stage")));
+		g[0] = strdup(line);
+		if (ng > 1)
+			g[1] = strdup("(the guest does not report its states)");
+	}
 
 	for (size_t i = 0; i < nh; i++)
 		if (h[i] && strlen(h[i]) > w)

@@ -40,8 +40,8 @@ static int run_hooks(struct hotplug *hp, unsigned int cpu, int state, bool up)
 	ret = hooks_run(hp->hooks, cpu, host_names[state], up, err,
 			sizeof(err));
 	if (ret)
-		pr_err("CPU %u: %s; the %s is refused", cpu, err,
-		       up ? "bring-up" : "removal");
+		hp_fail(hp, cpu, "%s; the %s is refused", err,
+			up ? "bring-up" : "removal");
 	return ret;
 }
 
@@ -90,9 +90,22 @@ static int create_fd(struct hotplug *hp, unsigned int cpu)
 	}
 	ret = vcpu_create(&s->vcpu, hp->vm, hp->io, cpu, hp->max_cpus);
 	s->vcpu.mmio = hp->mmio;
+	s->vcpu.on_start = hp_vcpu_started;
+	s->vcpu.start_ctx = hp;
 	if (!ret)
 		s->kvm_ready = true;
 	return ret;
+}
+
+static void set_stage(struct hotplug *hp, unsigned int cpu, enum hp_stage st)
+{
+	struct hp_events ev;
+	char id[sizeof(hp->slots[0].id)];
+
+	pthread_mutex_lock(&hp->lock);
+	hp_set_stage_locked(hp, cpu, st, &ev, id, sizeof(id));
+	pthread_mutex_unlock(&hp->lock);
+	hp_stage_notify(&ev, cpu, id, st);
 }
 
 static int create_up(unsigned int cpu, void *data)
@@ -132,8 +145,10 @@ static int create_down(unsigned int cpu, void *data)
 	int ret = run_hooks(hp, cpu, HOST_VCPU_CREATE, false);
 
 	/* Parked: the fd and run area stay for the next add of this slot. */
-	if (!ret)
+	if (!ret) {
 		vcpu_stop(&hp->slots[cpu].vcpu);
+		set_stage(hp, cpu, HP_STAGE_ABSENT);
+	}
 	return ret;
 }
 
@@ -153,10 +168,12 @@ static int remove_done(const struct hp_slot *s)
 	return s->w.failed || s->w.ost_fail ? -EIO : 0;
 }
 
+/* The vCPU's start is a fact about the vCPU, not about one request. */
 static void arm_wait(struct hotplug *hp, struct hp_slot *s)
 {
 	pthread_mutex_lock(&hp->lock);
-	s->w = (struct hp_wait_flags){ 0 };
+	s->w = (struct hp_wait_flags){ .started =
+					       atomic_load(&s->vcpu.started) };
 	pthread_mutex_unlock(&hp->lock);
 }
 
@@ -183,6 +200,8 @@ static int ask_guest(struct hotplug *hp, unsigned int cpu,
 	int ret;
 
 	arm_wait(hp, s);
+	if (request == hpregs_plug)
+		set_stage(hp, cpu, HP_STAGE_PRESENTED);
 	ret = request(&hp->regs, cpu);
 	*asked = !ret;
 	if (ret) {
@@ -208,16 +227,20 @@ static int plug_and_wait(struct hotplug *hp, unsigned int cpu)
 	if (!ret || !asked)
 		return ret;
 	if (ret == -ETIMEDOUT)
-		pr_err("CPU %u: the guest did not bring it up within %d ms; "
-		       "rolled back (is the guest's hotplug driver running? "
-		       "give a longer timeout for a slow guest)",
-		       cpu, hp->op_timeout_ms);
+		hp_fail(hp, cpu,
+			"the guest did not bring it up within %d ms (is the "
+			"guest's hotplug driver running? give a longer "
+			"timeout for a slow guest)",
+			hp->op_timeout_ms);
 	else if (ret == -EIO)
-		pr_err("CPU %u: the guest failed to bring it up and rolled "
-		       "back; see the guest's console",
-		       cpu);
+		hp_fail(hp, cpu,
+			"the guest failed to bring it up; see the guest's "
+			"console");
 	/* Taken back without an event: the guest never finished with it. */
 	hpregs_unplug_force(&hp->regs, cpu);
+	set_stage(hp, cpu,
+		  atomic_load(&hp->slots[cpu].vcpu.started) ? HP_STAGE_STARTED
+							    : HP_STAGE_ABSENT);
 	return ret;
 }
 
@@ -234,13 +257,17 @@ int hp_stop_and_eject(struct hotplug *hp, unsigned int cpu)
 	if (!ret || !asked)
 		return ret;
 	if (ret == -ETIMEDOUT)
-		pr_err("CPU %u: the guest did not eject it within %d ms; it "
-		       "stays online (give a longer timeout for a slow guest)",
-		       cpu, hp->op_timeout_ms);
+		hp_fail(hp, cpu,
+			"the guest did not eject it within %d ms (give a "
+			"longer timeout for a slow guest)",
+			hp->op_timeout_ms);
+	else if (ret == -EIO && hp->slots[cpu].w.ost_fail)
+		hp_fail(hp, cpu,
+			"the guest refused the eject: _OST status 0x%x (%s)",
+			hp->slots[cpu].w.ost_status,
+			hp_ost_status_name(hp->slots[cpu].w.ost_status));
 	else if (ret == -EIO)
-		pr_err("CPU %u: the guest refused to offline it and rolled "
-		       "back; it stays online",
-		       cpu);
+		hp_fail(hp, cpu, "the guest refused to offline it");
 	hpregs_cancel_unplug(&hp->regs, cpu);
 	return ret;
 }
@@ -303,6 +330,39 @@ static int guest_finished(const struct hp_slot *s)
 	return s->w.done;
 }
 
+static int guest_started(const struct hp_slot *s)
+{
+	return s->w.started;
+}
+
+/*
+ * A guest that does not report: wait for it to start the vCPU only when
+ * the caller asked for that; Linux leaves it to user space, which may
+ * never do it.
+ */
+static int wait_guest_started(struct hotplug *hp, unsigned int cpu)
+{
+	struct hp_slot *s = &hp->slots[cpu];
+	int ret;
+
+	pthread_mutex_lock(&hp->lock);
+	ret = hp->op_wait == HOTPLUG_WAIT_STARTED
+		      ? hp_wait_locked(hp, s, guest_started, hp->op_timeout_ms)
+		      : 0;
+	pthread_mutex_unlock(&hp->lock);
+	if (ret == -ETIMEDOUT) {
+		hp_fail(hp, cpu,
+			"the guest acknowledged it but did not start it "
+			"within %d ms (a Linux guest starts a hot-added CPU "
+			"only when user space writes 1 to "
+			"/sys/devices/system/cpu/cpu%u/online, e.g. from a "
+			"udev rule; or wait for 'acknowledged' only)",
+			hp->op_timeout_ms, cpu);
+		return -ETIME;
+	}
+	return ret < 0 ? ret : 0;
+}
+
 /*
  * A guest that reports its table finishes its own walk after the host's
  * guest:ap-starting: wait for that, so that a guest failing in its later
@@ -314,20 +374,22 @@ static int wait_guest_online(struct hotplug *hp, unsigned int cpu)
 	int ret = 0;
 
 	/* Only when this operation presented it: else the guest has it. */
-	if (!s->guest_joining || !hp->guest_ext)
+	if (!s->guest_joining)
 		return 0;
 	s->guest_joining = false;
+	if (!hp->guest_ext)
+		return wait_guest_started(hp, cpu);
 	pthread_mutex_lock(&hp->lock);
 	ret = hp_wait_locked(hp, s, guest_finished, hp->op_timeout_ms);
 	pthread_mutex_unlock(&hp->lock);
 	if (ret == -ETIMEDOUT)
-		pr_err("CPU %u: the guest did not finish onlining it within "
-		       "%d ms; rolled back",
-		       cpu, hp->op_timeout_ms);
+		hp_fail(hp, cpu,
+			"the guest did not finish onlining it within %d ms",
+			hp->op_timeout_ms);
 	else if (ret == -EIO)
-		pr_err("CPU %u: the guest failed to online it and rolled back; "
-		       "see the guest's console",
-		       cpu);
+		hp_fail(hp, cpu,
+			"the guest failed to online it; see the guest's "
+			"console");
 	return ret < 0 ? ret : 0;
 }
 

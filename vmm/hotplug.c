@@ -194,6 +194,60 @@ static int init_locks(struct hotplug *hp)
 	return 0;
 }
 
+void hp_set_stage_locked(struct hotplug *hp, unsigned int cpu, enum hp_stage st,
+			 struct hp_events *ev, char *id, size_t idlen)
+{
+	struct hp_slot *s = &hp->slots[cpu];
+
+	*ev = (struct hp_events){ 0 };
+	if (s->stage == st)
+		return;
+	s->stage = st;
+	*ev = hp->ev;
+	snprintf(id, idlen, "%s", s->id);
+}
+
+void hp_stage_notify(const struct hp_events *ev, unsigned int cpu,
+		     const char *id, enum hp_stage st)
+{
+	if (ev->stage)
+		ev->stage(ev->ctx, cpu, id, st);
+}
+
+void hp_fail(struct hotplug *hp, unsigned int cpu, const char *fmt, ...)
+{
+	char why[sizeof(hp->op_reason)];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(why, sizeof(why), fmt, ap);
+	va_end(ap);
+	pr_err("CPU %u: %s", cpu, why);
+	if (!hp->op_reason[0])
+		memcpy(hp->op_reason, why, sizeof(why));
+}
+
+const char *hotplug_op_reason(struct hotplug *hp)
+{
+	return hp->op_reason;
+}
+
+void hp_vcpu_started(void *ctx, unsigned int cpu)
+{
+	struct hotplug *hp = ctx;
+	struct hp_events ev;
+	char id[sizeof(hp->slots[0].id)];
+
+	if (cpu >= hp->max_cpus)
+		return;
+	pthread_mutex_lock(&hp->lock);
+	hp->slots[cpu].w.started = true;
+	hp_set_stage_locked(hp, cpu, HP_STAGE_STARTED, &ev, id, sizeof(id));
+	pthread_cond_broadcast(&hp->cond);
+	pthread_mutex_unlock(&hp->lock);
+	hp_stage_notify(&ev, cpu, id, HP_STAGE_STARTED);
+}
+
 int hotplug_create(const struct hotplug_config *cfg, struct hotplug **out)
 {
 	struct hotplug *hp;
@@ -214,6 +268,9 @@ int hotplug_create(const struct hotplug_config *cfg, struct hotplug **out)
 		.hooks = cfg->hooks,
 		.timeout_ms = cfg->timeout_ms > 0 ? cfg->timeout_ms
 						  : HOTPLUG_DEFAULT_TIMEOUT_MS,
+		.wait = cfg->wait == HOTPLUG_WAIT_STARTED
+				? HOTPLUG_WAIT_STARTED
+				: HOTPLUG_WAIT_ACKNOWLEDGED,
 		.boot_mode = cfg->boot_mode,
 		.entry = cfg->entry,
 		.start_info = cfg->start_info,
@@ -361,6 +418,8 @@ int hotplug_cpu_view(struct hotplug *hp, unsigned int cpu,
 	v->guest_fault = s->guest_fault;
 	v->guest_target = s->guest_target;
 	v->guest_broken = s->guest_broken;
+	v->guest_reports = hp->guest_ext;
+	v->stage = s->stage;
 	pthread_mutex_unlock(&hp->lock);
 	return 0;
 }
@@ -449,6 +508,8 @@ static int op_begin(struct hotplug *hp, unsigned int cpu, int timeout_ms,
 	hp->op_active = true;
 	hp->op_cpu = cpu;
 	hp->op_timeout_ms = timeout;
+	hp->op_wait = hp->wait;
+	hp->op_reason[0] = 0;
 	hp->rep = rep;
 	hp->op_start_ns = hp->op_last_ns = hp_now_ns();
 	pthread_mutex_unlock(&hp->lock);
@@ -495,7 +556,8 @@ static bool stopping(struct hotplug *hp)
 }
 
 int hotplug_cpu_add(struct hotplug *hp, unsigned int cpu, const char *id,
-		    int timeout_ms, struct hp_report *rep)
+		    int timeout_ms, enum hotplug_wait wait,
+		    struct hp_report *rep)
 {
 	int ret;
 
@@ -506,6 +568,9 @@ int hotplug_cpu_add(struct hotplug *hp, unsigned int cpu, const char *id,
 	ret = op_begin(hp, cpu, timeout_ms, rep);
 	if (ret)
 		return ret;
+	pthread_mutex_lock(&hp->lock);
+	hp->op_wait = wait == HOTPLUG_WAIT_DEFAULT ? hp->wait : wait;
+	pthread_mutex_unlock(&hp->lock);
 	set_id(hp, cpu, id);
 	ret = cpuhp_cpu_up(&hp->m, cpu, HOST_ONLINE);
 	op_end(hp);
@@ -580,6 +645,24 @@ static int guest_set_target(struct hotplug *hp, unsigned int cpu, int state)
 	return ret < 0 ? ret : 0;
 }
 
+/*
+ * Guest-side targets and faults travel through hotvm's extension commands:
+ * a guest that never used them (Linux) would never pick them up.
+ */
+static bool guest_reports(struct hotplug *hp)
+{
+	bool r;
+
+	pthread_mutex_lock(&hp->lock);
+	r = hp->guest_ext;
+	pthread_mutex_unlock(&hp->lock);
+	if (!r)
+		pr_err("the guest does not report its hotplug states (a Linux "
+		       "guest, or the tiny guest with ignore-hotplug): "
+		       "guest-side targets and faults need hotvm's tiny guest");
+	return r;
+}
+
 int hotplug_set_target(struct hotplug *hp, unsigned int cpu, enum hp_side side,
 		       int state, int timeout_ms, struct hp_report *rep)
 {
@@ -593,6 +676,8 @@ int hotplug_set_target(struct hotplug *hp, unsigned int cpu, enum hp_side side,
 	if (side == HP_SIDE_GUEST) {
 		if (!hp_guest_target_valid(state))
 			return -EINVAL;
+		if (!guest_reports(hp))
+			return -EOPNOTSUPP;
 		if (cpu == 0 && state != GUEST_ONLINE) {
 			pr_err("CPU 0 is the guest's boot CPU: it stays "
 			       "online");
@@ -628,6 +713,8 @@ int hotplug_inject(struct hotplug *hp, unsigned int cpu, enum hp_side side,
 		return cpuhp_set_fail(&hp->m, cpu, state);
 	if (!hp_guest_fault_valid(state))
 		return -EINVAL;
+	if (!guest_reports(hp))
+		return -EOPNOTSUPP;
 	pthread_mutex_lock(&hp->lock);
 	hp->slots[cpu].guest_fault = state;
 	pthread_mutex_unlock(&hp->lock);

@@ -88,6 +88,27 @@ bool hp_guest_target_valid(int state)
 	return guest_names[state] && !(guest_flags[state] & CPUHP_F_CANT_STOP);
 }
 
+const char *hp_ost_status_name(uint32_t status)
+{
+	/* ACPI 6.4 table 6.200, the codes for an eject request. */
+	switch (status) {
+	case 0x80:
+		return "device ejection not supported by the OS";
+	case 0x81:
+		return "device in use by an application";
+	case 0x82:
+		return "device busy";
+	case 0x83:
+		return "ejection dependency is busy";
+	case 0x84:
+		return "ejection in progress";
+	case 1:
+		return "non-specific failure";
+	default:
+		return "failure";
+	}
+}
+
 static struct hp_slot *slot_of(struct hotplug *hp, unsigned int cpu)
 {
 	return cpu < hp->max_cpus ? &hp->slots[cpu] : NULL;
@@ -110,8 +131,9 @@ static void on_ost(void *ctx, unsigned int cpu, uint32_t event, uint32_t status)
 {
 	struct hotplug *hp = ctx;
 	struct hp_slot *s = slot_of(hp, cpu);
-	struct hp_events ev;
-	char id[sizeof(s->id)];
+	struct hp_events ev, sev = { 0 };
+	char id[sizeof(s->id)], sid[sizeof(s->id)];
+	int stage = -1;
 
 	if (!s)
 		return;
@@ -122,17 +144,31 @@ static void on_ost(void *ctx, unsigned int cpu, uint32_t event, uint32_t status)
 	 */
 	if (event == OST_EVENT_INSERT && status == 0 && !hp->guest_ext)
 		s->w.ost_ok = true;
+	if (event == OST_EVENT_INSERT && status == 0 &&
+	    s->stage == HP_STAGE_PRESENTED)
+		stage = HP_STAGE_ACKNOWLEDGED;
+	if (event == OST_EVENT_EJECT && status == OST_EJECT_IN_PROGRESS &&
+	    s->stage != HP_STAGE_ABSENT)
+		stage = HP_STAGE_EJECTING;
 	if (event == OST_EVENT_EJECT && status != 0 &&
 	    status != OST_EJECT_IN_PROGRESS) {
 		s->w.ost_fail = true;
 		s->w.ost_status = status;
+		if (s->stage == HP_STAGE_EJECTING)
+			stage = s->w.started ? HP_STAGE_STARTED
+					     : HP_STAGE_ACKNOWLEDGED;
 	}
+	if (stage >= 0)
+		hp_set_stage_locked(hp, cpu, (enum hp_stage)stage, &sev, sid,
+				    sizeof(sid));
 	memcpy(id, s->id, sizeof(id));
 	ev = hp->ev;
 	pthread_cond_broadcast(&hp->cond);
 	pthread_mutex_unlock(&hp->lock);
 	if (ev.ost)
 		ev.ost(ev.ctx, cpu, id, event, status);
+	if (stage >= 0)
+		hp_stage_notify(&sev, cpu, sid, (enum hp_stage)stage);
 }
 
 /*

@@ -39,6 +39,7 @@ struct hp_wait_flags {
 	bool ejected; /* the guest wrote eject */
 	bool ost_ok;  /* _OST insert (event 1) with status 0 */
 	bool ost_fail; /* _OST eject (event 3) with a failure status */
+	bool started;  /* the vCPU left wait-for-INIT/SIPI */
 	uint32_t ost_status;
 };
 
@@ -55,9 +56,10 @@ struct hp_slot {
 	bool guest_walking; /* a STEP came, its DONE has not */
 	bool guest_joining; /* presented by this operation: online waits */
 	bool guest_broken;
-	int guest_fault;  /* pending for command 0x11, or CPUHP_INVALID */
-	int guest_target; /* pending for command 0x12, or CPUHP_INVALID */
-	int fault_given;  /* the last fault handed over, to mark injection */
+	enum hp_stage stage; /* observed; see hp_set_stage_locked() */
+	int guest_fault;     /* pending for command 0x11, or CPUHP_INVALID */
+	int guest_target;    /* pending for command 0x12, or CPUHP_INVALID */
+	int fault_given;     /* the last fault handed over, to mark injection */
 	struct hp_wait_flags w;
 };
 
@@ -78,6 +80,7 @@ struct hotplug {
 	struct cpuhp_platform plat;
 	pthread_mutex_t table_lock;
 	bool booting; /* hotplug_boot(): present CPUs without waiting */
+	enum hotplug_wait wait; /* the VM's default, never DEFAULT */
 
 	pthread_mutex_t lock;
 	pthread_cond_t cond; /* CLOCK_MONOTONIC */
@@ -90,6 +93,8 @@ struct hotplug {
 	bool op_active;
 	unsigned int op_cpu;
 	int op_timeout_ms;
+	enum hotplug_wait op_wait;
+	char op_reason[320]; /* why the operation failed; the op thread's */
 	struct hp_report *rep;
 	uint64_t op_start_ns, op_last_ns;
 
@@ -111,6 +116,28 @@ void hp_record_locked(struct hotplug *hp, unsigned int cpu, enum hp_side side,
  */
 int hp_wait_locked(struct hotplug *hp, struct hp_slot *s,
 		   int (*done)(const struct hp_slot *s), int timeout_ms);
+
+/*
+ * Records what the host observed of the guest and tells the QMP layer:
+ * *ev is filled for the caller to call after dropping hp->lock.
+ */
+void hp_set_stage_locked(struct hotplug *hp, unsigned int cpu, enum hp_stage st,
+			 struct hp_events *ev, char *id, size_t idlen);
+void hp_stage_notify(const struct hp_events *ev, unsigned int cpu,
+		     const char *id, enum hp_stage st);
+/* vCPU thread: the guest started this vCPU (vcpu.on_start). */
+void hp_vcpu_started(void *ctx, unsigned int cpu);
+
+/*
+ * A step of the current operation failed for @cpu: logs it and keeps the
+ * reason for the caller (hotplug_op_reason()).  The first one wins: it is
+ * the cause, later ones come from the rollback.
+ */
+void hp_fail(struct hotplug *hp, unsigned int cpu, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* What an _OST status for an eject means, for error messages. */
+const char *hp_ost_status_name(uint32_t status);
 
 /* The host table (host_table.c). */
 void hp_host_table_init(struct hotplug *hp);

@@ -369,7 +369,7 @@ static int op_error(struct qmp_error *err, unsigned int cpu, const char *what,
 		    int rc, const struct hp_report *rep)
 {
 	const struct hp_step_time *st = rep ? failed_step(rep) : NULL;
-	char fail[160], now[QC_NAME_MAX + 64], name[QC_NAME_MAX];
+	char fail[400], now[QC_NAME_MAX + 64], name[QC_NAME_MAX];
 	struct hp_cpu_view v;
 
 	switch (rc) {
@@ -383,8 +383,19 @@ static int op_error(struct qmp_error *err, unsigned int cpu, const char *what,
 				     "cpu %u: %s refused: the VM is shutting "
 				     "down",
 				     cpu, what);
+	case -EOPNOTSUPP:
+		return qmp_error_set(err, QMP_ERROR_GENERIC,
+				     "cpu %u: %s refused: the guest does not "
+				     "report its hotplug states (a Linux "
+				     "guest, or the tiny guest with "
+				     "ignore-hotplug), so guest-side targets "
+				     "and faults cannot reach it",
+				     cpu, what);
 	}
-	if (st)
+	if (*hotplug_op_reason(qc.hp))
+		snprintf(fail, sizeof(fail), "%s failed: %s", what,
+			 hotplug_op_reason(qc.hp));
+	else if (st)
 		snprintf(fail, sizeof(fail), "%s%s failed: %s%s",
 			 st->side == HP_SIDE_GUEST ? "guest state " : "",
 			 state_name(st->side, st->state, name, sizeof(name)),
@@ -430,6 +441,35 @@ static void ev_state(void *ctx, enum hp_side side, const struct cpuhp_notice *n)
 	add_bool(d, "rollback", n->rollback);
 	add_bool(d, "injected", n->injected);
 	add_int(d, "ret", n->ret);
+	qmp_emit_event(qc.s, "CPUHP_STATE", d);
+out:
+	pthread_mutex_unlock(&qc.lock);
+}
+
+/*
+ * What the host observed of the guest (hp_stage): a CPUHP_STATE on the
+ * guest side with "stage" instead of a state of the guest's table, which
+ * is all there is to report for a guest that does not report its own.
+ */
+static void ev_stage(void *ctx, unsigned int cpu, const char *id,
+		     enum hp_stage st)
+{
+	struct json_object *d;
+
+	(void)ctx;
+	pthread_mutex_lock(&qc.lock);
+	if (!qc.s)
+		goto out;
+	d = json_object_new_object();
+	add_int(d, "cpu", cpu);
+	if (id && *id)
+		add_str(d, "id", id);
+	add_str(d, "side", side_names[HP_SIDE_GUEST]);
+	add_str(d, "kind", "stage");
+	add_str(d, "stage", hotplug_stage_name(st));
+	add_str(d, "direction",
+		st == HP_STAGE_ABSENT || st == HP_STAGE_EJECTING ? "down"
+								 : "up");
 	qmp_emit_event(qc.s, "CPUHP_STATE", d);
 out:
 	pthread_mutex_unlock(&qc.lock);
@@ -583,12 +623,35 @@ static int topo_prop(struct json_object *args, const char *key, int64_t *v,
 			     key);
 }
 
+/* hotvm's "wait": "acknowledged" | "started", for a non-reporting guest. */
+static int arg_wait(struct json_object *args, enum hotplug_wait *wait,
+		    struct qmp_error *err)
+{
+	const char *s = NULL;
+	int w;
+
+	*wait = HOTPLUG_WAIT_DEFAULT;
+	if (qmp_arg_string(args, "wait", false, &s, err) < 0)
+		return -EINVAL;
+	if (!s)
+		return 0;
+	w = hotplug_wait_parse(s);
+	if (w < 0)
+		return qmp_error_set(err, QMP_ERROR_GENERIC,
+				     "Parameter 'wait' does not accept value "
+				     "'%s' (expected 'acknowledged' or "
+				     "'started')",
+				     s);
+	*wait = (enum hotplug_wait)w;
+	return 0;
+}
+
 static int device_add_check(struct json_object *args, const char **idp,
 			    unsigned int *cpu, struct qmp_error *err)
 {
 	static const char *const known[] = { "driver", "id",	  "socket-id",
 					     "die-id", "core-id", "thread-id",
-					     NULL };
+					     "wait",   NULL };
 	int64_t socket = -1, die = 0, core = 0, thread = 0;
 	const char *driver, *id = NULL;
 	size_t dl, sl = strlen(QC_X86_SUFFIX);
@@ -671,12 +734,15 @@ static int cmd_device_add(void *ctx, struct json_object *args,
 	static struct hp_report rep; /* the server thread only */
 	struct hp_cpu_view v;
 	const char *id = NULL;
+	enum hotplug_wait wait;
 	unsigned int cpu = 0;
 	int rc;
 
 	(void)ctx;
 	(void)ret;
 	rc = device_add_check(args, &id, &cpu, err);
+	if (!rc)
+		rc = arg_wait(args, &wait, err);
 	if (rc)
 		return rc;
 	if (id)
@@ -690,7 +756,7 @@ static int cmd_device_add(void *ctx, struct json_object *args,
 		return qmp_error_set(err, QMP_ERROR_GENERIC,
 				     "CPU[%u] with APIC ID %u exists", cpu,
 				     v.apic_id);
-	rc = hotplug_cpu_add(qc.hp, cpu, id, 0, &rep);
+	rc = hotplug_cpu_add(qc.hp, cpu, id, 0, wait, &rep);
 	if (rc == -EEXIST)
 		return qmp_error_set(err, QMP_ERROR_GENERIC,
 				     "CPU[%u] with APIC ID %u exists", cpu,
@@ -947,9 +1013,16 @@ static struct json_object *cpu_json(const struct hp_cpu_view *v)
 	add_bool(h, "rollback", v->host.rollback);
 	json_object_object_add(o, "host", h);
 
-	add_int(g, "state", v->guest_state);
-	json_object_object_add(g, "name",
-			       name_or_null(HP_SIDE_GUEST, v->guest_state));
+	/* Only a reporting guest has a table to show: the others a stage. */
+	add_bool(g, "reports", v->guest_reports);
+	add_str(g, "stage", hotplug_stage_name(v->stage));
+	json_object_object_add(
+		g, "state",
+		v->guest_reports ? json_object_new_int(v->guest_state) : NULL);
+	json_object_object_add(
+		g, "name",
+		v->guest_reports ? name_or_null(HP_SIDE_GUEST, v->guest_state)
+				 : NULL);
 	add_state(g, "target", HP_SIDE_GUEST, v->guest_target);
 	add_state(g, "fail", HP_SIDE_GUEST, v->guest_fault);
 	add_bool(g, "broken", v->guest_broken);
@@ -1107,9 +1180,10 @@ static int cmd_cpu_hotplug(void *ctx, struct json_object *args,
 			   struct json_object **ret, struct qmp_error *err)
 {
 	static const char *const allowed[] = { "cpu", "state", "timeout-ms",
-					       NULL };
+					       "wait", NULL };
 	static struct hp_report rep;
 	struct json_object *o;
+	enum hotplug_wait wait;
 	const char *state;
 	unsigned int cpu;
 	int timeout, rc;
@@ -1118,7 +1192,7 @@ static int cmd_cpu_hotplug(void *ctx, struct json_object *args,
 	(void)ctx;
 	if (qmp_check_args(args, allowed, err) || arg_cpu(args, &cpu, err) ||
 	    qmp_arg_string(args, "state", true, &state, err) < 0 ||
-	    arg_timeout(args, &timeout, err))
+	    arg_timeout(args, &timeout, err) || arg_wait(args, &wait, err))
 		return -EINVAL;
 	if (strcmp(state, "online") && strcmp(state, "offline"))
 		return qmp_error_set(err, QMP_ERROR_GENERIC,
@@ -1129,7 +1203,7 @@ static int cmd_cpu_hotplug(void *ctx, struct json_object *args,
 	names_refresh();
 	memset(&rep, 0, sizeof(rep));
 	if (up) {
-		rc = hotplug_cpu_add(qc.hp, cpu, NULL, timeout, &rep);
+		rc = hotplug_cpu_add(qc.hp, cpu, NULL, timeout, wait, &rep);
 		if (!rc)
 			mark_added(cpu, NULL);
 		if (rc == -EEXIST)
@@ -1181,7 +1255,7 @@ static unsigned int resize_undo(struct resize_step *steps, unsigned int n,
 		} else {
 			rc = hotplug_cpu_add(qc.hp, st->cpu,
 					     st->id[0] ? st->id : NULL, timeout,
-					     &rep);
+					     HOTPLUG_WAIT_DEFAULT, &rep);
 			if (!rc) {
 				pthread_mutex_lock(&qc.lock);
 				qc.slots[st->cpu] = st->slot;
@@ -1236,7 +1310,8 @@ static int cmd_cpu_resize(void *ctx, struct json_object *args,
 
 		if (view(cpu, &v) || plugged(&v))
 			continue;
-		rc = hotplug_cpu_add(qc.hp, cpu, NULL, timeout, &rep);
+		rc = hotplug_cpu_add(qc.hp, cpu, NULL, timeout,
+				     HOTPLUG_WAIT_DEFAULT, &rep);
 		if (rc) {
 			op_error(err, cpu, "hot-add", rc, &rep);
 			break;
@@ -1315,6 +1390,7 @@ static const struct hp_events qc_events = {
 	.state = ev_state,
 	.ost = ev_ost,
 	.deleted = ev_deleted,
+	.stage = ev_stage,
 };
 
 static void qc_free_locked(void)

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "acpi.h"
+#include "acpi_dump.h"
 #include "fdt_build.h"
 #include "hooks.h"
 #include "hotplug.h"
@@ -268,6 +269,25 @@ static int write_zero_page(struct machine *m)
 	return 0;
 }
 
+/* The ACPI tables for buf at ABI_ACPI_PADDR: for a run and --dump-acpi. */
+static long build_acpi(void *buf, const struct cli_cpus *cpus)
+{
+	long size = acpi_build(buf, ABI_ACPI_MAX,
+			       &(struct acpi_config){
+				       .base = ABI_ACPI_PADDR,
+				       .boot_cpus = cpus->boot,
+				       .max_cpus = cpus->max,
+			       });
+
+	if (size < 0)
+		pr_err("--cpus max=%u: cannot build the ACPI tables: %s; use "
+		       "fewer --cpus max",
+		       cpus->max,
+		       size == -E2BIG ? "they do not fit in the ACPI area"
+				      : strerror((int)-size));
+	return size;
+}
+
 static int build_tables(struct machine *m)
 {
 	const struct cli_cpus *cpus = &m->opts->cpus;
@@ -296,17 +316,9 @@ static int build_tables(struct machine *m)
 		       strerror((int)-fdt_size));
 		return (int)fdt_size;
 	}
-	acpi_size = acpi_build(m->vm.ram + ABI_ACPI_PADDR, ABI_ACPI_MAX,
-			       &(struct acpi_config){
-				       .base = ABI_ACPI_PADDR,
-				       .boot_cpus = cpus->boot,
-				       .max_cpus = cpus->max,
-			       });
-	if (acpi_size < 0) {
-		pr_err("cannot build the ACPI tables: %s; use fewer --cpus max",
-		       strerror((int)-acpi_size));
+	acpi_size = build_acpi(m->vm.ram + ABI_ACPI_PADDR, cpus);
+	if (acpi_size < 0)
 		return (int)acpi_size;
-	}
 	/* The FDT is built all the same; only PVH hands it over. */
 	if (m->boot_mode == HOTPLUG_BOOT_LINUX64)
 		return write_zero_page(m);
@@ -379,6 +391,7 @@ static int create_hotplug(struct machine *m)
 			.max_cpus = o->cpus.max,
 			.hooks = &m->hooks,
 			.timeout_ms = o->hotplug_timeout_ms,
+			.wait = (enum hotplug_wait)o->hotplug_wait,
 			.boot_mode = m->boot_mode,
 			.entry = m->k.entry,
 			.start_info = m->start_info,
@@ -539,6 +552,31 @@ static int machine_build(struct machine *m)
 	return -1;
 }
 
+/*
+ * --dump-acpi: the tables a run with these options would give its guest,
+ * built into a plain buffer, so neither KVM nor a kernel is needed.
+ */
+static int dump_acpi(const struct cli_run_opts *o)
+{
+	void *buf;
+	long size;
+	int ret;
+
+	if (acpi_dump_check_dir(o->dump_acpi))
+		return ABI_STATUS_USAGE;
+	buf = malloc(ABI_ACPI_MAX);
+	if (!buf) {
+		pr_err("--dump-acpi: out of memory");
+		return ABI_STATUS_VMFAIL;
+	}
+	size = build_acpi(buf, &o->cpus);
+	ret = size < 0 ? (int)size
+		       : acpi_dump_write(o->dump_acpi, buf, (size_t)size,
+					 ABI_ACPI_PADDR);
+	free(buf);
+	return ret ? ABI_STATUS_USAGE : 0;
+}
+
 int run_main(int argc, char **argv)
 {
 	struct cli_run_opts opts;
@@ -555,6 +593,8 @@ int run_main(int argc, char **argv)
 		cli_run_usage(stdout);
 		return 0;
 	}
+	if (opts.dump_acpi)
+		return dump_acpi(&opts);
 	status = machine_build(&m);
 	if (status >= 0)
 		goto out;

@@ -13,6 +13,7 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <linux/kvm.h>
@@ -333,18 +334,109 @@ static bool vcpu_handle_exit(struct vcpu *vcpu)
 	}
 }
 
+/*
+ * Watching for the guest to start an AP.  With the in-kernel LAPIC an AP
+ * waits for INIT/SIPI inside KVM_RUN and a started one need never exit to
+ * user space, so its thread is kicked by a timer while it waits and looks
+ * at its MP state after each return; the interval grows from 1 ms to
+ * 64 ms, so a CPU the guest never starts costs a few exits a second, and
+ * the timer is gone once the CPU runs.  Only then does the guest execute
+ * on this vCPU: until then no device callback runs here, so the signals
+ * cannot interrupt anything but KVM_RUN.
+ */
+#define VCPU_WATCH_FIRST_NS 1000000L
+#define VCPU_WATCH_MAX_NS   64000000L
+
+struct vcpu_watch {
+	timer_t timer;
+	bool armed;
+	long next_ns;
+};
+
+static void watch_arm(struct vcpu_watch *w)
+{
+	struct itimerspec it = {
+		.it_value = { .tv_sec = w->next_ns / 1000000000L,
+			      .tv_nsec = w->next_ns % 1000000000L },
+	};
+
+	timer_settime(w->timer, 0, &it, NULL);
+	if (w->next_ns < VCPU_WATCH_MAX_NS)
+		w->next_ns *= 2;
+}
+
+static void watch_start(struct vcpu *vcpu, struct vcpu_watch *w)
+{
+	struct sigevent sev = {
+		.sigev_notify = SIGEV_THREAD_ID,
+		.sigev_signo = VCPU_KICK_SIGNAL,
+	};
+
+	/* glibc 2.36 names the field only by its union member. */
+	sev._sigev_un._tid = atomic_load(&vcpu->tid);
+	w->armed = false;
+	w->next_ns = VCPU_WATCH_FIRST_NS;
+	if (atomic_load(&vcpu->started))
+		return;
+	if (timer_create(CLOCK_MONOTONIC, &sev, &w->timer)) {
+		/* Without it, any exit still shows the start, only later. */
+		pr_err("vCPU %u: cannot watch for its start: %s", vcpu->id,
+		       strerror(errno));
+		return;
+	}
+	w->armed = true;
+	watch_arm(w);
+}
+
+static void watch_stop(struct vcpu_watch *w)
+{
+	if (w->armed)
+		timer_delete(w->timer);
+	w->armed = false;
+}
+
+/* After each return from KVM_RUN while the guest has not started it. */
+static void watch_check(struct vcpu *vcpu, struct vcpu_watch *w, bool timer)
+{
+	struct kvm_mp_state mp;
+
+	if (atomic_load(&vcpu->started) ||
+	    ioctl(vcpu->fd, KVM_GET_MP_STATE, &mp))
+		return;
+	if (mp.mp_state == KVM_MP_STATE_UNINITIALIZED ||
+	    mp.mp_state == KVM_MP_STATE_INIT_RECEIVED ||
+	    mp.mp_state == KVM_MP_STATE_SIPI_RECEIVED) {
+		if (timer && w->armed)
+			watch_arm(w);
+		return;
+	}
+	watch_stop(w);
+	atomic_store(&vcpu->started, true);
+	if (vcpu->on_start)
+		vcpu->on_start(vcpu->start_ctx, vcpu->id);
+}
+
 static void *vcpu_thread(void *arg)
 {
 	struct vcpu *vcpu = arg;
+	struct vcpu_watch w;
 	sigset_t kick;
 
 	sigemptyset(&kick);
 	sigaddset(&kick, VCPU_KICK_SIGNAL);
 	pthread_sigmask(SIG_UNBLOCK, &kick, NULL);
 	atomic_store(&vcpu->tid, (int)syscall(SYS_gettid));
+	watch_check(vcpu, &w, false); /* the boot CPU runs from the start */
+	watch_start(vcpu, &w);
 
 	while (!vm_stopping(vcpu->vm) && !atomic_load(&vcpu->stop)) {
-		if (ioctl(vcpu->fd, KVM_RUN, 0) < 0) {
+		int ret = ioctl(vcpu->fd, KVM_RUN, 0);
+		int err = errno;
+
+		if (!atomic_load(&vcpu->started))
+			watch_check(vcpu, &w, ret < 0 && err == EINTR);
+		errno = err;
+		if (ret < 0) {
 			/*
 			 * EINTR: kicked (or a stray signal).  EAGAIN: an AP
 			 * received INIT and must simply run again.
@@ -359,6 +451,7 @@ static void *vcpu_thread(void *arg)
 		if (!vcpu_handle_exit(vcpu))
 			break;
 	}
+	watch_stop(&w);
 	atomic_store(&vcpu->tid, 0);
 	return NULL;
 }
@@ -369,6 +462,7 @@ int vcpu_start(struct vcpu *vcpu)
 
 	/* A restarted (unparked) vCPU carries the last stop's marks. */
 	atomic_store(&vcpu->stop, false);
+	atomic_store(&vcpu->started, false);
 	__atomic_store_n(&vcpu->run->immediate_exit, 0, __ATOMIC_SEQ_CST);
 	ret = pthread_create(&vcpu->thread, NULL, vcpu_thread, vcpu);
 

@@ -415,4 +415,5 @@ static void test_apic_ids(void)
 }
 
 CHECK_MAIN(TEST(test_scale), TEST(test_limits), TEST(test_register_block),
-	   TEST(test_ged), TEST(test_com1_mres), TEST(test_cpu_devices), TEST(test_apic_ids))
+	   TEST(test_ged), TEST(test_com1_mres), TEST(test_cpu_devices),
+	   TEST(test_apic_ids))

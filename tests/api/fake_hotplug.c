@@ -116,6 +116,9 @@ int hotplug_cpu_view(struct hotplug *hp, unsigned int cpu,
 		.guest_target = c->guest_target,
 		.host_tid = c->host.state >= HOST_VCPU_CREATE ? 1000 + cpu : 0,
 		.parked = c->created && c->host.state < HOST_VCPU_CREATE,
+		/* the fake plays a guest that reports, as the tiny guest */
+		.guest_reports = true,
+		.stage = c->present ? HP_STAGE_STARTED : HP_STAGE_ABSENT,
 	};
 	memcpy(v->id, c->id, sizeof(v->id));
 	return 0;
@@ -358,13 +361,21 @@ static int op(struct hotplug *hp, unsigned int cpu, struct hp_report *rep)
 	return 0;
 }
 
+const char *hotplug_op_reason(struct hotplug *hp)
+{
+	(void)hp;
+	return "";
+}
+
 int hotplug_cpu_add(struct hotplug *hp, unsigned int cpu, const char *id,
-		    int timeout_ms, struct hp_report *rep)
+		    int timeout_ms, enum hotplug_wait wait,
+		    struct hp_report *rep)
 {
 	struct fake_cpu *c;
 	int ret;
 
 	(void)timeout_ms;
+	(void)wait;
 	if (cpu < hp->max && hp->cpus[cpu].host.state == HOST_ONLINE)
 		return -EEXIST;
 	ret = op(hp, cpu, rep);

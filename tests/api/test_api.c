@@ -543,9 +543,10 @@ static void test_query_cpuhp(void)
 		"state",     "name",   "target",   "target-name", "fail",
 		"fail-name", "broken", "rollback", NULL
 	};
-	static const char *const guest[] = { "state",	    "name", "target",
-					     "target-name", "fail", "fail-name",
-					     "broken",	    NULL };
+	static const char *const guest[] = {
+		"reports",     "stage", "state",     "name",   "target",
+		"target-name", "fail",	"fail-name", "broken", NULL
+	};
 	struct json_object *r, *a, *c;
 
 	setup(4, 1);

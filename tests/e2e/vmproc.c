@@ -52,6 +52,8 @@ static bool vmproc_fill(struct vmproc *v, long deadline)
 		return false;
 	if (v->echo)
 		fwrite(v->buf + v->len, 1, (size_t)n, stdout);
+	if (v->log_fd >= 0 && write(v->log_fd, v->buf + v->len, (size_t)n) < 0)
+		v->log_fd = -1;
 	v->len += (size_t)n;
 	v->buf[v->len] = 0;
 	return true;
@@ -66,7 +68,9 @@ static bool vmproc_take_line(struct vmproc *v, char *line, size_t size)
 	if (!nl)
 		return false;
 	n = (size_t)(nl - v->buf);
-	snprintf(line, size, "%.*s", (int)n, v->buf);
+	/* Linux's console ends its lines with CR LF. */
+	snprintf(line, size, "%.*s",
+		 (int)(n && v->buf[n - 1] == '\r' ? n - 1 : n), v->buf);
 	memmove(v->buf, nl + 1, v->len - n - 1);
 	v->len -= n + 1;
 	if (!strncmp(line, "online: ", 8))
@@ -116,11 +120,16 @@ int vmproc_start(struct vmproc *v, const char *cpus, const char *cmdline,
 	int fds[2], n = 0;
 	char line[256];
 
-	*v = (struct vmproc){ .out_fd = -1, .echo = getenv("E2E_ECHO") };
+	*v = (struct vmproc){ .out_fd = -1,
+			      .log_fd = -1,
+			      .echo = getenv("E2E_ECHO") };
 	if (!mkdtemp(tmpl))
 		return -errno;
 	snprintf(v->dir, sizeof(v->dir), "%s", tmpl);
 	snprintf(v->sock, sizeof(v->sock), "%s/api.sock", tmpl);
+	snprintf(v->log, sizeof(v->log), "%s/console.log", tmpl);
+	v->log_fd =
+		open(v->log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	argv[n++] = vmproc_hotvm();
 	argv[n++] = "run";
 	argv[n++] = "--cpus";
@@ -254,6 +263,8 @@ int vmproc_stop(struct vmproc *v)
 	}
 	if (v->out_fd >= 0)
 		close(v->out_fd);
+	if (v->log_fd >= 0)
+		close(v->log_fd);
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", v->dir);
 	if (v->dir[0] && system(cmd))
 		printf("# could not remove %s\n", v->dir);

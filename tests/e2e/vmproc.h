@@ -19,6 +19,8 @@ struct vmproc {
 	int out_fd; /* the guest console */
 	char dir[64];
 	char sock[108];
+	char log[96]; /* everything the console printed, until vmproc_stop() */
+	int log_fd;
 	char buf[16384];
 	size_t len;
 	char online[128]; /* the cpulist of the last "online:" line */

@@ -1,0 +1,350 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Debian's kernel on hotvm, in the nested lab: the guest whose ACPI
+ * drivers (acpi_processor, evged, 8250_pnp) were written elsewhere is the
+ * judge of the wire.  Driven over QMP as libvirt would; after every step
+ * the guest's own online list (its init prints "online: <cpulist>", see
+ * tools/lab/guest/init), hotvm's tables (query-cpuhp) and the QMP events
+ * must agree.
+ *
+ * Usage: test-linux DIR (DIR holds vmlinux, bzImage, initrd.gz and
+ * bootlog-checks.txt); HOTVM is the hotvm binary.
+ */
+#include <errno.h>
+#include <json-c/json.h>
+#include <regex.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "vmproc.h"
+
+#define WAIT_MS	 30000
+#define MAX_CPUS 4
+
+static const char *dir;
+static struct vmproc v;
+
+static const char *path(const char *name)
+{
+	static char buf[4][512];
+	static int i;
+
+	i = (i + 1) % 4;
+	snprintf(buf[i], sizeof(buf[i]), "%s/%s", dir, name);
+	return buf[i];
+}
+
+static int boot(const char *kernel, const char *cmdline)
+{
+	const char *extra[] = { "--kernel",	     path(kernel), "--initrd",
+				path("initrd.gz"),   "--memory",   "512M",
+				"--hotplug-timeout", "20000",	   NULL };
+	int ret = vmproc_start(&v, "boot=1,max=4", cmdline, extra);
+
+	if (ret)
+		printf("# %s did not boot: %s\n", kernel, strerror(-ret));
+	return ret;
+}
+
+static void console_tail(void)
+{
+	char cmd[200];
+
+	snprintf(cmd, sizeof(cmd), "tail -n 40 '%s' | sed 's/^/# /'", v.log);
+	if (system(cmd))
+		printf("# (no console log)\n");
+}
+
+/* The next event @name about @cpu (any cpu if < 0), skipping others. */
+static struct json_object *event(const char *name, int cpu, const char *stage)
+{
+	for (;;) {
+		struct json_object *ev, *d, *x;
+		const char *n;
+		bool match;
+
+		if (qmp_client_next_event(v.c, &ev, WAIT_MS)) {
+			printf("# no %s event for cpu %d\n", name, cpu);
+			return NULL;
+		}
+		n = vmproc_str(ev, "event", NULL);
+		match = n && !strcmp(n, name);
+		json_object_object_get_ex(ev, "data", &d);
+		if (match && cpu >= 0 && !strcmp(name, "CPUHP_STATE"))
+			match = json_object_object_get_ex(d, "cpu", &x) &&
+				json_object_get_int(x) == cpu &&
+				vmproc_str(d, "stage", NULL) &&
+				!strcmp(vmproc_str(d, "stage", NULL), stage);
+		if (match)
+			return ev;
+		json_object_put(ev);
+	}
+}
+
+/* query-cpuhp for @cpu: host state name and observed guest stage. */
+static void tables(unsigned int cpu, const char *host, const char *stage)
+{
+	struct json_object *r = NULL, *c;
+
+	if (vmproc_qmp(&v, "query-cpuhp", &r, NULL, 0, "{\"cpu\": %u}", cpu)) {
+		CHECK(!"query-cpuhp failed");
+		return;
+	}
+	c = vmproc_cpu(r, cpu);
+	CHECK(c != NULL);
+	if (c) {
+		CHECK_STREQ(vmproc_str(c, "host", "name"), host);
+		CHECK_STREQ(vmproc_str(c, "guest", "stage"), stage);
+		/* Linux does not speak hotvm's state reports. */
+		CHECK(!vmproc_flag(c, "guest", "reports"));
+		CHECK(vmproc_str(c, "guest", "name") == NULL);
+	}
+	json_object_put(r);
+}
+
+static void online_is(const char *cpulist)
+{
+	int ret = vmproc_wait_online(&v, cpulist, WAIT_MS);
+
+	if (ret) {
+		printf("# guest online list '%s', expected '%s'\n", v.online,
+		       cpulist);
+		console_tail();
+	}
+	CHECK_EQ(ret, 0);
+}
+
+static int add(unsigned int cpu, const char *wait)
+{
+	char err[256] = "", args[160];
+
+	snprintf(args, sizeof(args),
+		 "{\"driver\": \"host-x86_64-cpu\", \"id\": \"vcpu%u\", "
+		 "\"socket-id\": %u, \"core-id\": 0, \"thread-id\": 0%s%s%s}",
+		 cpu, cpu, wait ? ", \"wait\": \"" : "", wait ? wait : "",
+		 wait ? "\"" : "");
+	if (vmproc_qmp(&v, "device_add", NULL, err, sizeof(err), "%s", args)) {
+		printf("# device_add cpu %u: %s\n", cpu, err);
+		return -1;
+	}
+	return 0;
+}
+
+static int del(unsigned int cpu, char *err, size_t len)
+{
+	return vmproc_qmp(&v, "device_del", NULL, err, len,
+			  "{\"id\": \"vcpu%u\"}", cpu);
+}
+
+/* Hot-add with Linux's answer: _OST(1, 0), then user space starts it. */
+static void add_checked(unsigned int cpu, const char *expect_online)
+{
+	struct json_object *ev;
+
+	CHECK_EQ(add(cpu, NULL), 0);
+	ev = event("ACPI_DEVICE_OST", -1, NULL);
+	CHECK(ev != NULL);
+	json_object_put(ev);
+	ev = event("CPUHP_STATE", (int)cpu, "started");
+	CHECK(ev != NULL);
+	json_object_put(ev);
+	online_is(expect_online);
+	tables(cpu, "online", "started");
+}
+
+static void remove_checked(unsigned int cpu, const char *expect_online)
+{
+	struct json_object *ev;
+	char err[256];
+
+	CHECK_EQ(del(cpu, err, sizeof(err)), 0);
+	ev = event("DEVICE_DELETED", -1, NULL);
+	CHECK(ev != NULL);
+	if (ev)
+		CHECK_STREQ(vmproc_str(ev, "data", "device"),
+			    (snprintf(err, sizeof(err), "vcpu%u", cpu), err));
+	json_object_put(ev);
+	online_is(expect_online);
+	tables(cpu, "offline", "absent");
+}
+
+/* tests/linux/bootlog-checks.txt: "+ regex" must appear, "- regex" not. */
+static void bootlog_checks(void)
+{
+	FILE *f = fopen(path("bootlog-checks.txt"), "r");
+	char line[512], cmd[1024];
+
+	CHECK(f != NULL);
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		bool want = line[0] == '+';
+
+		line[strcspn(line, "\n")] = 0;
+		if ((line[0] != '+' && line[0] != '-') || line[1] != ' ')
+			continue;
+		snprintf(cmd, sizeof(cmd), "grep -Eq -- '%s' '%s'", line + 2,
+			 v.log);
+		if ((system(cmd) == 0) != want) {
+			printf("# boot log: '%s' %s\n", line + 2,
+			       want ? "missing" : "present");
+			check_failures++;
+		}
+	}
+	fclose(f);
+}
+
+/* PVH vmlinux: boot, add to max and back, one slot five times, resize. */
+static void test_pvh_hotplug(void)
+{
+	char list[16];
+
+	if (boot("vmlinux", "console=ttyS0") < 0) {
+		CHECK(!"boot");
+		console_tail();
+		vmproc_stop(&v);
+		return;
+	}
+	online_is("0");
+	bootlog_checks();
+	for (unsigned int c = 1; c < MAX_CPUS; c++) {
+		snprintf(list, sizeof(list), "0-%u", c);
+		add_checked(c, c == 1 ? "0-1" : list);
+	}
+	for (unsigned int c = MAX_CPUS - 1; c > 0; c--) {
+		snprintf(list, sizeof(list), c == 1 ? "0" : "0-%u", c - 1);
+		remove_checked(c, list);
+	}
+	for (int i = 0; i < 5; i++) {
+		add_checked(2, "0,2");
+		remove_checked(2, "0");
+	}
+	/* "started": the reply comes only once Linux runs the CPU. */
+	CHECK_EQ(add(1, "started"), 0);
+	tables(1, "online", "started");
+	online_is("0-1");
+	remove_checked(1, "0");
+
+	CHECK_EQ(vmproc_qmp(&v, "cpu-resize", NULL, NULL, 0, "{\"count\": %d}",
+			    MAX_CPUS),
+		 0);
+	online_is("0-3");
+	for (unsigned int c = 1; c < MAX_CPUS; c++)
+		tables(c, "online", "started");
+	CHECK_EQ(vmproc_qmp(&v, "cpu-resize", NULL, NULL, 0, "{\"count\": 1}"),
+		 0);
+	online_is("0");
+	for (unsigned int c = 1; c < MAX_CPUS; c++)
+		tables(c, "offline", "absent");
+	/* Linux never reports its table: guest-side commands are refused. */
+	CHECK(vmproc_qmp(&v, "cpuhp-inject-fault", NULL, NULL, 0,
+			 "{\"cpu\": 1, \"side\": \"guest\", \"state\": "
+			 "\"ap:online-work\"}") != 0);
+	/* Again, now that hot-added CPUs have come and gone. */
+	bootlog_checks();
+	CHECK_EQ(vmproc_stop(&v), 0);
+}
+
+/* The next ACPI_DEVICE_OST with @source (1 insert, 3 eject): its status. */
+static int ost_status(int source)
+{
+	for (;;) {
+		struct json_object *ev = event("ACPI_DEVICE_OST", -1, NULL);
+		struct json_object *d, *info, *x;
+		int src = -1, st = -1;
+
+		if (!ev)
+			return -1;
+		if (json_object_object_get_ex(ev, "data", &d) &&
+		    json_object_object_get_ex(d, "info", &info)) {
+			if (json_object_object_get_ex(info, "source", &x))
+				src = json_object_get_int(x);
+			if (json_object_object_get_ex(info, "status", &x))
+				st = json_object_get_int(x);
+		}
+		json_object_put(ev);
+		if (src == source)
+			return st;
+	}
+}
+
+/*
+ * bzImage, and a guest with no onlining rule: hotvm tells acknowledged
+ * from started, and a wait for "started" fails and rolls back.
+ */
+static void test_bzimage_not_started(void)
+{
+	struct json_object *ev;
+	char err[512] = "";
+
+	if (boot("bzImage", "console=ttyS0 hotvm.online=none") < 0) {
+		CHECK(!"boot");
+		console_tail();
+		vmproc_stop(&v);
+		return;
+	}
+	online_is("0");
+	CHECK_EQ(add(1, NULL), 0);
+	CHECK_EQ(ost_status(1), 0);
+	tables(1, "online", "acknowledged");
+	CHECK(vmproc_qmp(&v, "cpu-hotplug", NULL, err, sizeof(err),
+			 "{\"cpu\": 2, \"state\": \"online\", \"wait\": "
+			 "\"started\", \"timeout-ms\": 3000}") != 0);
+	printf("# %s\n", err);
+	CHECK(strstr(err, "did not start") != NULL);
+	CHECK(strstr(err, "rolled back to offline") != NULL);
+	tables(2, "offline", "absent");
+	tables(1, "online", "acknowledged");
+	/* Linux ejects a CPU it never onlined. */
+	CHECK_EQ(del(1, err, sizeof(err)), 0);
+	ev = event("DEVICE_DELETED", -1, NULL);
+	CHECK(ev != NULL);
+	json_object_put(ev);
+	tables(1, "offline", "absent");
+	online_is("0");
+	CHECK_EQ(vmproc_stop(&v), 0);
+}
+
+/*
+ * Ejects disabled in the guest (processor hotplug "enabled" = 0): Linux
+ * answers the eject request with _OST(3, 0x80), hotvm fails the removal
+ * at once with that answer, and the CPU stays online.
+ */
+static void test_eject_refused(void)
+{
+	char err[512] = "";
+
+	if (boot("vmlinux", "console=ttyS0 hotvm.eject=0") < 0) {
+		CHECK(!"boot");
+		console_tail();
+		vmproc_stop(&v);
+		return;
+	}
+	online_is("0");
+	add_checked(1, "0-1");
+	CHECK(del(1, err, sizeof(err)) != 0);
+	printf("# %s\n", err);
+	CHECK(strstr(err, "0x80") != NULL);
+	CHECK(strstr(err, "rolled back to online") != NULL ||
+	      strstr(err, "stays at online") != NULL);
+	CHECK_EQ(ost_status(3), 0x80);
+	tables(1, "online", "started");
+	online_is("0-1");
+	CHECK_EQ(vmproc_stop(&v), 0);
+}
+
+int check_failures;
+
+int main(int argc, char **argv)
+{
+	static const struct check_case cases[] = {
+		TEST(test_pvh_hotplug),
+		TEST(test_bzimage_not_started),
+		TEST(test_eject_refused),
+	};
+
+	dir = argc > 1 ? argv[1] : "/lab/linux";
+	return check_run(cases, sizeof(cases) / sizeof(cases[0]));
+}
