@@ -7,7 +7,7 @@ packages=(
 	gcc make meson ninja-build pkg-config   # build
 	libfdt-dev libjson-c-dev                 # VMM libraries
 	clang-format                             # format check
-	acpica-tools                             # iasl: DSDT round trip test
+	acpica-tools                             # iasl, acpiexec: tests/aml ACPI tests
 	qemu-system-x86 cpio xz-utils gzip       # nested lab, QEMU tests
 	busybox-static                           # boot tests under busybox sh
 	binutils                                 # nm, objcopy
