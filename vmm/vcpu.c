@@ -419,7 +419,7 @@ static void watch_check(struct vcpu *vcpu, struct vcpu_watch *w, bool timer)
 static void *vcpu_thread(void *arg)
 {
 	struct vcpu *vcpu = arg;
-	struct vcpu_watch w;
+	struct vcpu_watch w = { 0 }; /* watch_check() may stop it first */
 	sigset_t kick;
 
 	sigemptyset(&kick);
