@@ -179,7 +179,9 @@ long acpi_build(void *buf, size_t size, const struct acpi_config *cfg)
 	uint8_t *b = buf;
 	uint64_t tables[2];
 
-	if (!cfg->boot_cpus || cfg->boot_cpus > cfg->max_cpus)
+	/* The DSDT's limit also keeps madt_size() from wrapping around. */
+	if (!cfg->boot_cpus || cfg->boot_cpus > cfg->max_cpus ||
+	    cfg->max_cpus > DSDT_MAX_CPUS)
 		return -EINVAL;
 	xsdt = align16(rsdp + ACPI_RSDP_SIZE);
 	fadt = align16(xsdt + ACPI_HEADER_SIZE + 8 * 2);
