@@ -1,0 +1,156 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only
+"""Writes the seed corpus of tests/fuzz/corpus/ (already in the tree; rerun
+only to change it):
+
+    tests/fuzz/make-seeds.py BOOT_STUB BZ_STUB
+
+BOOT_STUB and BZ_STUB are build/tests/boot/boot-stub and bz-stub, the
+stand-in PVH ELF and bzImage.  Each seed is a short, valid program in its
+harness's input encoding (see the comment atop each fuzz_*.c), chosen to
+walk the paths a real guest and client take, so the fuzzer starts deep.
+Reproducers of findings are added by hand as crash-<what> files.
+"""
+import os
+import struct
+import sys
+
+here = os.path.join(os.path.dirname(os.path.abspath(__file__)), "corpus")
+
+
+def write(kind, name, data):
+    os.makedirs(os.path.join(here, kind), exist_ok=True)
+    with open(os.path.join(here, kind, name), "wb") as f:
+        f.write(data)
+
+
+# ---- fuzz_regs.c: [max][opts] then ops ----
+def acc(off, width, write, data, wide=False):
+    op = (0x10 if write else 0) | (0x20 if wide else 0)
+    return bytes([op, off, width]) + data.to_bytes(8 if wide else 4, "little")
+
+
+def host(op, cpu):  # 0 coldplug 1 plug 2 request 3 cancel 4 force
+    return bytes([2 + 8 * op]) + cpu.to_bytes(2, "little")
+
+
+def ged_read():
+    return bytes([4, 0, 4]) + bytes(4)
+
+
+def ged_raise(bits):
+    return bytes([0x15]) + bits.to_bytes(4, "little")
+
+
+STATS = b"\x07"
+
+
+def scan_and_ack(cpu_flag):
+    """What the guest's GED handler does: scan, read, clear, OST."""
+    return (ged_read() + acc(0, 4, 1, 0) + acc(5, 1, 1, 0) + acc(8, 4, 0, 0)
+            + acc(4, 1, 0, 0) + acc(4, 1, 1, cpu_flag)
+            + acc(5, 1, 1, 1) + acc(8, 4, 1, 1 if cpu_flag == 2 else 3)
+            + acc(5, 1, 1, 2) + acc(8, 4, 1, 0))
+
+
+def regs():
+    add = host(0, 0) + host(1, 1) + ged_raise(8) + scan_and_ack(2)
+    remove = (host(2, 1) + ged_raise(8) + scan_and_ack(4)
+              + acc(4, 1, 1, 8))  # eject
+    write("regs", "hotplug-cycle", bytes([3, 0]) + add + remove + STATS)
+    write("regs", "arch-ids", bytes([3, 1]) + host(0, 0) + host(1, 2)
+          + acc(0, 4, 1, 2) + acc(5, 1, 1, 3) + acc(8, 4, 0, 0)
+          + acc(0, 4, 0, 0) + STATS)
+    write("regs", "guest-report", bytes([1, 0]) + host(0, 0) + host(1, 1)
+          + acc(0, 4, 1, 1) + acc(5, 1, 1, 0x10) + acc(8, 4, 1, 0x105)
+          + acc(5, 1, 1, 0x11) + acc(8, 4, 0, 0)
+          + acc(5, 1, 1, 0x12) + acc(8, 4, 0, 0) + STATS)
+    write("regs", "timeouts", bytes([2, 4]) + host(0, 0) + host(1, 1)
+          + host(1, 2) + host(2, 2) + host(3, 2) + acc(0, 4, 1, 2)
+          + acc(4, 1, 1, 8) + host(4, 1) + host(2, 0) + host(4, 0)
+          + host(3, 5) + acc(4, 1, 1, 0x10) + STATS)
+    write("regs", "bad-accesses", bytes([0, 2]) + acc(0, 4, 1, 99)
+          + acc(4, 1, 0, 0) + acc(5, 1, 1, 0x77) + acc(3, 2, 0, 0)
+          + acc(8, 8, 1, 1, True) + bytes([0x04, 1, 4, 0, 0, 0, 0])
+          + bytes([0x14, 0, 2, 0, 0, 0, 0]) + ged_raise(0) + b"\x16"
+          + ged_raise(0x10) + STATS)
+    write("regs", "max-cpus", bytes([0xfd, 0]) + host(1, 4095)
+          + acc(0, 4, 1, 1) + acc(5, 1, 1, 0) + acc(8, 4, 0, 0) + STATS)
+    write("regs", "init-fails", bytes([0xff, 0]))
+
+
+# ---- fuzz_qmp.c: [flags][boot][fail][busy][max_request] then bytes ----
+def qmp():
+    def cmd(name, **args):
+        s = '{"execute":"%s"' % name
+        if args:
+            s += ',"arguments":{%s}' % ",".join(
+                '"%s":%s' % (k.replace("_", "-"), v) for k, v in args.items())
+        return s + ',"id":1}\n'
+
+    nego = 1 | (3 << 1)  # negotiate, max 4
+    write("qmp", "queries", bytes([nego, 1, 0, 0, 0]) + "".join([
+        cmd("query-hotpluggable-cpus"), cmd("query-cpus-fast"),
+        cmd("query-status"), cmd("query-cpuhp"), cmd("query-commands"),
+        cmd("query-hotplug-stats")]).encode())
+    write("qmp", "add-remove", bytes([nego, 0, 0, 0, 0]) + "".join([
+        cmd("device_add", driver='"host-x86_64-cpu"', socket_id=2,
+            core_id=0, thread_id=0, id='"c2"'),
+        cmd("device_del", id='"c2"'),
+        cmd("cpu-resize", count=3), cmd("cpu-resize", count=1),
+        cmd("cpu-hotplug", cpu=3, state='"online"', wait='"started"'),
+        cmd("quit")]).encode())
+    write("qmp", "states", bytes([nego, 0, 0x82, 0, 0]) + "".join([
+        cmd("cpuhp-set-target", cpu=1, side='"host"',
+            target='"vcpu:create"', timeout_ms=100),
+        cmd("cpuhp-set-target", cpu=1, side='"guest"', target='"online"'),
+        cmd("cpuhp-inject-fault", cpu=2, side='"host"',
+            state='"vcpu:create"'),
+        cmd("cpu-hotplug", cpu=2, state='"online"'),
+        cmd("cpu-hotplug", cpu=1, state='"offline"')]).encode())
+    write("qmp", "framing", bytes([0, 0, 0, 0x83, 4]) + (
+        cmd("query-status") + '{"execute":"qmp_capabilities"}\n'
+        + '{"execute": 3}\n{"arguments": []}\n[1]\n{"execute":"x","y":1}\n'
+        + '{"execute":"query-status"\n{"ex\xff":1}\n'
+        + '{"execute":"device_del","arguments":{"id":"' + "a" * 90
+        + '"}}\n').encode("latin-1"))
+
+
+# ---- fuzz_pvh.c / fuzz_bzimage.c: [mode][ram][min] + 8 + image ----
+def loaders(boot_stub, bz_stub):
+    with open(boot_stub, "rb") as f:
+        elf = f.read()
+    with open(bz_stub, "rb") as f:
+        bz = f.read()
+    boot = bytes([0x40, 0x00, 0x20, 0x00, 0x10, 0x00, 0x09, 0x02])
+    write("pvh", "boot-stub", bytes([0, 0, 0]) + boot + elf)
+    write("pvh", "boot-stub-small-ram", bytes([4, 0x90, 0]) + boot + elf)
+    write("bzimage", "bz-stub", bytes([0, 0, 0]) + boot + bz)
+    write("bzimage", "bz-stub-low", bytes([9, 0, 0x10]) + boot + bz)
+
+
+# ---- fuzz_acpi.c: [which] then the configuration ----
+def acpi():
+    def build(base, maxc, bootc, mode=0x10):
+        return (bytes([0, mode]) + base.to_bytes(8, "little")
+                + maxc.to_bytes(4 if mode & 2 else 2, "little")
+                + bootc.to_bytes(2, "little"))
+
+    write("acpi", "acpi-1", build(0xe0000, 1, 0))
+    write("acpi", "acpi-4-2", build(0xe0000, 4, 1))
+    write("acpi", "acpi-256", build(0xe0000, 256, 7))
+    write("acpi", "acpi-4096", build(0xe0000, 4096, 0))
+    write("acpi", "acpi-high", build(0x1_2345_6000, 8, 3, 0x11))
+    write("acpi", "acpi-small", bytes([0, 0]) + bytes(8) + bytes([5, 0, 3]))
+    write("acpi", "dsdt-8", bytes([1, 0, 7]))
+    write("acpi", "dsdt-ids", bytes([1, 6, 3]) + bytes(12))
+    write("acpi", "dsdt-4096", bytes([1, 1, 0x00, 0x10]))
+
+
+if __name__ == "__main__":
+    if len(sys.argv) != 3:
+        sys.exit(__doc__)
+    regs()
+    qmp()
+    loaders(sys.argv[1], sys.argv[2])
+    acpi()

@@ -1,0 +1,13 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* Configure-time probe: does this clang link libFuzzer (-fsanitize=fuzzer)? */
+#include <stddef.h>
+#include <stdint.h>
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	(void)data;
+	(void)size;
+	return 0;
+}
