@@ -351,14 +351,22 @@ static void hp_targets(void)
 {
 	for (unsigned int c = 0; c < smp_nr_possible; c++) {
 		u32 sel = hp_sel[c], t, seen;
+		bool recover;
 		int target, ret;
 
 		hp_take_fault(c);
 		t = hpio_ext_read(&hp_io, sel, ABI_CPUHP_CMD_GUEST_TARGET);
 		if (!t)
 			continue;
+		recover = t & ABI_GUEST_TARGET_RECOVER;
+		t &= ~ABI_GUEST_TARGET_RECOVER;
 		target = (int)t - 1;
-		if (c == 0 || t > GUEST_NR_STATES) {
+		if (c == 0 && target == GUEST_ONLINE && !recover) {
+			/* Where the boot CPU always is: a no-op. */
+			hotplug_report_done(c, true, 0);
+			continue;
+		}
+		if (c == 0 || t > GUEST_NR_STATES || !t) {
 			printk("hotplug: cpu %u: target %d refused\n", c,
 			       target);
 			hotplug_report_done(c, false, -EINVAL);
@@ -371,6 +379,13 @@ static void hp_targets(void)
 			       c, target, hp_state_name(target));
 			hotplug_report_done(c, true, -ENODEV);
 			continue;
+		}
+		if (recover) {
+			/* The host's cpuhp-recover: the rollback failure was
+			 * dealt with; walk it again. */
+			ret = cpuhp_clear_broken(&hp_machine, c);
+			printk("hotplug: cpu %u: broken mark cleared: %d\n", c,
+			       ret);
 		}
 		seen = hp_done[c];
 		ret = cpuhp_set_target(&hp_machine, c, target);

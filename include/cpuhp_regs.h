@@ -104,6 +104,7 @@ struct hpregs_cpu {
 	bool removing;			/* remove event not yet cleared */
 	bool fw_remove;			/* OSPM handed eject to firmware */
 	bool unplug_requested;		/* the VMM wants it gone: eject ok */
+	bool insert_seen; /* the guest read or cleared the insert event */
 };
 
 struct hpregs_stats {
@@ -142,6 +143,13 @@ void hpregs_destroy(struct hpregs *r);
  * unplug_force: undo a plug the guest never completed (hot-add timed out
  *   or was rolled back): not enabled, no event pending, no eject armed; the
  *   guest is not told.  -EPERM for CPU 0, -ENODEV if not enabled.
+ * withdraw_plug: the VMM gives up a hot-add (it timed out).  If the guest
+ *   has not looked at the insert event yet, the plug is undone as
+ *   unplug_force and 0 is returned: the guest never learns of the CPU.
+ *   If it has, it may be starting the CPU right now, so the insert turns
+ *   into a removal request (remove pending, eject allowed) and 1 is
+ *   returned: the caller raises the GED and waits for the eject before it
+ *   stops the vCPU.  -EPERM for CPU 0, -ENODEV if not enabled.
  * The caller raises the GED event itself after plug/request_unplug.
  */
 int hpregs_coldplug(struct hpregs *r, unsigned int cpu);
@@ -149,6 +157,7 @@ int hpregs_plug(struct hpregs *r, unsigned int cpu);
 int hpregs_request_unplug(struct hpregs *r, unsigned int cpu);
 int hpregs_cancel_unplug(struct hpregs *r, unsigned int cpu);
 int hpregs_unplug_force(struct hpregs *r, unsigned int cpu);
+int hpregs_withdraw_plug(struct hpregs *r, unsigned int cpu);
 bool hpregs_is_enabled(struct hpregs *r, unsigned int cpu);
 /* Snapshot of one CPU's record; -EINVAL for a bad cpu. */
 int hpregs_get_cpu(struct hpregs *r, unsigned int cpu, struct hpregs_cpu *out);

@@ -154,7 +154,11 @@ int hotplug_state_lookup(struct hotplug *hp, enum hp_side side,
  * for with a guest that does not report (HOTPLUG_WAIT_DEFAULT: the VM's).
  * -EEXIST if online already, -EINVAL for a bad slot, -EBUSY if the guest
  * is still walking it, -ETIME if the guest acknowledged the CPU but did not
- * start it in time (rolled back).
+ * start it in time (rolled back), -ENOTRECOVERABLE if an earlier failed
+ * rollback left it broken (see hotplug_cpu_recover()).  A CPU already
+ * partly up keeps the id it has when @id is NULL, and any failure leaves
+ * the id as it was.  A timed-out add the guest has seen is withdrawn as a
+ * removal the guest answers before the vCPU is stopped.
  */
 int hotplug_cpu_add(struct hotplug *hp, unsigned int cpu, const char *id,
 		    int timeout_ms, enum hotplug_wait wait,
@@ -163,7 +167,8 @@ int hotplug_cpu_add(struct hotplug *hp, unsigned int cpu, const char *id,
 /*
  * Hot-remove @cpu: host table to offline (eject request, guest offlines and
  * ejects, thread stopped, fd parked).  -EPERM for cpu 0, -ENODEV if not
- * present, -ETIMEDOUT if the guest did not eject in time (it stays online).
+ * present, -ETIMEDOUT if the guest did not eject in time (it stays online),
+ * -ENOTRECOVERABLE if it is broken.
  */
 int hotplug_cpu_remove(struct hotplug *hp, unsigned int cpu, int timeout_ms,
 		       struct hp_report *rep);
@@ -173,6 +178,21 @@ int hotplug_cpu_remove(struct hotplug *hp, unsigned int cpu, int timeout_ms,
  * reason beyond its errno).  For the thread that ran it, until the next.
  */
 const char *hotplug_op_reason(struct hotplug *hp);
+
+/*
+ * cpuhp-recover: puts @cpu's two sides back in line after a failed
+ * rollback left it broken (operations on a broken CPU are refused with
+ * -ENOTRECOVERABLE).  A guest-side broken mark is cleared by the guest,
+ * which takes the CPU offline; then the host's mark is cleared and the
+ * host table walks to online if the guest holds the CPU (its table at
+ * online, or for a guest that does not report, its _OST or start seen,
+ * and the CPU present), else to offline, ejecting it from the guest if
+ * the guest still has it present; a CPU that ends offline loses its id
+ * with a DEVICE_DELETED, as after a removal.  *online says where it
+ * ended.  Also re-syncs a CPU that is not broken.  -EPERM for cpu 0.
+ */
+int hotplug_cpu_recover(struct hotplug *hp, unsigned int cpu, int timeout_ms,
+			struct hp_report *rep, bool *online);
 
 /* Linux's cpuN/hotplug/target, on either side. */
 int hotplug_set_target(struct hotplug *hp, unsigned int cpu, enum hp_side side,

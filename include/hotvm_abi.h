@@ -79,6 +79,11 @@
 /* Read data: requested guest-side target for the selected CPU, state + 1,
  * or 0; reading consumes it (cpuhp-set-target on the guest side). */
 #define ABI_CPUHP_CMD_GUEST_TARGET 0x12
+/*
+ * Set in that data with the target: first clear the CPU's broken mark (a
+ * failed rollback), as the host's cpuhp-recover asks.
+ */
+#define ABI_GUEST_TARGET_RECOVER (1u << 16)
 /* GED event bit: some CPU has a guest-side target request (QEMU uses 0x1-0x8). */
 #define ABI_GED_EVT_GUEST 0x10
 

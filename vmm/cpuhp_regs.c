@@ -107,6 +107,7 @@ static int set_enabled(struct hpregs *r, unsigned int cpu, bool hotplugged)
 	} else {
 		c->enabled = true;
 		c->inserting = hotplugged;
+		c->insert_seen = false;
 	}
 	pthread_mutex_unlock(&r->lock);
 	return ret;
@@ -180,6 +181,34 @@ int hpregs_unplug_force(struct hpregs *r, unsigned int cpu)
 		*c = (struct hpregs_cpu){ .arch_id = c->arch_id,
 					  .ost_event = c->ost_event,
 					  .ost_status = c->ost_status };
+	pthread_mutex_unlock(&r->lock);
+	return ret;
+}
+
+int hpregs_withdraw_plug(struct hpregs *r, unsigned int cpu)
+{
+	struct hpregs_cpu *c;
+	int ret = 0;
+
+	if (cpu >= r->max_cpus)
+		return -EINVAL;
+	if (cpu == 0)
+		return -EPERM;
+	pthread_mutex_lock(&r->lock);
+	c = &r->cpus[cpu];
+	if (!c->enabled) {
+		ret = -ENODEV;
+	} else if (c->inserting && !c->insert_seen) {
+		/* Decided under the lock the guest reads under: it never saw. */
+		*c = (struct hpregs_cpu){ .arch_id = c->arch_id,
+					  .ost_event = c->ost_event,
+					  .ost_status = c->ost_status };
+	} else {
+		c->inserting = false;
+		c->removing = true;
+		c->unplug_requested = true;
+		ret = 1;
+	}
 	pthread_mutex_unlock(&r->lock);
 	return ret;
 }
@@ -298,6 +327,9 @@ static int read_reg(struct hpregs *r, uint64_t offset, uint64_t *val,
 		return HPREGS_OK;
 	case HPREGS_FLAGS:
 		*val = read_flags(c);
+		/* From now on a withdrawn hot-add must be asked back. */
+		if (c->inserting)
+			c->insert_seen = true;
 		return HPREGS_OK;
 	case HPREGS_DATA:
 		switch (r->command) {
@@ -330,6 +362,8 @@ static int write_flags(struct hpregs *r, uint8_t val, struct call *call)
 
 	/* One action per write, the lowest bit first, as QEMU does. */
 	if (val & HPREGS_FLAG_INSERT) {
+		if (c->inserting)
+			c->insert_seen = true;
 		c->inserting = false;
 	} else if (val & HPREGS_FLAG_REMOVE) {
 		c->removing = false;

@@ -17,6 +17,12 @@
 #include "vmm_log.h"
 #include "vmm_vm.h"
 
+/*
+ * How long a timed-out hot-add waits at least for the guest to give the
+ * CPU back (withdraw_plug()): a bring-up it has started takes a few ms.
+ */
+#define HP_WITHDRAW_MIN_MS 2000
+
 static const char *const host_names[HOST_NR_STATES] = {
 	[HOST_OFFLINE] = "offline",
 	[HOST_PREPARE] = "host:prepare",
@@ -218,6 +224,52 @@ static int ask_guest(struct hotplug *hp, unsigned int cpu,
 	return ret < 0 ? ret : 0;
 }
 
+static int withdraw_done(const struct hp_slot *s)
+{
+	if (s->w.ejected)
+		return 1;
+	return s->w.ost_fail ? -EIO : 0;
+}
+
+/*
+ * A hot-add timed out.  A guest that has seen the insert may be starting
+ * the CPU this very moment: stopping its vCPU now would leave the guest
+ * waiting for an AP that never answers (tens of seconds in its hotplug
+ * worker, and a broken CPU after that).  So the request is withdrawn in a
+ * way it sees: the insert becomes a removal, and the vCPU keeps running
+ * until the guest has finished with it and ejected it.  Only a guest that
+ * does not give it back within the grace period loses it without being
+ * told.
+ */
+static void withdraw_plug(struct hotplug *hp, unsigned int cpu)
+{
+	struct hp_slot *s = &hp->slots[cpu];
+	int grace = hp->op_timeout_ms > HP_WITHDRAW_MIN_MS ? hp->op_timeout_ms
+							   : HP_WITHDRAW_MIN_MS;
+	int ret = hpregs_withdraw_plug(&hp->regs, cpu);
+
+	if (ret <= 0)
+		return; /* the guest never saw it: taken back silently */
+	pthread_mutex_lock(&hp->lock);
+	s->w.ejected = s->w.ost_fail = false;
+	pthread_mutex_unlock(&hp->lock);
+	ret = raise_cpu_event(hp, cpu);
+	if (!ret) {
+		pthread_mutex_lock(&hp->lock);
+		ret = hp_wait_locked(hp, s, withdraw_done, grace);
+		pthread_mutex_unlock(&hp->lock);
+	}
+	if (ret > 0) {
+		pr_err("CPU %u: the guest gave back the timed-out hot-add",
+		       cpu);
+		return;
+	}
+	pr_err("CPU %u: the guest did not give back the timed-out hot-add "
+	       "within %d ms (%s); taken back without it",
+	       cpu, grace, strerror(-ret));
+	hpregs_unplug_force(&hp->regs, cpu);
+}
+
 /* Presents @cpu, tells the guest, waits until the guest has it running. */
 static int plug_and_wait(struct hotplug *hp, unsigned int cpu)
 {
@@ -236,8 +288,11 @@ static int plug_and_wait(struct hotplug *hp, unsigned int cpu)
 		hp_fail(hp, cpu,
 			"the guest failed to bring it up; see the guest's "
 			"console");
-	/* Taken back without an event: the guest never finished with it. */
-	hpregs_unplug_force(&hp->regs, cpu);
+	if (ret == -EIO)
+		/* The guest rolled back and reported it: it is done with it. */
+		hpregs_unplug_force(&hp->regs, cpu);
+	else
+		withdraw_plug(hp, cpu);
 	set_stage(hp, cpu,
 		  atomic_load(&hp->slots[cpu].vcpu.started) ? HP_STAGE_STARTED
 							    : HP_STAGE_ABSENT);
@@ -284,6 +339,14 @@ static int ap_starting_up(unsigned int cpu, void *data)
 			ret = run_hooks(hp, cpu, HOST_AP_STARTING, true);
 		return ret;
 	}
+	/*
+	 * Present already: cpuhp-recover of a CPU the guest holds.  It has
+	 * it: nothing to ask, nothing to wait for.
+	 */
+	if (hpregs_is_enabled(&hp->regs, cpu)) {
+		hp->slots[cpu].guest_joining = false;
+		return run_hooks(hp, cpu, HOST_AP_STARTING, true);
+	}
 	ret = plug_and_wait(hp, cpu);
 	if (ret)
 		return ret;
@@ -305,6 +368,12 @@ static int ap_starting_down(unsigned int cpu, void *data)
 	ret = run_hooks(hp, cpu, HOST_AP_STARTING, false);
 	if (ret)
 		return ret;
+	/*
+	 * Not present: a failed hot-add already took it back from the guest
+	 * (cpuhp-recover walks such a CPU down): there is nothing to eject.
+	 */
+	if (!hpregs_is_enabled(&hp->regs, cpu))
+		return 0;
 	return hp_stop_and_eject(hp, cpu);
 }
 

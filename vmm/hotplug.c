@@ -536,6 +536,34 @@ static int host_state(struct hotplug *hp, unsigned int cpu)
 	return c.state;
 }
 
+/*
+ * A CPU a failed rollback left broken is refused until cpuhp-recover
+ * (hotplug_cpu_recover()) has put its two sides back in line: walking it
+ * from where it is would start from a state nobody can vouch for.
+ */
+static int check_broken(struct hotplug *hp, unsigned int cpu)
+{
+	struct hp_slot *s;
+	struct cpuhp_cpu c;
+	bool guest;
+
+	if (cpu >= hp->max_cpus)
+		return 0; /* op_begin() says why */
+	s = &hp->slots[cpu];
+	pthread_mutex_lock(&hp->table_lock);
+	cpuhp_cpu_info(&hp->m, cpu, &c);
+	pthread_mutex_unlock(&hp->table_lock);
+	pthread_mutex_lock(&hp->lock);
+	guest = s->guest_broken;
+	pthread_mutex_unlock(&hp->lock);
+	if (!c.broken && !guest)
+		return 0;
+	pr_err("CPU %u: refused: an earlier rollback failed on the %s side "
+	       "and left it broken at host state %d; cpuhp-recover it first",
+	       cpu, c.broken ? "host" : "guest", c.state);
+	return -ENOTRECOVERABLE;
+}
+
 static void set_id(struct hotplug *hp, unsigned int cpu, const char *id)
 {
 	struct hp_slot *s = &hp->slots[cpu];
@@ -559,23 +587,31 @@ int hotplug_cpu_add(struct hotplug *hp, unsigned int cpu, const char *id,
 		    int timeout_ms, enum hotplug_wait wait,
 		    struct hp_report *rep)
 {
+	char prev[sizeof(hp->slots[0].id)];
 	int ret;
 
 	if (stopping(hp))
 		return -ESHUTDOWN;
 	if (cpu < hp->max_cpus && host_state(hp, cpu) == HOST_ONLINE)
 		return -EEXIST;
-	ret = op_begin(hp, cpu, timeout_ms, rep);
+	ret = check_broken(hp, cpu);
+	if (!ret)
+		ret = op_begin(hp, cpu, timeout_ms, rep);
 	if (ret)
 		return ret;
 	pthread_mutex_lock(&hp->lock);
 	hp->op_wait = wait == HOTPLUG_WAIT_DEFAULT ? hp->wait : wait;
+	memcpy(prev, hp->slots[cpu].id, sizeof(prev));
 	pthread_mutex_unlock(&hp->lock);
-	set_id(hp, cpu, id);
+	/* A partly-up CPU keeps the id it was added with, unless given one. */
+	if (id || host_state(hp, cpu) == HOST_OFFLINE)
+		set_id(hp, cpu, id);
 	ret = cpuhp_cpu_up(&hp->m, cpu, HOST_ONLINE);
 	op_end(hp);
+	/* Rolled back to where it was: so is its id (none if offline). */
 	if (ret)
-		set_id(hp, cpu, NULL);
+		set_id(hp, cpu,
+		       host_state(hp, cpu) == HOST_OFFLINE ? NULL : prev);
 	return ret;
 }
 
@@ -594,7 +630,9 @@ int hotplug_cpu_remove(struct hotplug *hp, unsigned int cpu, int timeout_ms,
 		return -ESHUTDOWN;
 	if (cpu < hp->max_cpus && host_state(hp, cpu) == HOST_OFFLINE)
 		return -ENODEV;
-	ret = op_begin(hp, cpu, timeout_ms, rep);
+	ret = check_broken(hp, cpu);
+	if (!ret)
+		ret = op_begin(hp, cpu, timeout_ms, rep);
 	if (ret)
 		return ret;
 	ret = cpuhp_cpu_down(&hp->m, cpu, HOST_OFFLINE);
@@ -618,7 +656,8 @@ static int guest_done(const struct hp_slot *s)
 	return s->w.failed ? -EIO : 1;
 }
 
-static int guest_set_target(struct hotplug *hp, unsigned int cpu, int state)
+static int guest_set_target(struct hotplug *hp, unsigned int cpu, int state,
+			    bool recover)
 {
 	struct hp_slot *s = &hp->slots[cpu];
 	int ret;
@@ -626,6 +665,7 @@ static int guest_set_target(struct hotplug *hp, unsigned int cpu, int state)
 	pthread_mutex_lock(&hp->lock);
 	s->w = (struct hp_wait_flags){ 0 };
 	s->guest_target = state;
+	s->guest_recover = recover;
 	pthread_mutex_unlock(&hp->lock);
 	ret = ged_raise(&hp->ged, ABI_GED_EVT_GUEST);
 	pthread_mutex_lock(&hp->lock);
@@ -683,6 +723,12 @@ int hotplug_set_target(struct hotplug *hp, unsigned int cpu, enum hp_side side,
 			       "online");
 			return -EPERM;
 		}
+		/* The guest never walks its boot CPU: nothing to ask. */
+		if (cpu == 0) {
+			if (rep)
+				memset(rep, 0, sizeof(*rep));
+			return 0;
+		}
 		if (cur < HOST_AP_STARTING) {
 			pr_err("CPU %u: the guest does not have it yet (host "
 			       "state %d); bring the host side to %s first",
@@ -693,15 +739,95 @@ int hotplug_set_target(struct hotplug *hp, unsigned int cpu, enum hp_side side,
 		pr_err("CPU 0 is the boot CPU and cannot be taken down");
 		return -EPERM;
 	}
-	ret = op_begin(hp, cpu, timeout_ms, rep);
+	ret = check_broken(hp, cpu);
+	if (!ret)
+		ret = op_begin(hp, cpu, timeout_ms, rep);
 	if (ret)
 		return ret;
 	if (side == HP_SIDE_GUEST)
-		ret = guest_set_target(hp, cpu, state);
+		ret = guest_set_target(hp, cpu, state, false);
 	else
 		ret = cpuhp_set_target(&hp->m, cpu, state);
 	op_end(hp);
 	return ret;
+}
+
+/* Whether the guest holds @cpu as far as it lets the host see. */
+static bool guest_holds(struct hotplug *hp, unsigned int cpu)
+{
+	struct hp_slot *s = &hp->slots[cpu];
+	bool r;
+
+	if (!hpregs_is_enabled(&hp->regs, cpu))
+		return false;
+	pthread_mutex_lock(&hp->lock);
+	r = hp->guest_ext ? s->guest_state == GUEST_ONLINE
+			  : s->stage == HP_STAGE_ACKNOWLEDGED ||
+				    s->stage == HP_STAGE_STARTED;
+	pthread_mutex_unlock(&hp->lock);
+	return r;
+}
+
+int hotplug_cpu_recover(struct hotplug *hp, unsigned int cpu, int timeout_ms,
+			struct hp_report *rep, bool *online)
+{
+	struct hp_slot *s;
+	struct hp_events ev = { 0 };
+	char id[sizeof(hp->slots[0].id)];
+	bool gbroken, keep = false;
+	int ret, before;
+
+	*online = false;
+	if (stopping(hp))
+		return -ESHUTDOWN;
+	if (cpu == 0) {
+		pr_err("CPU 0 is the boot CPU: it is never walked, so there "
+		       "is nothing to recover");
+		return -EPERM;
+	}
+	ret = op_begin(hp, cpu, timeout_ms, rep);
+	if (ret)
+		return ret;
+	s = &hp->slots[cpu];
+	before = host_state(hp, cpu);
+	pthread_mutex_lock(&hp->lock);
+	gbroken = s->guest_broken;
+	pthread_mutex_unlock(&hp->lock);
+	if (gbroken) {
+		/* The guest clears its own mark and takes the CPU down. */
+		ret = guest_set_target(hp, cpu, GUEST_OFFLINE, true);
+		if (ret) {
+			hp_fail(hp, cpu,
+				"the guest could not take it offline to "
+				"recover it (%s); see the guest's console",
+				strerror(-ret));
+			goto out;
+		}
+		pthread_mutex_lock(&hp->lock);
+		s->guest_broken = false;
+		pthread_mutex_unlock(&hp->lock);
+	}
+	keep = guest_holds(hp, cpu);
+	*online = keep;
+	pthread_mutex_lock(&hp->table_lock);
+	ret = cpuhp_clear_broken(&hp->m, cpu);
+	if (!ret)
+		ret = keep ? cpuhp_cpu_up(&hp->m, cpu, HOST_ONLINE)
+			   : cpuhp_cpu_down(&hp->m, cpu, HOST_OFFLINE);
+	pthread_mutex_unlock(&hp->table_lock);
+out:
+	op_end(hp);
+	if (ret || keep || before == HOST_OFFLINE)
+		return ret;
+	/* Gone from both sides now: as a hot-remove ends. */
+	pthread_mutex_lock(&hp->lock);
+	memcpy(id, s->id, sizeof(id));
+	s->id[0] = 0;
+	ev = hp->ev;
+	pthread_mutex_unlock(&hp->lock);
+	if (ev.deleted)
+		ev.deleted(ev.ctx, cpu, id);
+	return 0;
 }
 
 int hotplug_inject(struct hotplug *hp, unsigned int cpu, enum hp_side side,

@@ -256,15 +256,20 @@ static uint32_t on_guest_target(void *ctx, unsigned int cpu)
 {
 	struct hotplug *hp = ctx;
 	struct hp_slot *s = slot_of(hp, cpu);
+	bool r;
 	int t;
 
 	if (!s)
 		return 0;
 	pthread_mutex_lock(&hp->lock);
 	t = s->guest_target;
+	r = s->guest_recover;
 	s->guest_target = CPUHP_INVALID;
+	s->guest_recover = false;
 	pthread_mutex_unlock(&hp->lock);
-	return t == CPUHP_INVALID ? 0 : (uint32_t)t + 1;
+	if (t == CPUHP_INVALID)
+		return 0;
+	return ((uint32_t)t + 1) | (r ? ABI_GUEST_TARGET_RECOVER : 0);
 }
 
 const struct hpregs_ops hp_regs_ops = {

@@ -59,6 +59,7 @@ struct hp_slot {
 	enum hp_stage stage; /* observed; see hp_set_stage_locked() */
 	int guest_fault;     /* pending for command 0x11, or CPUHP_INVALID */
 	int guest_target;    /* pending for command 0x12, or CPUHP_INVALID */
+	bool guest_recover;  /* ... with ABI_GUEST_TARGET_RECOVER */
 	int fault_given;     /* the last fault handed over, to mark injection */
 	struct hp_wait_flags w;
 };

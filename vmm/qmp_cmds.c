@@ -20,6 +20,7 @@
 
 #include <json-c/json.h>
 
+#include "guest_states.h"
 #include "hotplug.h"
 #include "qmp.h"
 #include "qmp_cmds.h"
@@ -155,6 +156,19 @@ static struct json_object *name_or_null(enum hp_side side, int state)
 static bool plugged(const struct hp_cpu_view *v)
 {
 	return v->host.state != HOST_OFFLINE;
+}
+
+/*
+ * A vCPU the guest really runs, as far as the host can tell: host table
+ * at online, nothing broken, and a guest that reports its table has it
+ * online too.  This is what query-cpus-fast lists and cpu-resize counts;
+ * a slot that is merely taken (partly up, broken) is not counted.
+ */
+static bool counted(const struct hp_cpu_view *v)
+{
+	return v->host.state == HOST_ONLINE && !v->host.broken &&
+	       !v->guest_broken &&
+	       (!v->guest_reports || v->guest_state == GUEST_ONLINE);
 }
 
 /*
@@ -373,6 +387,21 @@ static int op_error(struct qmp_error *err, unsigned int cpu, const char *what,
 	struct hp_cpu_view v;
 
 	switch (rc) {
+	case -ENOTRECOVERABLE:
+		view(cpu, &v);
+		return qmp_error_set(
+			err, QMP_ERROR_GENERIC,
+			"cpu %u: %s refused: a rollback failed in an earlier "
+			"operation and left it broken (host state %s, guest "
+			"%s%s); cpuhp-recover puts it back in line",
+			cpu, what,
+			state_name(HP_SIDE_HOST, v.host.state, name,
+				   sizeof(name)),
+			v.guest_reports ? "state " : "stage ",
+			v.guest_reports
+				? state_name(HP_SIDE_GUEST, v.guest_state, fail,
+					     sizeof(fail))
+				: hotplug_stage_name(v.stage));
 	case -EBUSY:
 		return qmp_error_set(err, QMP_ERROR_GENERIC,
 				     "cpu %u is in transition (guest still "
@@ -854,7 +883,8 @@ static int cmd_query_cpus_fast(void *ctx, struct json_object *args,
 		struct hp_cpu_view v;
 		char path[QC_PATH_MAX];
 
-		if (view(cpu, &v) || !*qom_path(&v, path, sizeof(path)))
+		if (view(cpu, &v) || !*qom_path(&v, path, sizeof(path)) ||
+		    !counted(&v))
 			continue;
 		o = json_object_new_object();
 		add_int(o, "cpu-index", cpu);
@@ -1203,8 +1233,12 @@ static int cmd_cpu_hotplug(void *ctx, struct json_object *args,
 	names_refresh();
 	memset(&rep, 0, sizeof(rep));
 	if (up) {
+		struct hp_cpu_view before;
+		bool was = !view(cpu, &before) && plugged(&before);
+
 		rc = hotplug_cpu_add(qc.hp, cpu, NULL, timeout, wait, &rep);
-		if (!rc)
+		/* A partly-up CPU keeps its id and path: it was plugged. */
+		if (!rc && !was)
 			mark_added(cpu, NULL);
 		if (rc == -EEXIST)
 			rc = 0; /* already there: a no-op, like Linux */
@@ -1227,6 +1261,44 @@ static int cmd_cpu_hotplug(void *ctx, struct json_object *args,
 	o = json_object_new_object();
 	add_int(o, "cpu", cpu);
 	add_str(o, "state", state);
+	report_json(o, &rep);
+	*ret = o;
+	return 0;
+}
+
+/*
+ * {"cpu", "timeout-ms"?} -> {"cpu", "state": "online"|"offline", "total-us",
+ * "steps"}: after a failed rollback left the CPU broken, puts it back in
+ * line with what the guest and the host really hold (hotplug.h,
+ * hotplug_cpu_recover()): online if the guest has it, else offline.
+ */
+static int cmd_cpuhp_recover(void *ctx, struct json_object *args,
+			     struct json_object **ret, struct qmp_error *err)
+{
+	static const char *const allowed[] = { "cpu", "timeout-ms", NULL };
+	static struct hp_report rep;
+	struct json_object *o;
+	unsigned int cpu;
+	int timeout, rc;
+	bool online;
+
+	(void)ctx;
+	if (qmp_check_args(args, allowed, err) || arg_cpu(args, &cpu, err) ||
+	    arg_timeout(args, &timeout, err))
+		return -EINVAL;
+	names_refresh();
+	memset(&rep, 0, sizeof(rep));
+	rc = hotplug_cpu_recover(qc.hp, cpu, timeout, &rep, &online);
+	if (rc == -EPERM)
+		return qmp_error_set(err, QMP_ERROR_GENERIC,
+				     "cpu %u: the boot CPU is never walked: "
+				     "there is nothing to recover",
+				     cpu);
+	if (rc)
+		return op_error(err, cpu, "recover", rc, &rep);
+	o = json_object_new_object();
+	add_int(o, "cpu", cpu);
+	add_str(o, "state", online ? "online" : "offline");
 	report_json(o, &rep);
 	*ret = o;
 	return 0;
@@ -1303,7 +1375,7 @@ static int cmd_cpu_resize(void *ctx, struct json_object *args,
 	for (unsigned int cpu = 0; cpu < qc.max; cpu++) {
 		struct hp_cpu_view v;
 
-		have += !view(cpu, &v) && plugged(&v);
+		have += !view(cpu, &v) && counted(&v);
 	}
 	for (unsigned int cpu = 0; have < count && cpu < qc.max && !rc; cpu++) {
 		struct hp_cpu_view v;
@@ -1324,7 +1396,7 @@ static int cmd_cpu_resize(void *ctx, struct json_object *args,
 		struct resize_step st = { .cpu = cpu };
 		struct hp_cpu_view v;
 
-		if (view(cpu, &v) || !plugged(&v))
+		if (view(cpu, &v) || !counted(&v))
 			continue;
 		memcpy(st.id, v.id, sizeof(st.id));
 		pthread_mutex_lock(&qc.lock);
@@ -1382,6 +1454,7 @@ static const struct qmp_command qc_commands[] = {
 	{ .name = "cpuhp-set-target", .handler = cmd_cpuhp_set_target },
 	{ .name = "cpuhp-inject-fault", .handler = cmd_cpuhp_inject_fault },
 	{ .name = "cpu-hotplug", .handler = cmd_cpu_hotplug },
+	{ .name = "cpuhp-recover", .handler = cmd_cpuhp_recover },
 	{ .name = "cpu-resize", .handler = cmd_cpu_resize },
 	{ .name = "query-hotplug-stats", .handler = cmd_query_hotplug_stats },
 };

@@ -442,6 +442,28 @@ int hotplug_set_target(struct hotplug *hp, unsigned int cpu, enum hp_side side,
 	return ret;
 }
 
+/* As the real one, without a guest to ask: by the fake guest's state. */
+int hotplug_cpu_recover(struct hotplug *hp, unsigned int cpu, int timeout_ms,
+			struct hp_report *rep, bool *online)
+{
+	struct fake_cpu *c;
+	int ret;
+
+	(void)timeout_ms;
+	*online = false;
+	if (cpu == 0)
+		return -EPERM;
+	ret = op(hp, cpu, rep);
+	if (ret)
+		return ret;
+	c = &hp->cpus[cpu];
+	c->host.broken = false;
+	*online = c->present && c->guest_state == GUEST_ONLINE;
+	ret = walk_host(hp, cpu, *online ? HOST_ONLINE : HOST_OFFLINE);
+	hp->rep = NULL;
+	return ret;
+}
+
 int hotplug_inject(struct hotplug *hp, unsigned int cpu, enum hp_side side,
 		   int state)
 {
