@@ -316,7 +316,8 @@ static const struct cpuhp_platform hp_platform = {
 
 void hp_print_online(void)
 {
-	char buf[CPUMASK_BITS * 4 + 1];
+	/* Static: up to 5 bytes a CPU is too much for an AP-sized stack. */
+	static char buf[CPUMASK_BITS * 5 + 1];
 
 	cpulist_format(buf, sizeof(buf), &cpu_online_mask);
 	printk("online: %s\n", buf);

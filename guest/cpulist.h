@@ -9,7 +9,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#define CPUMASK_BITS  256
+#define CPUMASK_BITS  1024 /* GUEST_MAX_CPUS */
 #define CPUMASK_WORDS (CPUMASK_BITS / 64)
 
 struct cpumask {

@@ -15,7 +15,7 @@
 #define GDT_CODE64 0x18
 
 /* Logical CPUs the guest can manage, and each one's stack. */
-#define GUEST_MAX_CPUS	 256
+#define GUEST_MAX_CPUS	 1024 /* KVM's KVM_CAP_MAX_VCPUS, and hotvm's */
 #define GUEST_STACK_SIZE 16384
 
 #define MSR_EFER 0xc0000080

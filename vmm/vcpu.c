@@ -71,6 +71,35 @@ static int vcpu_set_cpuid(struct vcpu *vcpu)
 	return ret;
 }
 
+#define MSR_IA32_APICBASE 0x1b
+#define APICBASE_EXTD	  (1ULL << 10) /* x2APIC mode */
+#define APICBASE_EN	  (1ULL << 11)
+
+/*
+ * A VM with APIC IDs above 254 (vm.c enables 32-bit x2APIC IDs for it,
+ * the MADT gives them x2APIC entries) hands every CPU over in x2APIC
+ * mode, as firmware must when some APIC ID does not fit in 8 bits.  A
+ * CPU left in xAPIC mode has an 8-bit ID: KVM routes an IPI to APIC ID n
+ * to whichever vCPU with ID n mod 256 it meets first, so INIT/SIPI for
+ * CPU 1 could start CPU 257 instead, and ID 255 would be the broadcast.
+ */
+static int vcpu_set_apic_mode(struct vcpu *vcpu)
+{
+	struct {
+		struct kvm_msrs hdr;
+		struct kvm_msr_entry e;
+	} m = { .hdr.nmsrs = 1, .e.index = MSR_IA32_APICBASE };
+
+	if (vcpu->max_cpus <= 255)
+		return 0;
+	if (ioctl(vcpu->fd, KVM_GET_MSRS, &m) != 1)
+		return -EIO;
+	m.e.data |= APICBASE_EN | APICBASE_EXTD;
+	if (ioctl(vcpu->fd, KVM_SET_MSRS, &m) != 1)
+		return -EIO;
+	return 0;
+}
+
 /* After the CPUID: KVM checks some MSR writes against it. */
 static int vcpu_set_msrs(struct vcpu *vcpu)
 {
@@ -78,9 +107,16 @@ static int vcpu_set_msrs(struct vcpu *vcpu)
 	uint32_t failed = 0;
 	int ret = msr_set_boot(vcpu->fd, vendor, &failed);
 
-	if (ret)
+	if (ret) {
 		pr_err("cannot set vCPU %u's MSR 0x%x: %s", vcpu->id, failed,
 		       strerror(-ret));
+		return ret;
+	}
+	ret = vcpu_set_apic_mode(vcpu);
+	if (ret)
+		pr_err("cannot put vCPU %u's LAPIC in x2APIC mode (its APIC ID "
+		       "needs it with %u possible CPUs)",
+		       vcpu->id, vcpu->max_cpus);
 	return ret;
 }
 
