@@ -1,0 +1,358 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * End-to-end hotplug under faults (issue 8): a CPU a failed rollback left
+ * broken, a hot-add that times out while the guest starts the CPU, ids
+ * across failed operations, the no-op guest target of CPU 0, and VMs with
+ * more than 256 vCPUs.  A real hotvm with the tiny guest, over QMP; after
+ * each step what hotvm counts must be what the guest says it runs.
+ */
+#include <errno.h>
+#include <json-c/json.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "vmproc.h"
+
+#define WAIT_MS 30000
+
+static long now_ms(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t.tv_sec * 1000 + t.tv_nsec / 1000000;
+}
+
+static int hotplug(struct vmproc *v, unsigned int cpu, bool online,
+		   int timeout_ms, char *err, size_t errlen)
+{
+	if (timeout_ms > 0)
+		return vmproc_qmp(v, "cpu-hotplug", NULL, err, errlen,
+				  "{\"cpu\": %u, \"state\": \"%s\", "
+				  "\"timeout-ms\": %d}",
+				  cpu, online ? "online" : "offline",
+				  timeout_ms);
+	return vmproc_qmp(v, "cpu-hotplug", NULL, err, errlen,
+			  "{\"cpu\": %u, \"state\": \"%s\"}", cpu,
+			  online ? "online" : "offline");
+}
+
+static int inject(struct vmproc *v, unsigned int cpu, const char *side,
+		  const char *state)
+{
+	char err[600];
+	int ret = vmproc_qmp(v, "cpuhp-inject-fault", NULL, err, sizeof(err),
+			     "{\"cpu\": %u, \"side\": \"%s\", "
+			     "\"state\": \"%s\"}",
+			     cpu, side, state);
+
+	if (ret)
+		printf("# inject %s %s on cpu %u: %s\n", side, state, cpu, err);
+	return ret;
+}
+
+/* query-cpus-fast: how many, and whether @cpu is among them. */
+static int cpus_fast(struct vmproc *v, int cpu, bool *listed)
+{
+	struct json_object *r = NULL;
+	char err[600];
+	int n = -1;
+
+	if (listed)
+		*listed = false;
+	if (vmproc_qmp(v, "query-cpus-fast", &r, err, sizeof(err), NULL))
+		return -1;
+	n = (int)json_object_array_length(r);
+	for (int i = 0; listed && i < n; i++) {
+		struct json_object *c = json_object_array_get_idx(r, i), *idx;
+
+		if (json_object_object_get_ex(c, "cpu-index", &idx) &&
+		    json_object_get_int(idx) == cpu)
+			*listed = true;
+	}
+	json_object_put(r);
+	return n;
+}
+
+/* One CPU's query-cpuhp entry, or NULL; the caller puts *all. */
+static struct json_object *cpu_entry(struct vmproc *v, unsigned int cpu,
+				     struct json_object **all)
+{
+	char err[600];
+
+	*all = NULL;
+	if (vmproc_qmp(v, "query-cpuhp", all, err, sizeof(err), "{\"cpu\": %u}",
+		       cpu))
+		return NULL;
+	return vmproc_cpu(*all, cpu);
+}
+
+/*
+ * Item 3: guest side driven to offline, a guest fault at ap:online-work
+ * and a host fault at vcpu:create: the device_del's rollback re-presents
+ * the CPU, the guest fails to bring it up, and the host rollback fails at
+ * guest:ap-starting: broken at vcpu:create.  It must not be counted, later
+ * operations must say it is broken (not that their rollback failed), and
+ * cpuhp-recover must make the slot usable again.
+ */
+static void test_broken_slot(void)
+{
+	struct json_object *all, *c, *r = NULL;
+	struct vmproc v;
+	char err[600];
+	bool listed;
+
+	CHECK_EQ(vmproc_start(&v, "boot=1,max=4", "", NULL), 0);
+	CHECK_EQ(vmproc_qmp(&v, "device_add", NULL, err, sizeof(err),
+			    "{\"driver\": \"host-x86_64-cpu\", \"id\": \"c1\", "
+			    "\"socket-id\": 1}"),
+		 0);
+	CHECK_EQ(vmproc_wait_online(&v, "0-1", WAIT_MS), 0);
+	CHECK_EQ(vmproc_qmp(&v, "cpuhp-set-target", NULL, err, sizeof(err),
+			    "{\"cpu\": 1, \"side\": \"guest\", "
+			    "\"target\": \"offline\"}"),
+		 0);
+	CHECK_EQ(vmproc_wait_online(&v, "0", WAIT_MS), 0);
+	/* Up on the host, offline in the guest: not a CPU the guest runs. */
+	CHECK_EQ(cpus_fast(&v, 1, &listed), 1);
+	CHECK(!listed);
+	CHECK_EQ(inject(&v, 1, "guest", "ap:online-work"), 0);
+	CHECK_EQ(inject(&v, 1, "host", "vcpu:create"), 0);
+	CHECK(vmproc_qmp(&v, "device_del", NULL, err, sizeof(err),
+			 "{\"id\": \"c1\"}") != 0);
+	printf("# device_del: %s\n", err);
+	CHECK(strstr(err, "rollback failed too") != NULL);
+	c = cpu_entry(&v, 1, &all);
+	CHECK(c && vmproc_flag(c, "host", "broken"));
+	json_object_put(all);
+
+	/* Counted as the guest runs them: 0 and the two resize adds. */
+	CHECK_EQ(vmproc_qmp(&v, "cpu-resize", &r, err, sizeof(err),
+			    "{\"count\": 3}"),
+		 0);
+	json_object_put(r);
+	CHECK_EQ(vmproc_wait_online(&v, "0,2-3", WAIT_MS), 0);
+	CHECK_EQ(cpus_fast(&v, 1, &listed), 3);
+	CHECK(!listed);
+
+	/* Refused as broken, without claiming a rollback of its own. */
+	CHECK(vmproc_qmp(&v, "device_del", NULL, err, sizeof(err),
+			 "{\"id\": \"c1\"}") != 0);
+	printf("# device_del again: %s\n", err);
+	CHECK(strstr(err, "rollback failed too") == NULL);
+	CHECK(strstr(err, "broken") != NULL);
+	CHECK(strstr(err, "cpuhp-recover") != NULL);
+	CHECK(hotplug(&v, 1, true, 0, err, sizeof(err)) != 0);
+	CHECK(strstr(err, "rollback failed too") == NULL);
+
+	/* Re-synced: the guest does not have it, so it ends offline. */
+	CHECK_EQ(vmproc_qmp(&v, "cpuhp-recover", &r, err, sizeof(err),
+			    "{\"cpu\": 1}"),
+		 0);
+	CHECK_STREQ(vmproc_str(r, "state", NULL), "offline");
+	json_object_put(r);
+	c = cpu_entry(&v, 1, &all);
+	CHECK(c && !vmproc_flag(c, "host", "broken"));
+	CHECK_STREQ(c ? vmproc_str(c, "host", "name") : NULL, "offline");
+	json_object_put(all);
+	CHECK(vmproc_qmp(&v, "device_del", NULL, err, sizeof(err),
+			 "{\"id\": \"c1\"}") != 0);
+	CHECK(strstr(err, "not found") != NULL);
+	/* And the slot works again. */
+	CHECK_EQ(vmproc_qmp(&v, "device_add", NULL, err, sizeof(err),
+			    "{\"driver\": \"host-x86_64-cpu\", \"id\": \"c1\", "
+			    "\"socket-id\": 1}"),
+		 0);
+	CHECK_EQ(vmproc_wait_online(&v, "0-3", WAIT_MS), 0);
+	CHECK_EQ(cpus_fast(&v, 1, &listed), 4);
+	CHECK(listed);
+	/* A CPU both sides agree on is left where it is. */
+	CHECK_EQ(vmproc_qmp(&v, "cpuhp-recover", &r, err, sizeof(err),
+			    "{\"cpu\": 1}"),
+		 0);
+	CHECK_STREQ(vmproc_str(r, "state", NULL), "online");
+	json_object_put(r);
+	CHECK_EQ(vmproc_qmp(&v, "device_del", NULL, err, sizeof(err),
+			    "{\"id\": \"c1\"}"),
+		 0);
+	CHECK_EQ(vmproc_wait_online(&v, "0,2-3", WAIT_MS), 0);
+	CHECK_EQ(vmproc_stop(&v), 0);
+}
+
+/*
+ * Item 4: with --hotplug-timeout 1 every hot-add times out while the
+ * guest may be starting the CPU.  The guest must be told, so that the
+ * next hot-add (with a real timeout) goes through at once, and no slot
+ * ends broken.
+ */
+static void test_timeout_withdraws(void)
+{
+	static const char *const extra[] = { "--hotplug-timeout", "1", NULL };
+	struct json_object *all, *c;
+	struct vmproc v;
+	char err[600];
+
+	CHECK_EQ(vmproc_start(&v, "boot=1,max=4", "", extra), 0);
+	for (int i = 0; i < 6; i++) {
+		unsigned int cpu = 1 + (unsigned int)i % 3;
+		long t;
+
+		if (!hotplug(&v, cpu, true, 0, err, sizeof(err))) {
+			/* The guest was quick enough: fine, start again. */
+			CHECK_EQ(
+				hotplug(&v, cpu, false, 5000, err, sizeof(err)),
+				0);
+			continue;
+		}
+		t = now_ms();
+		if (hotplug(&v, cpu, true, 5000, err, sizeof(err))) {
+			printf("# cpu %u after a timed-out add: %s\n", cpu,
+			       err);
+			check_failures++;
+		}
+		t = now_ms() - t;
+		if (t > 1500) {
+			printf("# cpu %u: the add after a timed-out one took "
+			       "%ld ms\n",
+			       cpu, t);
+			check_failures++;
+		}
+		c = cpu_entry(&v, cpu, &all);
+		CHECK(c && !vmproc_flag(c, "host", "broken"));
+		CHECK(c && !vmproc_flag(c, "guest", "broken"));
+		CHECK_STREQ(c ? vmproc_str(c, "guest", "name") : NULL,
+			    "online");
+		json_object_put(all);
+		CHECK_EQ(hotplug(&v, cpu, false, 5000, err, sizeof(err)), 0);
+	}
+	CHECK_EQ(vmproc_wait_online(&v, "0", WAIT_MS), 0);
+	CHECK_EQ(vmproc_stop(&v), 0);
+}
+
+/* Item 5: a failed online of a partly-up CPU keeps its id and QOM path. */
+static void test_id_survives_failure(void)
+{
+	struct json_object *all, *c;
+	struct vmproc v;
+	char err[600];
+
+	CHECK_EQ(vmproc_start(&v, "boot=1,max=2", "", NULL), 0);
+	CHECK_EQ(vmproc_qmp(&v, "device_add", NULL, err, sizeof(err),
+			    "{\"driver\": \"host-x86_64-cpu\", \"id\": \"c1\", "
+			    "\"socket-id\": 1}"),
+		 0);
+	CHECK_EQ(vmproc_qmp(&v, "cpuhp-set-target", NULL, err, sizeof(err),
+			    "{\"cpu\": 1, \"side\": \"host\", "
+			    "\"target\": \"vcpu:create\"}"),
+		 0);
+	CHECK_EQ(inject(&v, 1, "host", "guest:ap-starting"), 0);
+	CHECK(hotplug(&v, 1, true, 0, err, sizeof(err)) != 0);
+	c = cpu_entry(&v, 1, &all);
+	CHECK_STREQ(c ? vmproc_str(c, "id", NULL) : NULL, "c1");
+	CHECK_STREQ(c ? vmproc_str(c, "qom-path", NULL) : NULL,
+		    "/machine/peripheral/c1");
+	json_object_put(all);
+	/* Online after all, under the same name. */
+	CHECK_EQ(hotplug(&v, 1, true, 0, err, sizeof(err)), 0);
+	c = cpu_entry(&v, 1, &all);
+	CHECK_STREQ(c ? vmproc_str(c, "qom-path", NULL) : NULL,
+		    "/machine/peripheral/c1");
+	json_object_put(all);
+	CHECK_EQ(vmproc_qmp(&v, "device_del", NULL, err, sizeof(err),
+			    "{\"id\": \"c1\"}"),
+		 0);
+	CHECK_EQ(vmproc_stop(&v), 0);
+}
+
+/* Item 7 (part): the guest target CPU 0 always has is a no-op. */
+static void test_cpu0_guest_online(void)
+{
+	struct vmproc v;
+	char err[600];
+
+	CHECK_EQ(vmproc_start(&v, "boot=1,max=2", "", NULL), 0);
+	CHECK_EQ(vmproc_qmp(&v, "cpuhp-set-target", NULL, err, sizeof(err),
+			    "{\"cpu\": 0, \"side\": \"guest\", "
+			    "\"target\": \"online\"}"),
+		 0);
+	CHECK(vmproc_qmp(&v, "cpuhp-set-target", NULL, err, sizeof(err),
+			 "{\"cpu\": 0, \"side\": \"guest\", "
+			 "\"target\": \"offline\"}") != 0);
+	CHECK(strstr(err, "boot CPU") != NULL);
+	CHECK_EQ(vmproc_stop(&v), 0);
+}
+
+/*
+ * Item 6: APIC IDs above 255.  Slots 256, 260 and 299 of a max=300 VM
+ * come up, and then 4 and 43, which an 8-bit APIC ID would alias.
+ */
+static void test_x2apic_hotplug(void)
+{
+	static const char *const extra[] = { "--hotplug-timeout", "10000",
+					     NULL };
+	static const unsigned int order[] = { 256, 260, 299, 4, 43, 255 };
+	static const char *const lists[] = {
+		"0-1,256",
+		"0-1,256,260",
+		"0-1,256,260,299",
+		"0-1,4,256,260,299",
+		"0-1,4,43,256,260,299",
+		"0-1,4,43,255-256,260,299",
+	};
+	struct vmproc v;
+	char err[600];
+
+	CHECK_EQ(vmproc_start(&v, "boot=2,max=300", "", extra), 0);
+	for (unsigned int i = 0; i < sizeof(order) / sizeof(order[0]); i++) {
+		if (hotplug(&v, order[i], true, 0, err, sizeof(err))) {
+			printf("# cpu %u: %s\n", order[i], err);
+			check_failures++;
+		}
+		CHECK_EQ(vmproc_wait_online(&v, lists[i], WAIT_MS), 0);
+		CHECK_EQ(cpus_fast(&v, -1, NULL), 3 + (int)i);
+	}
+	/* Out and in again: the parked fd of an x2APIC-only vCPU. */
+	CHECK_EQ(hotplug(&v, 260, false, 0, err, sizeof(err)), 0);
+	CHECK_EQ(vmproc_wait_online(&v, "0-1,4,43,255-256,299", WAIT_MS), 0);
+	CHECK_EQ(hotplug(&v, 260, true, 0, err, sizeof(err)), 0);
+	CHECK_EQ(vmproc_wait_online(&v, lists[5], WAIT_MS), 0);
+	CHECK_EQ(vmproc_stop(&v), 0);
+}
+
+/*
+ * Item 6: booting 260 vCPUs.  With 8-bit APIC IDs CPUs 256-259 shadow 0-3
+ * and APs 1-3 never start; every CPU hotvm lists must be one the guest
+ * runs.
+ */
+static void test_x2apic_boot(void)
+{
+	struct vmproc v;
+	char line[256];
+
+	CHECK_EQ(vmproc_start(&v, "boot=260,max=260", "", NULL), 0);
+	CHECK_EQ(vmproc_wait_online(&v, "0-259", WAIT_MS), 0);
+	CHECK_EQ(cpus_fast(&v, -1, NULL), 260);
+	snprintf(line, sizeof(line), "%s", v.online);
+	printf("# guest online: %s\n", line);
+	CHECK_EQ(vmproc_stop(&v), 0);
+}
+
+int check_failures;
+
+int main(void)
+{
+	static const struct check_case cases[] = {
+		TEST(test_broken_slot),		TEST(test_timeout_withdraws),
+		TEST(test_id_survives_failure), TEST(test_cpu0_guest_online),
+		TEST(test_x2apic_hotplug),	TEST(test_x2apic_boot),
+	};
+
+	if (access("/dev/kvm", R_OK | W_OK)) {
+		printf("1..0 # SKIP /dev/kvm is absent\n");
+		return 0;
+	}
+	return check_run(cases, sizeof(cases) / sizeof(cases[0]));
+}
