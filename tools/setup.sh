@@ -11,6 +11,8 @@ packages=(
 	qemu-system-x86 cpio xz-utils gzip       # nested lab, QEMU tests
 	busybox-static                           # boot tests under busybox sh
 	binutils                                 # nm, objcopy
+	clang-14 libclang-rt-14-dev              # libFuzzer (tests/fuzz)
+	libtsan2                                 # gcc's ThreadSanitizer runtime
 )
 
 missing=()

@@ -3,7 +3,7 @@
  * Fuzzes the CPU-hotplug register block (vmm/cpuhp_regs.c) and the GED
  * (vmm/ged.c) together, as a guest and the VMM drive them: guest accesses
  * of any width and offset interleaved with the host's plug, unplug request,
- * cancel and forced unplug, and GED raises.
+ * cancel, forced unplug and withdrawal of a timed-out plug, and GED raises.
  *
  * The oracle is a reference model written from the register table in
  * include/cpuhp_regs.h and the semantics in include/ged.h, not from the
@@ -38,6 +38,7 @@ struct model_cpu {
 	uint64_t arch_id;
 	uint32_t ost_event, ost_status;
 	bool enabled, inserting, removing, fw_remove, requested;
+	bool seen; /* insert_seen: the guest read or cleared the insert */
 };
 
 enum cb_kind { CB_NONE, CB_EJECT, CB_OST, CB_STATE, CB_FAULT, CB_TARGET };
@@ -154,6 +155,7 @@ static void compare_cpu(struct harness *h, unsigned int cpu)
 	FUZZ_ASSERT(c.unplug_requested == m->requested);
 	FUZZ_ASSERT(c.ost_event == m->ost_event);
 	FUZZ_ASSERT(c.ost_status == m->ost_status);
+	FUZZ_ASSERT(c.insert_seen == m->seen);
 	FUZZ_ASSERT(hpregs_is_enabled(&h->regs, cpu) == m->enabled);
 	/* Consequences the header states, independent of the model. */
 	FUZZ_ASSERT(!c.unplug_requested || c.enabled);
@@ -247,6 +249,7 @@ static void model_read(struct harness *h, uint64_t off, struct outcome *o)
 			 (c->inserting ? HPREGS_FLAG_INSERT : 0) |
 			 (c->removing ? HPREGS_FLAG_REMOVE : 0) |
 			 (c->fw_remove ? HPREGS_FLAG_FW_REMOVE : 0);
+		c->seen |= c->inserting;
 		return;
 	case HPREGS_DATA:
 		if (h->command == ABI_CPUHP_CMD_NEXT_EVENT) {
@@ -274,6 +277,7 @@ static void model_write_flags(struct harness *h, uint8_t v, struct outcome *o)
 	struct model_cpu *c = &h->cpus[cpu];
 
 	if (v & HPREGS_FLAG_INSERT) {
+		c->seen |= c->inserting;
 		c->inserting = false;
 	} else if (v & HPREGS_FLAG_REMOVE) {
 		c->removing = false;
@@ -405,7 +409,15 @@ static void guest_access(struct harness *h, uint64_t off, unsigned int width,
 
 /* ---- host requests (include/cpuhp_regs.h's return codes) ---- */
 
-enum host_op { H_COLDPLUG, H_PLUG, H_REQUEST, H_CANCEL, H_FORCE, H_NR };
+enum host_op {
+	H_COLDPLUG,
+	H_PLUG,
+	H_REQUEST,
+	H_CANCEL,
+	H_FORCE,
+	H_WITHDRAW,
+	H_NR
+};
 
 static void host_call(struct harness *h, enum host_op op, unsigned int cpu)
 {
@@ -460,6 +472,25 @@ static void host_call(struct harness *h, enum host_op op, unsigned int cpu)
 						 .ost_event = c->ost_event,
 						 .ost_status = c->ost_status };
 		got = hpregs_unplug_force(&h->regs, cpu);
+		break;
+	case H_WITHDRAW:
+		/* Undone if the guest never looked, else asked back. */
+		if (!c) {
+			want = -EINVAL;
+		} else if (cpu == 0) {
+			want = -EPERM;
+		} else if (!c->enabled) {
+			want = -ENODEV;
+		} else if (c->inserting && !c->seen) {
+			*c = (struct model_cpu){ .arch_id = c->arch_id,
+						 .ost_event = c->ost_event,
+						 .ost_status = c->ost_status };
+		} else {
+			c->inserting = false;
+			c->removing = c->requested = true;
+			want = 1;
+		}
+		got = hpregs_withdraw_plug(&h->regs, cpu);
 		break;
 	case H_NR:
 		return;

@@ -30,7 +30,7 @@ def acc(off, width, write, data, wide=False):
     return bytes([op, off, width]) + data.to_bytes(8 if wide else 4, "little")
 
 
-def host(op, cpu):  # 0 coldplug 1 plug 2 request 3 cancel 4 force
+def host(op, cpu):  # 0 coldplug 1 plug 2 request 3 cancel 4 force 5 withdraw
     return bytes([2 + 8 * op]) + cpu.to_bytes(2, "little")
 
 
@@ -69,6 +69,11 @@ def regs():
           + host(1, 2) + host(2, 2) + host(3, 2) + acc(0, 4, 1, 2)
           + acc(4, 1, 1, 8) + host(4, 1) + host(2, 0) + host(4, 0)
           + host(3, 5) + acc(4, 1, 1, 0x10) + STATS)
+    # A hot-add that times out before and after the guest saw it.
+    write("regs", "withdraw", bytes([3, 0]) + host(0, 0) + host(1, 1)
+          + host(1, 2) + host(5, 1) + acc(0, 4, 1, 2) + acc(4, 1, 0, 0)
+          + host(5, 2) + ged_raise(8) + scan_and_ack(4) + acc(4, 1, 1, 8)
+          + host(5, 0) + host(5, 3) + STATS)
     write("regs", "bad-accesses", bytes([0, 2]) + acc(0, 4, 1, 99)
           + acc(4, 1, 0, 0) + acc(5, 1, 1, 0x77) + acc(3, 2, 0, 0)
           + acc(8, 8, 1, 1, True) + bytes([0x04, 1, 4, 0, 0, 0, 0])
@@ -139,12 +144,12 @@ def acpi():
     write("acpi", "acpi-1", build(0xe0000, 1, 0))
     write("acpi", "acpi-4-2", build(0xe0000, 4, 1))
     write("acpi", "acpi-256", build(0xe0000, 256, 7))
-    write("acpi", "acpi-4096", build(0xe0000, 4096, 0))
+    write("acpi", "acpi-4096", build(0xe0000, 4096, 0, 0x12))
     write("acpi", "acpi-high", build(0x1_2345_6000, 8, 3, 0x11))
     write("acpi", "acpi-small", bytes([0, 0]) + bytes(8) + bytes([5, 0, 3]))
     write("acpi", "dsdt-8", bytes([1, 0, 7]))
     write("acpi", "dsdt-ids", bytes([1, 6, 3]) + bytes(12))
-    write("acpi", "dsdt-4096", bytes([1, 1, 0x00, 0x10]))
+    write("acpi", "dsdt-4096", bytes([1, 0x10, 0x00, 0x10]))
 
 
 if __name__ == "__main__":
