@@ -339,6 +339,7 @@ static void print_state_rows(FILE *out, struct json_object *cpus, long cpu)
 		"host:target-name",
 		"host:fail-name",
 		"guest:name",
+		"guest:stage",
 		"guest:target-name",
 		"guest:fail-name",
 		"host:broken",

@@ -111,6 +111,15 @@ int vmproc_wait_online(struct vmproc *v, const char *cpulist, int timeout_ms)
 	}
 }
 
+/* $VMPROC_READY_MS: a Linux guest in the nested lab boots in 10-60 s. */
+static int vmproc_ready_ms(void)
+{
+	const char *s = getenv("VMPROC_READY_MS");
+	int ms = s ? atoi(s) : 0;
+
+	return ms > 0 ? ms : VMPROC_TIMEOUT_MS;
+}
+
 int vmproc_start(struct vmproc *v, const char *cpus, const char *cmdline,
 		 const char *const *extra)
 {
@@ -156,7 +165,7 @@ int vmproc_start(struct vmproc *v, const char *cpus, const char *cmdline,
 	v->out_fd = fds[0];
 	if (v->pid < 0)
 		return -errno;
-	if (vmproc_wait_line(v, "ready", VMPROC_TIMEOUT_MS, line,
+	if (vmproc_wait_line(v, "ready", vmproc_ready_ms(), line,
 			     sizeof(line))) {
 		printf("# %s: no ready line\n", argv[0]);
 		return -ETIMEDOUT;

@@ -62,8 +62,14 @@ The machine:
   --qemu-arg ARG      extra QEMU argument. Repeatable.
   --timeout SECONDS   kill QEMU after this long (default 600; per boot)
   --retries N         boot again up to N times when the lab's own kernel locks
-                      up (soft lockup, RCU stall), never when the command
-                      fails (default 1)
+                      up (soft lockup, RCU stall, or a console silent for
+                      --silence seconds), never when the command fails
+                      (default 1)
+  --silence SECONDS   a console that prints nothing for this long means the
+                      lab's kernel froze (seen under TCG with no lockup
+                      report at all): QEMU is killed and the lab boots again
+                      (default 0: off; the commands must then print at
+                      least that often)
   --bzimage           boot the compressed vmlinuz through QEMU's Linux loader
                       instead of the vmlinux ELF (PVH entry) extracted from it
                       into the cache, which boots 3-4 s faster under TCG
@@ -114,6 +120,7 @@ mem=2048
 append=
 timeout_s=600
 retries=1
+silence_s=0
 keep=0
 quiet=0
 fetch_only=0
@@ -152,6 +159,7 @@ while [[ $# -gt 0 ]]; do
 	--qemu-arg) need_arg "$@"; qemu_extra+=("$2"); shift ;;
 	--timeout) need_arg "$@"; timeout_s=$2; shift ;;
 	--retries) need_arg "$@"; retries=$2; shift ;;
+	--silence) need_arg "$@"; silence_s=$2; shift ;;
 	--keep) keep=1 ;;
 	--quiet) quiet=1 ;;
 	--log) need_arg "$@"; log_copy=$2; shift ;;
@@ -166,6 +174,7 @@ done
 [[ $mem =~ ^[1-9][0-9]*$ ]] || usage_error "--mem wants megabytes, not '$mem'"
 [[ $timeout_s =~ ^[1-9][0-9]*$ ]] || usage_error "--timeout wants seconds, not '$timeout_s'"
 [[ $retries =~ ^[0-9]+$ ]] || usage_error "--retries wants a number, not '$retries'"
+[[ $silence_s =~ ^[0-9]+$ ]] || usage_error "--silence wants seconds, not '$silence_s'"
 [[ -n $run_cmd && -n $script ]] && usage_error "give --run or --script, not both"
 [[ $shell = 1 && ( -n $run_cmd || -n $script ) ]] && usage_error "--shell runs no command; drop --run/--script"
 [[ -z $script || -f $script ]] || usage_error "--script: no such file: $script"
@@ -500,6 +509,27 @@ fi
 log=$work/serial.log
 fifo=$work/serial.fifo
 
+# watch_silence PID: kills QEMU when the console has not grown for
+# --silence seconds, and says so in $work/frozen.
+watch_silence() {
+	local pid=$1 size last=-1 quiet_for=0
+	while kill -0 "$pid" 2>/dev/null; do
+		sleep 5
+		size=$(stat -c %s "$log" 2>/dev/null || echo 0)
+		if [[ $size = "$last" ]]; then
+			quiet_for=$((quiet_for + 5))
+		else
+			quiet_for=0
+			last=$size
+		fi
+		if [[ $quiet_for -ge $silence_s ]]; then
+			echo "$quiet_for" >"$work/frozen"
+			kill "$pid" 2>/dev/null || true
+			return
+		fi
+	done
+}
+
 # boot: one run of QEMU; sets qstatus, t0, t1 and clean (the console without
 # CRs and terminal escapes: SeaBIOS and the kernel reset the screen).
 boot() {
@@ -518,8 +548,18 @@ boot() {
 	timeout --kill-after=10 "$timeout_s" "${qemu[@]}" </dev/null >&3 2>&1 &
 	qpid=$!
 	exec 3>&-
+	rm -f "$work/frozen"
+	watchpid=
+	if [[ $silence_s -gt 0 ]]; then
+		watch_silence "$qpid" &
+		watchpid=$!
+	fi
 	qstatus=0
 	wait "$qpid" || qstatus=$?
+	if [[ -n $watchpid ]]; then
+		kill "$watchpid" 2>/dev/null || true
+		wait "$watchpid" 2>/dev/null || true
+	fi
 	qpid=
 	wait "$readerpid" || true
 	readerpid=
@@ -534,7 +574,8 @@ boot() {
 # (--retries): the lockup is the lab's, not the command's.
 locked_up() {
 	! grep -q 'LAB-RESULT: ' <<<"$clean" &&
-		grep -q -e 'BUG: soft lockup' -e 'rcu_preempt detected stalls' <<<"$clean"
+		{ [[ -e $work/frozen ]] ||
+			grep -q -e 'BUG: soft lockup' -e 'rcu_preempt detected stalls' <<<"$clean"; }
 }
 
 attempt=1
@@ -543,7 +584,11 @@ while :; do
 	if ! locked_up || [[ $attempt -gt $retries ]]; then
 		break
 	fi
-	warn "the lab's kernel locked up (attempt $attempt): 'BUG: soft lockup' or an RCU stall on its console"
+	if [[ -e $work/frozen ]]; then
+		warn "the lab's kernel froze (attempt $attempt): its console printed nothing for ${silence_s}s"
+	else
+		warn "the lab's kernel locked up (attempt $attempt): 'BUG: soft lockup' or an RCU stall on its console"
+	fi
 	if [[ $quiet = 1 ]]; then
 		tail -n 40 <<<"$clean" | sed 's/^/  | /' >&2
 	fi
