@@ -4,11 +4,28 @@
  * as QEMU's docs/interop/qmp-spec says, so tools written for QEMU's CPU
  * hotplug drive hotvm unchanged.
  *
- * One server thread polls the listening socket, every client and a wakeup
- * eventfd.  Commands from all clients run one at a time in that thread, so
- * handlers never run concurrently with each other and may block (a
- * synchronous hotplug waits for the guest).  Events may be emitted from any
- * thread; they are queued and written by the server thread.
+ * Threads.  One I/O thread polls the listening socket, every client and a
+ * wakeup eventfd: it accepts, parses, writes replies and events, and never
+ * waits for a command.  Commands run where their flags say:
+ *  - QMP_CMD_FAST in the I/O thread itself (they must not block: `quit`,
+ *    `query-status`);
+ *  - QMP_CMD_QUERY (read-only) on the query thread, one at a time,
+ *    concurrently with an operation;
+ *  - every other command is an operation that may change the machine: on
+ *    the operation thread, one at a time, in the order they arrived from
+ *    all clients.  A second operation waits for the first rather than
+ *    failing with "busy" (its client's reply simply comes later).
+ * A client's requests are answered in the order it sent them (QMP without
+ * out-of-band execution): while one of them runs the server reads no more
+ * from that client.  Another client is never held up by it.
+ *
+ * Events may be emitted from any thread; the I/O thread writes them out as
+ * they come, also while a command runs (see qmp_emit_event()).
+ *
+ * Who may connect: the socket is created mode 0600, and each connection's
+ * peer credentials (SO_PEERCRED) are checked: the uid hotvm runs as, root,
+ * and members of api_gid if one is given (the socket is then 0660 and
+ * owned by that group).
  */
 #ifndef HOTVM_QMP_H
 #define HOTVM_QMP_H
@@ -16,6 +33,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 struct json_object;
 struct qmp_server;
@@ -46,7 +64,13 @@ struct qmp_command {
 	const char *name;
 	int (*handler)(void *ctx, struct json_object *args,
 		       struct json_object **ret, struct qmp_error *err);
+	unsigned int flags; /* QMP_CMD_*; 0 for an operation */
 };
+
+/* Runs in the I/O thread: never blocks, never waits for a lock held long. */
+#define QMP_CMD_FAST (1u << 0)
+/* Read-only: on the query thread, while an operation may run. */
+#define QMP_CMD_QUERY (1u << 1)
 
 struct qmp_server_opts {
 	const char *path; /* unix socket, created mode 0600 */
@@ -56,13 +80,25 @@ struct qmp_server_opts {
 	size_t max_request; /* bytes of one JSON request */
 	size_t max_output; /* bytes queued for one client that is not reading */
 	const char *package; /* greeting's "package"; default "hotvm-VERSION" */
+	/* A client that has not sent qmp_capabilities by then is closed. */
+	unsigned int negotiate_timeout_ms;
+	/* Also let members of api_gid connect (socket mode 0660, that group). */
+	bool api_group;
+	gid_t api_gid;
 };
 
-#define QMP_DEFAULT_MAX_CLIENTS 32
-#define QMP_DEFAULT_MAX_REQUEST (1u << 20)
-#define QMP_DEFAULT_MAX_OUTPUT	(4u << 20)
-/* Events queued while the server thread is busy in a handler. */
+#define QMP_DEFAULT_MAX_CLIENTS		 32
+#define QMP_DEFAULT_MAX_REQUEST		 (1u << 20)
+#define QMP_DEFAULT_MAX_OUTPUT		 (4u << 20)
+#define QMP_DEFAULT_NEGOTIATE_TIMEOUT_MS 10000
+/*
+ * Lossy events waiting for the I/O thread (it drains them as they come, so
+ * only a stalled process reaches this); beyond it they are dropped and
+ * counted in an EVENTS_LOST event.  Other events are never dropped here.
+ */
 #define QMP_MAX_PENDING_EVENTS 4096
+/* hotvm's notice that a client missed lossy events: {"count": n}. */
+#define QMP_EVENT_LOST "EVENTS_LOST"
 
 /*
  * Creates the socket and binds it, but starts no thread, so a bad path is
@@ -84,21 +120,34 @@ int qmp_server_register(struct qmp_server *s, const struct qmp_command *cmds,
 int qmp_server_start(struct qmp_server *s);
 
 /*
- * Joins the thread (after a last non-blocking flush of replies and events,
- * so a `quit` reply gets out), closes every fd, unlinks the socket if it is
- * still ours, frees s.  Must not be called from a handler (the server thread
- * would join itself): a `quit` handler signals the main thread instead.
+ * Lets the command in progress on each worker finish (the caller wakes it
+ * first: hotplug_shutdown()), answers the commands still queued with "the VM
+ * is shutting down", joins every thread after a last non-blocking flush of
+ * replies and events (so a `quit` reply gets out), closes every fd, unlinks
+ * the socket if it is still ours, frees s.  Must not be called from a
+ * handler (it would join itself): a `quit` handler signals the main thread
+ * instead.
  */
 void qmp_server_stop(struct qmp_server *s);
 
 /*
  * Queues {"event": name, "data": data, "timestamp": now} for every client
- * that has completed negotiation.  Takes over the reference to data (NULL
- * for none).  Any thread, including a handler.  Returns -ENOSPC when
- * QMP_MAX_PENDING_EVENTS are already queued (the event is dropped).
+ * that has completed negotiation; the I/O thread writes it out at once.
+ * Takes over the reference to data (NULL for none).  Any thread, including
+ * a handler.  Returns 0 or -ENOMEM.
+ *
+ * The policy for a client that does not keep up: an event from
+ * qmp_emit_event() is never dropped; if a client's unread replies and
+ * events pass max_output it is disconnected (and that is logged).  An event
+ * from qmp_emit_event_lossy() (progress reports such as CPUHP_STATE) is
+ * skipped for a client with more than max_output / 2 unread, and once it
+ * has caught up the client gets one EVENTS_LOST {"count": n} saying how
+ * many it missed.  Nothing is lost silently.
  */
 int qmp_emit_event(struct qmp_server *s, const char *name,
 		   struct json_object *data);
+int qmp_emit_event_lossy(struct qmp_server *s, const char *name,
+			 struct json_object *data);
 
 /* Number of connected clients, for tests and `query-status`-like output. */
 unsigned int qmp_server_clients(struct qmp_server *s);

@@ -37,8 +37,15 @@ int qmp_cmds_register(struct qmp_server *s, struct hotplug *hp, struct vm *vm);
 
 /*
  * Before qmp_server_stop(): uninstalls the callbacks and waits for any that
- * is running, so that a vCPU thread's late event never reaches a freed
- * server.  Frees the command state.  A NULL hp is fine.
+ * is running, so that a vCPU thread's late event never reaches a stopped
+ * server.  The command state stays: a handler may still be running on a
+ * server thread until qmp_server_stop() has joined it.  A NULL hp is fine.
+ */
+void qmp_cmds_detach(struct hotplug *hp);
+
+/*
+ * After qmp_server_stop() (no handler can run any more): frees the command
+ * state, detaching first if that was not done.  A NULL hp is fine.
  */
 void qmp_cmds_unregister(struct hotplug *hp);
 

@@ -31,6 +31,7 @@ struct cli_run_opts {
 	struct cli_cpus cpus;
 	struct cli_serial serial;
 	const char *api_socket; /* NULL: no control API */
+	const char *api_group;	/* also let this group's members connect */
 	const char *hooks[CLI_MAX_HOOKS];
 	unsigned int nr_hooks;
 	int hook_timeout_ms;	/* 0: the hooks' default */

@@ -213,7 +213,10 @@ void cli_run_usage(FILE *f)
 	      "                       where the COM1 console goes (default "
 	      "stdio)\n"
 	      "  --api-socket PATH    QMP control socket (hotvm cpu, QEMU "
-	      "tools)\n"
+	      "tools); only\n"
+	      "                       hotvm's own user and root may connect\n"
+	      "  --api-group GROUP    members of GROUP (a name or a gid) may "
+	      "connect too\n"
 	      "  --name NAME          VM name for hooks and QMP (default "
 	      "hotvm)\n"
 	      "  --hook PATH          run PATH at every host hotplug state, "
@@ -343,6 +346,16 @@ int cli_parse_run(int argc, char **argv, struct cli_run_opts *o)
 				return -EINVAL;
 			}
 			o->api_socket = v;
+		} else if ((m = opt_value(argc, argv, &i, "--api-group",
+					  &v))) {
+			if (m < 0)
+				return -EINVAL;
+			if (!*v) {
+				pr_err("--api-group: empty name; give a group "
+				       "name or number");
+				return -EINVAL;
+			}
+			o->api_group = v;
 		} else if ((m = opt_value(argc, argv, &i, "--name", &v))) {
 			if (m > 0 && (!*v || strlen(v) > CLI_MAX_NAME)) {
 				pr_err("--name '%s': give 1 to %d characters",

@@ -4,11 +4,14 @@
  * commands with QEMU's shapes and words, and hotvm's own on top of the
  * hotplug controller (include/hotplug.h).
  *
- * Handlers run one at a time in the QMP server thread, which is what
- * serialises requests from several clients.  The event callbacks run in
- * whatever thread made the change (a vCPU thread for the guest's notices),
- * so what they read here (state names, QOM paths) sits under qc.lock, and
- * they never call back into hotplug_*.
+ * Operations (device_add, device_del, cpu-hotplug, cpu-resize, the cpuhp-*
+ * commands) run one at a time on the server's operation thread, which is
+ * what serialises them across clients; queries run on its query thread
+ * meanwhile, and quit and query-status in its I/O thread (include/qmp.h).
+ * The event callbacks run in whatever thread made the change (a vCPU
+ * thread for the guest's notices), so what they and the queries read here
+ * (state names, QOM paths) sits under qc.lock, and the callbacks never call
+ * back into hotplug_*.
  */
 #include <errno.h>
 #include <limits.h>
@@ -470,7 +473,8 @@ static void ev_state(void *ctx, enum hp_side side, const struct cpuhp_notice *n)
 	add_bool(d, "rollback", n->rollback);
 	add_bool(d, "injected", n->injected);
 	add_int(d, "ret", n->ret);
-	qmp_emit_event(qc.s, "CPUHP_STATE", d);
+	/* Progress: a client that lags may miss some, and is told so. */
+	qmp_emit_event_lossy(qc.s, "CPUHP_STATE", d);
 out:
 	pthread_mutex_unlock(&qc.lock);
 }
@@ -499,7 +503,7 @@ static void ev_stage(void *ctx, unsigned int cpu, const char *id,
 	add_str(d, "direction",
 		st == HP_STAGE_ABSENT || st == HP_STAGE_EJECTING ? "down"
 								 : "up");
-	qmp_emit_event(qc.s, "CPUHP_STATE", d);
+	qmp_emit_event_lossy(qc.s, "CPUHP_STATE", d);
 out:
 	pthread_mutex_unlock(&qc.lock);
 }
@@ -1443,20 +1447,30 @@ static int cmd_cpu_resize(void *ctx, struct json_object *args,
 /* ---- registration ---- */
 
 static const struct qmp_command qc_commands[] = {
+	/* No flags: an operation, one at a time (include/qmp.h). */
 	{ .name = "query-hotpluggable-cpus",
-	  .handler = cmd_query_hotpluggable_cpus },
+	  .handler = cmd_query_hotpluggable_cpus,
+	  .flags = QMP_CMD_QUERY },
 	{ .name = "device_add", .handler = cmd_device_add },
 	{ .name = "device_del", .handler = cmd_device_del },
-	{ .name = "query-cpus-fast", .handler = cmd_query_cpus_fast },
-	{ .name = "query-status", .handler = cmd_query_status },
-	{ .name = "quit", .handler = cmd_quit },
-	{ .name = "query-cpuhp", .handler = cmd_query_cpuhp },
+	{ .name = "query-cpus-fast",
+	  .handler = cmd_query_cpus_fast,
+	  .flags = QMP_CMD_QUERY },
+	{ .name = "query-status",
+	  .handler = cmd_query_status,
+	  .flags = QMP_CMD_FAST },
+	{ .name = "quit", .handler = cmd_quit, .flags = QMP_CMD_FAST },
+	{ .name = "query-cpuhp",
+	  .handler = cmd_query_cpuhp,
+	  .flags = QMP_CMD_QUERY },
 	{ .name = "cpuhp-set-target", .handler = cmd_cpuhp_set_target },
 	{ .name = "cpuhp-inject-fault", .handler = cmd_cpuhp_inject_fault },
 	{ .name = "cpu-hotplug", .handler = cmd_cpu_hotplug },
 	{ .name = "cpuhp-recover", .handler = cmd_cpuhp_recover },
 	{ .name = "cpu-resize", .handler = cmd_cpu_resize },
-	{ .name = "query-hotplug-stats", .handler = cmd_query_hotplug_stats },
+	{ .name = "query-hotplug-stats",
+	  .handler = cmd_query_hotplug_stats,
+	  .flags = QMP_CMD_QUERY },
 };
 
 static const struct hp_events qc_events = {
@@ -1480,11 +1494,20 @@ static void qc_free_locked(void)
 	qc.next_anon = 0;
 }
 
-void qmp_cmds_unregister(struct hotplug *hp)
+void qmp_cmds_detach(struct hotplug *hp)
 {
 	if (hp)
 		hotplug_set_events(hp, NULL);
 	/* A callback that copied the old events before finishes first. */
+	pthread_mutex_lock(&qc.lock);
+	if (!hp || hp == qc.hp)
+		qc.s = NULL;
+	pthread_mutex_unlock(&qc.lock);
+}
+
+void qmp_cmds_unregister(struct hotplug *hp)
+{
+	qmp_cmds_detach(hp);
 	pthread_mutex_lock(&qc.lock);
 	if (!hp || hp == qc.hp)
 		qc_free_locked();

@@ -8,6 +8,7 @@
  */
 #include <elf.h>
 #include <errno.h>
+#include <grp.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -415,16 +416,49 @@ static int setup_hooks(struct machine *m)
 	return 0;
 }
 
+/* --api-group: a group name, or a number. */
+static int api_group(const char *name, gid_t *gid)
+{
+	struct group *gr;
+	char *end;
+	long v;
+
+	errno = 0;
+	gr = getgrnam(name);
+	if (gr) {
+		*gid = gr->gr_gid;
+		return 0;
+	}
+	v = strtol(name, &end, 10);
+	if (*name && !*end && v >= 0 && v < (long)(gid_t)-1) {
+		*gid = (gid_t)v;
+		return 0;
+	}
+	pr_err("--api-group %s: no such group%s%s; give a group name or "
+	       "number",
+	       name, errno ? ": " : "", errno ? strerror(errno) : "");
+	return -ENOENT;
+}
+
 /* The socket is bound before the VM exists, so a bad path fails fast. */
 static int create_qmp(struct machine *m)
 {
 	const char *path = m->opts->api_socket;
+	struct qmp_server_opts qo = { .path = path };
 	int ret;
 
-	if (!path)
-		return 0;
-	ret = qmp_server_create(&(struct qmp_server_opts){ .path = path },
-				&m->qmp);
+	if (!path) {
+		if (m->opts->api_group)
+			pr_err("--api-group needs --api-socket");
+		return m->opts->api_group ? -EINVAL : 0;
+	}
+	if (m->opts->api_group) {
+		ret = api_group(m->opts->api_group, &qo.api_gid);
+		if (ret)
+			return ret;
+		qo.api_group = true;
+	}
+	ret = qmp_server_create(&qo, &m->qmp);
 	if (ret)
 		pr_err("--api-socket %s: %s; %s", path, strerror(-ret),
 		       ret == -EADDRINUSE ? "another VM is listening there, "
@@ -492,14 +526,22 @@ static int setup_signals(struct machine *m)
 	return m->sig_fd < 0 ? -errno : 0;
 }
 
+/*
+ * In this order: a command may be running on a server thread, and a vCPU
+ * thread may be in an event callback.  Wake the command (it fails with
+ * -ESHUTDOWN), detach the callbacks so no late event reaches the server,
+ * join the server's threads, and only then free the command state they
+ * used.  The server removes its socket file.
+ */
 static void stop_qmp(struct machine *m)
 {
 	if (!m->qmp)
 		return;
-	/* Callbacks first, so a vCPU's late event never finds it freed. */
-	qmp_cmds_unregister(m->hp);
+	hotplug_shutdown(m->hp);
+	qmp_cmds_detach(m->hp);
 	qmp_server_stop(m->qmp);
 	m->qmp = NULL;
+	qmp_cmds_unregister(m->hp);
 }
 
 static void machine_destroy(struct machine *m)
@@ -606,11 +648,7 @@ int run_main(int argc, char **argv)
 		vm_request_stop(&m.vm, ABI_STATUS_VMFAIL,
 				"the QMP server did not start");
 	wait_for_stop(&m);
-	/*
-	 * Wake a hotplug operation that waits for the guest, so the QMP
-	 * thread can be joined, and only then stop the vCPUs it may touch.
-	 */
-	hotplug_shutdown(m.hp);
+	/* The control threads first: a command may use the vCPUs. */
 	stop_qmp(&m);
 	hotplug_stop_vcpus(m.hp);
 	status = m.vm.stop_status;

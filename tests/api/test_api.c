@@ -59,8 +59,9 @@ static void setup(unsigned int max, unsigned int boot)
 static void teardown(void)
 {
 	qmp_client_close(t.c);
-	qmp_cmds_unregister(t.hp);
+	qmp_cmds_detach(t.hp);
 	qmp_server_stop(t.s);
+	qmp_cmds_unregister(t.hp);
 	fake_hp_destroy(t.hp);
 	close(t.vm.stop_efd);
 	pthread_mutex_destroy(&t.vm.stop_lock);

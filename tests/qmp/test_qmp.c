@@ -3,10 +3,12 @@
  * The QMP server over real unix sockets: framing, negotiation, errors,
  * events, hostile clients, serialisation and a leak-free stop.
  */
+#include <grp.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <sys/stat.h>
 #include <sys/time.h>
+#include <sys/wait.h>
 
 #include "check.h"
 #include "qmp.h"
@@ -138,8 +140,53 @@ static int h_emit(void *ctx, struct json_object *args, struct json_object **ret,
 	return qmp_emit_event(c->s, "FROM_HANDLER", NULL);
 }
 
+/* A query or a fast command: runs next to a blocked operation. */
+static int h_look(void *ctx, struct json_object *args, struct json_object **ret,
+		  struct qmp_error *err)
+{
+	(void)ctx;
+	(void)args;
+	(void)err;
+	*ret = json_object_new_string("looked");
+	return 0;
+}
+
+/* {"n": events, "keep": every how many a non-lossy one, "lossy": bool} */
+static int h_flood(void *ctx, struct json_object *args,
+		   struct json_object **ret, struct qmp_error *err)
+{
+	struct tctx *c = ctx;
+	int64_t n = 0, keep = 0;
+	bool lossy = false;
+
+	(void)ret;
+	if (qmp_arg_int(args, "n", true, &n, err) < 0 ||
+	    qmp_arg_int(args, "keep", false, &keep, err) < 0 ||
+	    qmp_arg_bool(args, "lossy", false, &lossy, err) < 0)
+		return -EINVAL;
+	for (int64_t i = 0; i < n; i++) {
+		struct json_object *d = json_object_new_object();
+		bool k = keep && i % keep == 0;
+
+		json_object_object_add(d, "i", json_object_new_int64(i));
+		json_object_object_add(
+			d, "pad",
+			json_object_new_string("......................"
+					       "......................"
+					       "......................"));
+		if (lossy && !k)
+			qmp_emit_event_lossy(c->s, "PROGRESS", d);
+		else
+			qmp_emit_event(c->s, k ? "KEEP" : "PROGRESS", d);
+	}
+	return 0;
+}
+
 static const struct qmp_command cmds[] = {
 	{ .name = "echo", .handler = h_echo },
+	{ .name = "ping", .handler = h_look, .flags = QMP_CMD_FAST },
+	{ .name = "look", .handler = h_look, .flags = QMP_CMD_QUERY },
+	{ .name = "flood", .handler = h_flood },
 	{ .name = "typed", .handler = h_typed },
 	{ .name = "fail", .handler = h_fail },
 	{ .name = "block", .handler = h_block },
@@ -149,14 +196,8 @@ static const struct qmp_command cmds[] = {
 
 static struct tdir td;
 
-static struct qmp_server *start(unsigned int max_clients, size_t max_output)
+static struct qmp_server *start_opts(struct qmp_server_opts o)
 {
-	struct qmp_server_opts o = {
-		.path = td.path,
-		.ctx = &tc,
-		.max_clients = max_clients,
-		.max_output = max_output,
-	};
 	struct qmp_server *s = NULL;
 
 	tdir_make(&td);
@@ -164,6 +205,8 @@ static struct qmp_server *start(unsigned int max_clients, size_t max_output)
 	atomic_store(&tc.max_inside, 0);
 	atomic_store(&tc.calls, 0);
 	tc.release = false;
+	o.path = td.path;
+	o.ctx = &tc;
 	CHECK_EQ(qmp_server_create(&o, &s), 0);
 	if (!s)
 		exit(1);
@@ -172,6 +215,14 @@ static struct qmp_server *start(unsigned int max_clients, size_t max_output)
 	CHECK_EQ(qmp_server_start(s), 0);
 	tc.s = s;
 	return s;
+}
+
+static struct qmp_server *start(unsigned int max_clients, size_t max_output)
+{
+	return start_opts((struct qmp_server_opts){
+		.max_clients = max_clients,
+		.max_output = max_output,
+	});
 }
 
 static void stop(struct qmp_server *s)
@@ -342,7 +393,8 @@ static void test_id_echo(void)
 			qc |= n && !strcmp(n, "query-commands");
 		}
 		CHECK(echo && caps && qc);
-		CHECK_EQ(json_object_array_length(l), 8);
+		CHECK_EQ(json_object_array_length(l),
+			 2 + sizeof(cmds) / sizeof(cmds[0]));
 	}
 	json_object_put(o);
 	raw_close(&r);
@@ -755,44 +807,432 @@ static void test_events(void)
 	stop(s);
 }
 
-static void test_block_serializes(void)
+static void wait_blocked(void)
+{
+	pthread_mutex_lock(&tc.lock);
+	while (!tc.blocked)
+		pthread_cond_wait(&tc.cond, &tc.lock);
+	pthread_mutex_unlock(&tc.lock);
+}
+
+static void release_block(void)
+{
+	pthread_mutex_lock(&tc.lock);
+	tc.release = true;
+	pthread_cond_broadcast(&tc.cond);
+	pthread_mutex_unlock(&tc.lock);
+}
+
+/*
+ * While an operation blocks (a guest that ignores hotplug, a slow hook):
+ * a second operation waits its turn, but queries, fast commands and
+ * events go through, and the blocked client's own requests stay in order.
+ */
+static void test_control_plane(void)
+{
+	struct qmp_server *s = start(0, 0);
+	struct json_object *o;
+	struct raw a, b, c;
+	long long t0;
+
+	open_client(&a);
+	open_client(&b);
+	open_client(&c);
+	negotiate(&a);
+	negotiate(&b);
+	negotiate(&c);
+	raw_send(&a, "{\"execute\": \"block\", \"id\": \"a\"}"
+		     "{\"execute\": \"ping\", \"id\": \"a2\"}");
+	wait_blocked();
+	/* Operations are serialised... */
+	raw_send(&b, "{\"execute\": \"echo\", \"id\": \"b\"}");
+	o = raw_recv(&b, 200);
+	CHECK(!o && !b.eof);
+	json_object_put(o);
+	CHECK_EQ(atomic_load(&tc.calls), 1);
+	/* ...but the rest of the control plane is not held up. */
+	t0 = t_now_ms();
+	o = req(&c, "{\"execute\": \"ping\", \"id\": \"c1\"}");
+	CHECK_STREQ(jstr(o, "id"), "c1");
+	json_object_put(o);
+	o = req(&c, "{\"execute\": \"look\", \"id\": \"c2\"}");
+	CHECK_STREQ(jstr(o, "id"), "c2");
+	CHECK_STREQ(json_object_get_string(jget(o, "return")), "looked");
+	json_object_put(o);
+	o = req(&c, "{\"execute\": \"query-commands\", \"id\": \"c3\"}");
+	CHECK_STREQ(jstr(o, "id"), "c3");
+	json_object_put(o);
+	CHECK(t_now_ms() - t0 < 2000);
+	/* Events reach everyone at once, the blocked client included. */
+	qmp_emit_event(s, "WHILE_BLOCKED", NULL);
+	o = raw_recv(&a, T_MS);
+	CHECK_STREQ(jstr(o, "event"), "WHILE_BLOCKED");
+	json_object_put(o);
+	o = raw_recv(&b, T_MS);
+	CHECK_STREQ(jstr(o, "event"), "WHILE_BLOCKED");
+	json_object_put(o);
+	o = raw_recv(&c, T_MS);
+	CHECK_STREQ(jstr(o, "event"), "WHILE_BLOCKED");
+	json_object_put(o);
+	/* a's second request waits for its first: replies stay in order. */
+	o = raw_recv(&a, 100);
+	CHECK(!o);
+	json_object_put(o);
+	release_block();
+	o = raw_reply(&a, T_MS);
+	CHECK_STREQ(jstr(o, "id"), "a");
+	json_object_put(o);
+	o = raw_reply(&a, T_MS);
+	CHECK_STREQ(jstr(o, "id"), "a2");
+	json_object_put(o);
+	o = raw_reply(&b, T_MS);
+	CHECK_STREQ(jstr(o, "id"), "b");
+	json_object_put(o);
+	CHECK_EQ(atomic_load(&tc.max_inside), 1);
+	raw_close(&a);
+	raw_close(&b);
+	raw_close(&c);
+	stop(s);
+}
+
+static void *emit_many(void *arg)
+{
+	for (int i = 0; i < 5000; i++)
+		qmp_emit_event(arg, "DEVICE_DELETED", NULL);
+	return NULL;
+}
+
+/*
+ * Events raised while a command runs reach the clients while it runs, and
+ * none is dropped however many come (they used to wait for the reply in a
+ * queue of 4096: a failed cpu-resize lost most of its DEVICE_DELETED).
+ */
+static void test_events_during_command(void)
 {
 	struct qmp_server *s = start(0, 0);
 	struct json_object *o;
 	struct raw a, b;
+	pthread_t th;
+	int got_a = 0, got_b = 0;
 
 	open_client(&a);
 	open_client(&b);
 	negotiate(&a);
 	negotiate(&b);
 	raw_send(&a, "{\"execute\": \"block\", \"id\": \"a\"}");
-	pthread_mutex_lock(&tc.lock);
-	while (!tc.blocked)
-		pthread_cond_wait(&tc.cond, &tc.lock);
-	pthread_mutex_unlock(&tc.lock);
-	/* While a handler blocks, nothing else runs... */
-	raw_send(&b, "{\"execute\": \"echo\", \"id\": \"b\"}");
-	o = raw_recv(&b, 200);
-	CHECK(!o && !b.eof);
-	CHECK_EQ(atomic_load(&tc.calls), 1);
-	/* ...and events wait too, but are not lost. */
-	qmp_emit_event(s, "WHILE_BLOCKED", NULL);
-	pthread_mutex_lock(&tc.lock);
-	tc.release = true;
-	pthread_cond_broadcast(&tc.cond);
-	pthread_mutex_unlock(&tc.lock);
+	wait_blocked();
+	pthread_create(&th, NULL, emit_many, s);
+	while (got_a < 5000 && (o = raw_recv(&a, T_MS))) {
+		got_a += !!jstr(o, "event");
+		CHECK(!jget(o, "return"));
+		json_object_put(o);
+	}
+	while (got_b < 5000 && (o = raw_recv(&b, T_MS))) {
+		got_b += !!jstr(o, "event");
+		json_object_put(o);
+	}
+	pthread_join(th, NULL);
+	CHECK_EQ(got_a, 5000);
+	CHECK_EQ(got_b, 5000);
+	release_block();
 	o = raw_reply(&a, T_MS);
 	CHECK_STREQ(jstr(o, "id"), "a");
 	json_object_put(o);
-	o = raw_recv(&b, T_MS);
-	CHECK_STREQ(jstr(o, "event"), "WHILE_BLOCKED");
+	/* From a handler too: all 6000 before its reply. */
+	raw_send(&a, "{\"execute\": \"flood\", \"arguments\": {\"n\": 6000}, "
+		     "\"id\": \"f\"}");
+	got_a = 0;
+	while ((o = raw_recv(&a, T_MS)) && jstr(o, "event")) {
+		got_a++;
+		json_object_put(o);
+	}
+	CHECK_EQ(got_a, 6000);
+	CHECK_STREQ(jstr(o, "id"), "f");
 	json_object_put(o);
-	o = raw_recv(&b, T_MS);
-	CHECK_STREQ(jstr(o, "id"), "b");
-	json_object_put(o);
-	CHECK_EQ(atomic_load(&tc.max_inside), 1);
 	raw_close(&a);
 	raw_close(&b);
+	stop(s);
+}
+
+/*
+ * A client that does not read: lossy events are skipped for it and it is
+ * told how many with EVENTS_LOST; the others all arrive, and it stays
+ * connected.
+ */
+static void test_slow_reader(void)
+{
+	struct qmp_server *s = start(0, 256 << 10);
+	struct json_object *o;
+	long long lost = 0;
+	int keep = 0, progress = 0, lost_events = 0;
+	bool replied = false;
+	struct raw a;
+
+	open_client(&a);
+	negotiate(&a);
+	/* 20000 events of ~170 bytes: far more than the socket holds. */
+	raw_send(&a, "{\"execute\": \"flood\", \"arguments\": {\"n\": 20000, "
+		     "\"keep\": 100, \"lossy\": true}, \"id\": \"f\"}");
+	usleep(300000); /* the handler is fast; give the writes time */
+	while ((o = raw_recv(&a, 1000))) {
+		const char *ev = jstr(o, "event");
+
+		if (ev && !strcmp(ev, "KEEP"))
+			keep++;
+		else if (ev && !strcmp(ev, "PROGRESS"))
+			progress++;
+		else if (ev && !strcmp(ev, QMP_EVENT_LOST)) {
+			lost_events++;
+			lost += json_object_get_int64(
+				jget(jget(o, "data"), "count"));
+		} else if (jstr(o, "id"))
+			replied = true;
+		json_object_put(o);
+	}
+	CHECK(!a.eof);
+	CHECK(replied);
+	CHECK_EQ(keep, 200);
+	CHECK(lost > 0);
+	CHECK(lost_events >= 1);
+	CHECK_EQ(progress + lost, 20000 - 200);
+	printf("# slow reader: %d progress events delivered, %lld lost in %d "
+	       "EVENTS_LOST\n",
+	       progress, lost, lost_events);
+	/* Still a working client. */
+	o = req(&a, "{\"execute\": \"ping\", \"id\": \"p\"}");
+	CHECK_STREQ(jstr(o, "id"), "p");
+	json_object_put(o);
+	raw_close(&a);
+	stop(s);
+}
+
+/* Bytes until a reply with "id": "last" arrives, for checks on the wire. */
+static size_t read_until_last(struct raw *r, char *buf, size_t cap)
+{
+	long long end = t_now_ms() + T_MS;
+	size_t len = 0;
+
+	while (len + 1 < cap && t_now_ms() < end) {
+		struct pollfd p = { .fd = r->fd, .events = POLLIN };
+		ssize_t n;
+
+		if (poll(&p, 1, 100) <= 0)
+			continue;
+		n = recv(r->fd, buf + len, cap - len - 1, 0);
+		if (n <= 0)
+			break;
+		len += n;
+		buf[len] = 0;
+		if (strstr(buf, "\"id\": \"last\"") ||
+		    strstr(buf, "\"id\":\"last\""))
+			break;
+	}
+	buf[len] = 0;
+	return len;
+}
+
+static bool valid_utf8(const unsigned char *p, size_t n)
+{
+	for (size_t i = 0; i < n;) {
+		unsigned char b = p[i];
+		size_t k = b < 0x80	    ? 0
+			   : (b >> 5) == 6  ? 1
+			   : (b >> 4) == 14 ? 2
+			   : (b >> 3) == 30 ? 3
+					    : 9;
+
+		if (k == 9 || i + k >= n + (k ? 0 : 1))
+			return false;
+		for (size_t j = 1; j <= k; j++)
+			if ((p[i + j] & 0xc0) != 0x80)
+				return false;
+		i += k + 1;
+	}
+	return true;
+}
+
+/* Issue 8, item 7: the parser's smaller wrong answers. */
+static void test_parse_resync(void)
+{
+	struct qmp_server *s = start(0, 0);
+	static char buf[65536];
+	struct json_object *o;
+	struct raw r;
+	size_t n;
+
+	open_client(&r);
+	negotiate(&r);
+	/* A truncated request, then a valid one on the next line. */
+	raw_send(&r, "{\"execute\": \"echo\", \"id\": 1\n"
+		     "{\"execute\": \"echo\", \"id\": 2}\n");
+	o = raw_reply(&r, T_MS);
+	CHECK_STREQ(err_class(o), "GenericError");
+	CHECK(err_desc(o) && !strncmp(err_desc(o), "JSON parse error, ", 18));
+	json_object_put(o);
+	o = raw_reply(&r, T_MS);
+	CHECK_EQ(json_object_get_int(jget(o, "id")), 2);
+	CHECK(jget(o, "return"));
+	json_object_put(o);
+	/* The same, with the new request split over two writes. */
+	raw_send(&r, "{\"execute\": \"echo\", \"id\": 3,\n  {\"exec");
+	usleep(20000);
+	raw_send(&r, "ute\": \"echo\", \"id\": 4}\n");
+	o = raw_reply(&r, T_MS);
+	CHECK_STREQ(err_class(o), "GenericError");
+	json_object_put(o);
+	o = raw_reply(&r, T_MS);
+	CHECK_EQ(json_object_get_int(jget(o, "id")), 4);
+	json_object_put(o);
+	/* Bytes that are not UTF-8: an error, and every reply is UTF-8. */
+	raw_send(&r,
+		 "{\"execute\": \"ec\xff\xfeho\", \"id\": \"\xc3\"}\n"
+		 "{\"execute\": \"no\xe2\x82such\", \"id\": 5}\n"
+		 "{\"execute\": \"echo\", \"arguments\": {\"\xf0\x28\": 1}}\n"
+		 "{\"execute\": \"echo\", \"arguments\": {\"s\": "
+		 "\"caf\xc3\xa9\"}, \"id\": \"last\"}\n");
+	n = read_until_last(&r, buf, sizeof(buf));
+	CHECK(valid_utf8((unsigned char *)buf, n));
+	CHECK(strstr(buf, "caf\xc3\xa9") != NULL);
+	CHECK(!strstr(buf, "\xff"));
+	{
+		const char *p = buf;
+		int errors = 0;
+
+		while ((p = strstr(p, "JSON parse error")))
+			errors++, p++;
+		CHECK_EQ(errors, 3);
+	}
+	/* Duplicate keys are an error, at any depth; the same key in two
+	 * objects is not. */
+	expect_error(&r, "{\"execute\": \"echo\", \"execute\": \"echo\"}",
+		     "GenericError", NULL);
+	o = req(&r, "{\"execute\": \"echo\", \"arguments\": {\"a\": 1, "
+		    "\"a\": 2}, \"id\": 6}");
+	CHECK_STREQ(err_class(o), "GenericError");
+	CHECK(err_desc(o) && strstr(err_desc(o), "duplicate key"));
+	json_object_put(o);
+	expect_error(&r,
+		     "{\"execute\": \"echo\", \"arguments\": {\"x\": [{\"b\": "
+		     "1, \"b\": {\"c\": 1}}]}}",
+		     "GenericError", NULL);
+	o = req(&r,
+		"{\"execute\": \"echo\", \"arguments\": {\"a\": {\"a\": "
+		"\"x:y\", 'q': \"a\\\":\"}, /* c: d */ \"b\": [{\"a\": 1}]}, "
+		"\"id\": 7}");
+	CHECK_EQ(json_object_get_int(jget(o, "id")), 7);
+	CHECK(jget(o, "return"));
+	json_object_put(o);
+	raw_close(&r);
+	stop(s);
+}
+
+/*
+ * Clients that never negotiate are closed after the timeout, so idle
+ * connections cannot lock everyone out; a negotiated one may stay.
+ */
+static void test_negotiate_timeout(void)
+{
+	struct qmp_server *s = start_opts((struct qmp_server_opts){
+		.max_clients = 4,
+		.negotiate_timeout_ms = 300,
+	});
+	struct json_object *o;
+	struct raw idle[3], keeper, late;
+
+	open_client(&keeper);
+	negotiate(&keeper);
+	for (int i = 0; i < 3; i++)
+		open_client(&idle[i]);
+	wait_clients(s, 4);
+	/* Full: the fifth is refused... */
+	CHECK_EQ(raw_open(&late, td.path), 0);
+	o = raw_recv(&late, T_MS);
+	CHECK_STREQ(err_class(o), "GenericError");
+	json_object_put(o);
+	raw_close(&late);
+	/* ...until the idle ones are closed. */
+	for (int i = 0; i < 3; i++) {
+		o = raw_recv(&idle[i], T_MS);
+		CHECK_STREQ(err_class(o), "GenericError");
+		json_object_put(o);
+		o = raw_recv(&idle[i], T_MS);
+		CHECK(!o && idle[i].eof);
+		raw_close(&idle[i]);
+	}
+	wait_clients(s, 1);
+	open_client(&late);
+	negotiate(&late);
+	usleep(400000);
+	o = req(&keeper, "{\"execute\": \"ping\", \"id\": \"k\"}");
+	CHECK_STREQ(jstr(o, "id"), "k");
+	json_object_put(o);
+	o = req(&late, "{\"execute\": \"ping\", \"id\": \"l\"}");
+	CHECK_STREQ(jstr(o, "id"), "l");
+	json_object_put(o);
+	raw_close(&keeper);
+	raw_close(&late);
+	stop(s);
+}
+
+/*
+ * In a child with other credentials: 1 if it got the greeting, 0 if the
+ * server refused it with an error, 2 if the socket file did.
+ */
+static int connect_as(uid_t uid, gid_t gid, const gid_t *groups, int ngroups)
+{
+	pid_t pid = fork();
+	int st;
+
+	if (pid == 0) {
+		struct raw r;
+		struct json_object *o;
+
+		if (setgroups(ngroups, groups) || setgid(gid) || setuid(uid))
+			_exit(3);
+		if (raw_open(&r, td.path))
+			_exit(2);
+		o = raw_recv(&r, T_MS);
+		_exit(jget(o, "QMP") ? 1 : err_class(o) ? 0 : 4);
+	}
+	if (pid < 0 || waitpid(pid, &st, 0) != pid || !WIFEXITED(st))
+		return -1;
+	return WEXITSTATUS(st);
+}
+
+/* Deliverable 2: SO_PEERCRED, and --api-group. */
+static void test_peer_credentials(void)
+{
+	const gid_t grp = 4242, nobody = 65534;
+	struct qmp_server *s;
+	struct stat st;
+
+	if (geteuid()) {
+		printf("# not root: cannot connect as another uid; skipped\n");
+		return;
+	}
+	s = start(0, 0);
+	CHECK_EQ(chmod(td.dir, 0711), 0);
+	CHECK_EQ(stat(td.path, &st), 0);
+	CHECK_EQ(st.st_mode & 0777, 0600);
+	CHECK_EQ(connect_as(nobody, nobody, NULL, 0), 2);
+	/* Past the file mode, the credential check still refuses. */
+	CHECK_EQ(chmod(td.path, 0666), 0);
+	CHECK_EQ(connect_as(0, 0, NULL, 0), 1);
+	CHECK_EQ(connect_as(nobody, nobody, NULL, 0), 0);
+	CHECK_EQ(connect_as(nobody, grp, NULL, 0), 0);
+	stop(s);
+
+	s = start_opts(
+		(struct qmp_server_opts){ .api_group = true, .api_gid = grp });
+	CHECK_EQ(chmod(td.dir, 0711), 0);
+	CHECK_EQ(stat(td.path, &st), 0);
+	CHECK_EQ(st.st_mode & 0777, 0660);
+	CHECK_EQ(st.st_gid, grp);
+	CHECK_EQ(connect_as(nobody, grp, NULL, 0), 1);
+	CHECK_EQ(connect_as(nobody, nobody, &grp, 1), 1);
+	CHECK_EQ(connect_as(nobody, nobody, NULL, 0), 2);
+	CHECK_EQ(chmod(td.path, 0666), 0);
+	CHECK_EQ(connect_as(nobody, nobody, NULL, 0), 0);
 	stop(s);
 }
 
@@ -935,6 +1375,8 @@ CHECK_MAIN(TEST(test_greeting), TEST(test_negotiation), TEST(test_id_echo),
 	   TEST(test_error_classes), TEST(test_malformed),
 	   TEST(test_long_request), TEST(test_many_clients),
 	   TEST(test_disconnect_mid_request), TEST(test_never_reads),
-	   TEST(test_events), TEST(test_block_serializes),
-	   TEST(test_concurrent_clients), TEST(test_stop_no_leaks),
-	   TEST(test_socket_path))
+	   TEST(test_events), TEST(test_control_plane),
+	   TEST(test_events_during_command), TEST(test_slow_reader),
+	   TEST(test_parse_resync), TEST(test_negotiate_timeout),
+	   TEST(test_peer_credentials), TEST(test_concurrent_clients),
+	   TEST(test_stop_no_leaks), TEST(test_socket_path))
