@@ -1,0 +1,172 @@
+#!/bin/sh
+# Linux-guest benchmark, hotvm and QEMU side by side in one nested-lab run
+# (tools/lab), booting the same Debian kernel (PVH vmlinux) and initramfs
+# (tools/lab/guest/init) on the lab's real KVM:
+#   boot    process start -> the guest's "ready" line
+#   add k   QMP device_add -> the guest's "online: <cpulist>" line with k CPUs
+#   del k   QMP device_del -> DEVICE_DELETED (k CPUs before the removal)
+# for k = 2..MAX (boot with 1, add one by one up to MAX, remove one by one),
+# REPS runs of each VMM, alternating which goes first.  Prints the medians
+# and the hotvm/QEMU ratios, and writes every raw figure to a JSON file.
+# A benchmark, not a test.  CLOCK_MONOTONIC inside the lab (tools/bench_linux_qmp.c).
+#
+#   tools/bench-linux.sh [-r REPS] [-m MAX] [-b BUILD] [-o JSON] [-l LOG] [-t SECONDS]
+#     -r  runs of each VMM (default 3)
+#     -m  most CPUs (default 4; 2..64)
+#     -b  build directory with vmm/hotvm and lab-cache (default build)
+#     -o  the JSON file (default BUILD/bench-linux.json)
+#     -l  the lab's console log (default BUILD/bench-linux.log)
+#     -t  the lab's timeout (default from REPS and MAX)
+# Defaults take about 3 minutes on a quiet host (8 on a busy one).  Needs cc with -static and json-c
+# (libjson-c-dev), python3, and what tools/lab/lab.sh needs.
+set -eu
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+reps=3
+max=4
+build=$top/build
+json=
+log=
+timeout=
+
+while getopts r:m:b:o:l:t:h opt; do
+	case $opt in
+	r) reps=$OPTARG ;;
+	m) max=$OPTARG ;;
+	b) build=$OPTARG ;;
+	o) json=$OPTARG ;;
+	l) log=$OPTARG ;;
+	t) timeout=$OPTARG ;;
+	*) sed -n '2,20p' "$0"; exit 2 ;;
+	esac
+done
+case $reps$max in *[!0-9]*) echo "bench-linux: -r and -m take numbers" >&2; exit 2 ;; esac
+[ "$reps" -ge 1 ] && [ "$max" -ge 2 ] && [ "$max" -le 64 ] ||
+	{ echo "bench-linux: need -r >= 1 and 2 <= -m <= 64" >&2; exit 2; }
+json=${json:-$build/bench-linux.json}
+log=${log:-$build/bench-linux.log}
+# A boot takes 15-40 s in the lab (80 s on a busy host), a hotplug step 1-3 s.
+timeout=${timeout:-$((120 + reps * 2 * (120 + max * 20)))}
+hotvm=$build/vmm/hotvm
+[ -x "$hotvm" ] || { echo "bench-linux: $hotvm not built (ninja -C $build)" >&2; exit 2; }
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT INT TERM
+
+# The QMP driver runs inside the lab: static when the toolchain can.
+drv=$tmp/bench-linux-qmp
+cc -O2 -Wall -static -o "$drv" "$top/tools/bench_linux_qmp.c" -ljson-c 2>"$tmp/cc.err" ||
+	cc -O2 -Wall -o "$drv" "$top/tools/bench_linux_qmp.c" -ljson-c ||
+	{ cat "$tmp/cc.err" >&2; echo "bench-linux: cannot build the QMP driver (libjson-c-dev?)" >&2; exit 2; }
+
+echo "bench-linux: $reps runs of each VMM, 1..$max CPUs, in the nested lab (timeout ${timeout}s)" >&2
+# The lab's kernel sometimes freezes under TCG with nothing on its console:
+# where lab.sh can tell (--silence), boot it again; the driver prints a
+# progress line after every boot and hot-add, well within 180 s.
+lab_extra=
+if "$top/tools/lab/lab.sh" --help | grep -q -e '--silence'; then
+	lab_extra="--silence 180 --retries 2"
+fi
+status=0
+# shellcheck disable=SC2086  # lab_extra is words
+"$top/tools/lab/lab.sh" --cache "$build/lab-cache" --smp 1 --linux-guest --with-qemu $lab_extra \
+	--hotvm "$hotvm" --bin "$drv" \
+	--add "$top/tools/lab/bench-linux-inner.sh:/lab/bench-linux-inner.sh" \
+	--run "sh /lab/bench-linux-inner.sh $reps $max" \
+	--log "$log" --quiet --timeout "$timeout" || status=$?
+
+grep -a '^BENCH-ERROR' "$log" | tr -d '\r' >&2 || :
+
+pstatus=0
+python3 - "$log" "$json" "$reps" "$max" "$status" <<'EOF' || pstatus=$?
+import json, statistics, sys, time, platform
+
+logf, out, reps, mx, status = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5])
+runs, info, errors = [], [], []
+for line in open(logf, 'rb').read().decode('utf-8', 'replace').splitlines():
+    line = line.strip('\r')
+    if line.startswith('BENCH-JSON: '):
+        runs.append(json.loads(line[len('BENCH-JSON: '):]))
+    elif line.startswith('BENCH-INFO: '):
+        info.append(line[len('BENCH-INFO: '):])
+    elif line.startswith('BENCH-ERROR: '):
+        errors.append(line[len('BENCH-ERROR: '):])
+
+def med(v):
+    v = [x for x in v if x is not None and x >= 0]
+    return statistics.median(v) if v else None
+
+# rows: (label, key function over one run -> list of values)
+rows = [('boot to ready', lambda r: [r['boot_ms']])]
+for k in range(2, mx + 1):
+    rows.append(('add k=%d (to online)' % k,
+                 lambda r, k=k: [a['online_ms'] for a in r['add'] if a['k'] == k]))
+rows.append(('add, all k', lambda r: [a['online_ms'] for a in r['add']]))
+for k in range(mx, 1, -1):
+    rows.append(('del k=%d (to DEVICE_DELETED)' % k,
+                 lambda r, k=k: [d['deleted_ms'] for d in r['del'] if d['k'] == k]))
+rows.append(('del, all k', lambda r: [d['deleted_ms'] for d in r['del']]))
+def first_ost(d, key):
+    return [d['osts'][0][key]] if d['osts'] else []
+
+extra = [
+    ('boot: first console line', lambda r: [r['first_line_ms']]),
+    ('boot: guest printk clock at last line', lambda r: [r['printk_s'] * 1e3]),
+    ('add: device_add reply', lambda r: [a['reply_ms'] for a in r['add']]),
+    ('add: ACPI_DEVICE_OST (insert)', lambda r: [a['ost_ms'] for a in r['add']]),
+    ('del: device_del reply', lambda r: [d['reply_ms'] for d in r['del']]),
+    ('del: eject OST received', lambda r: [x for d in r['del'] for x in first_ost(d, 'ms')]),
+    ('del: eject OST stamped', lambda r: [x for d in r['del'] for x in first_ost(d, 'stamp_ms')]),
+    ('del: CPU gone from online:', lambda r: [d['offline_ms'] for d in r['del']]),
+]
+
+def table(rows):
+    res = []
+    for label, f in rows:
+        m = {}
+        for vmm in ('hotvm', 'qemu'):
+            m[vmm] = med([x for r in runs if r['vmm'] == vmm for x in f(r)])
+        ratio = m['hotvm'] / m['qemu'] if m['hotvm'] is not None and m['qemu'] else None
+        res.append((label, m['hotvm'], m['qemu'], ratio))
+    return res
+
+def fmt(v, r=False):
+    if v is None:
+        return '-'
+    return '%.2f' % v if r else '%.1f' % v
+
+n = {v: sum(1 for r in runs if r['vmm'] == v) for v in ('hotvm', 'qemu')}
+main, more = table(rows), table(extra)
+print('Linux guest in the nested lab, median ms over %d hotvm / %d QEMU runs (%s)'
+      % (n['hotvm'], n['qemu'], time.strftime('%Y-%m-%d')))
+for i in info:
+    print('  ' + i)
+print()
+print('| operation | hotvm ms | QEMU ms | hotvm/QEMU |')
+print('|---|---:|---:|---:|')
+for label, h, q, ratio in main:
+    print('| %s | %s | %s | %s |' % (label, fmt(h), fmt(q), fmt(ratio, True)))
+print()
+print('Also (medians; hotplug rows over all k):')
+for label, h, q, ratio in more:
+    print('  %-38s hotvm %8s  QEMU %8s  ratio %s' % (label, fmt(h), fmt(q), fmt(ratio, True)))
+
+doc = {
+    'benchmark': 'tools/bench-linux.sh',
+    'date': time.strftime('%Y-%m-%dT%H:%M:%S%z'),
+    'host': platform.node(),
+    'reps': reps, 'max': mx, 'lab_status': status,
+    'lab_info': info, 'errors': errors,
+    'units': 'ms, CLOCK_MONOTONIC inside the lab; -1: the event never came',
+    'medians': [{'operation': l, 'hotvm': h, 'qemu': q, 'ratio': r} for l, h, q, r in main + more],
+    'runs': runs,
+}
+with open(out, 'w') as f:
+    json.dump(doc, f, indent=1)
+print('\nraw figures: %s' % out)
+if len(runs) != 2 * reps:
+    print('bench-linux: %d of %d runs gave figures' % (len(runs), 2 * reps), file=sys.stderr)
+    sys.exit(1)
+EOF
+[ "$status" = 0 ] || echo "bench-linux: the lab exited with status $status (log: $log)" >&2
+[ "$status" = 0 ] && [ "$pstatus" = 0 ]

@@ -1,0 +1,786 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * bench-linux-qmp: one run of tools/bench-linux.sh's scenario against one
+ * VMM (hotvm or QEMU) booting a Linux guest, inside the nested lab.  It
+ * starts the VMM with the console in a file and QMP on a unix socket, then
+ * times, with CLOCK_MONOTONIC:
+ *   boot    process start -> the guest's "ready" line
+ *   add k   device_add -> an "online: <cpulist>" line with k CPUs (k = 2..max)
+ *   del k   device_del -> DEVICE_DELETED (k = max..2: CPUs before the removal)
+ * and, for the record, the QMP reply of each command, the first
+ * ACPI_DEVICE_OST after it and, for a removal, the "online:" line without
+ * the CPU.  It waits on QMP events and on the console file as it grows
+ * (inotify), never on sleeps.  One line on stdout:
+ *   BENCH-JSON: {"vmm": ..., "boot_ms": ..., "add": [...], "del": [...]}
+ * or BENCH-ERROR: <why> (exit status 1).  A benchmark, not a test.
+ *
+ *   bench-linux-qmp --vmm hotvm|qemu --kernel VMLINUX [--initrd INITRD]
+ *                   [--max N] [--mem MB] [--cmdline TEXT] [--bin PATH]
+ *                   [--dir DIR] [--rep N] [--timeout S] [--cpu MODEL]
+ *
+ * Built by tools/bench-linux.sh with plain cc (-static, json-c).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <json-c/json.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/inotify.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define MAX_CPUS 64
+
+static struct {
+	const char *vmm, *kernel, *initrd, *bin, *dir, *cmdline, *cpu;
+	unsigned int max, mem, rep, timeout_s;
+} opt = { .max = 4,
+	  .mem = 512,
+	  .dir = "/tmp",
+	  .cmdline = "console=ttyS0",
+	  .cpu = "host",
+	  .timeout_s = 120 };
+
+static char console_path[512], sock_path[100], stderr_path[512];
+static pid_t child = -1;
+static double t_start; /* ms, CLOCK_MONOTONIC */
+
+/* The console: read as it grows, split in lines. */
+static int con_fd = -1, ino_fd = -1;
+static char con_line[4096];
+static size_t con_len;
+static char last_lines[8][256];
+static unsigned int nr_last;
+
+/* What the console said most recently (consumed by the waits). */
+static bool seen_ready;
+static double first_line_at;  /* the first console line (firmware or kernel) */
+static double printk_s = -1;  /* the last kernel printk time before "ready" */
+static int online_count = -1; /* CPUs in the last "online:" line */
+static char online_list[256];
+/* The first "online:" line with want_count CPUs read since want_since. */
+static int want_count;
+static double want_since, online_at;
+static char match_list[256];
+
+/* QMP. */
+static int qmp_fd = -1;
+static char qmp_buf[1 << 16];
+static size_t qmp_len;
+
+static double now_ms(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
+}
+
+static void stop_child(void)
+{
+	if (child > 0) {
+		kill(child, SIGKILL);
+		waitpid(child, NULL, 0);
+		child = -1;
+	}
+}
+
+static void __attribute__((noreturn, format(printf, 1, 2)))
+fail(const char *fmt, ...)
+{
+	va_list ap;
+	char buf[1024];
+	int f;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	printf("BENCH-ERROR: %s rep %u: %s\n", opt.vmm, opt.rep, buf);
+	for (unsigned int i = 0; i < nr_last && i < 8; i++)
+		printf("BENCH-ERROR:   console: %s\n",
+		       last_lines[(nr_last - (nr_last < 8 ? nr_last : 8) + i) %
+				  8]);
+	f = open(stderr_path, O_RDONLY);
+	if (f >= 0) {
+		char e[2048];
+		ssize_t n = read(f, e, sizeof(e) - 1);
+
+		if (n > 0) {
+			e[n] = 0;
+			for (char *l = strtok(e, "\n"); l;
+			     l = strtok(NULL, "\n"))
+				printf("BENCH-ERROR:   stderr: %s\n", l);
+		}
+		close(f);
+	}
+	fflush(stdout);
+	stop_child();
+	exit(1);
+}
+
+/* Number of CPUs in a Linux cpulist ("0-2,5"); -1 if it is not one. */
+static int cpulist_count(const char *s)
+{
+	int n = 0;
+
+	while (*s) {
+		char *end;
+		long a = strtol(s, &end, 10), b;
+
+		if (end == s)
+			return -1;
+		b = a;
+		if (*end == '-') {
+			s = end + 1;
+			b = strtol(s, &end, 10);
+			if (end == s || b < a)
+				return -1;
+		}
+		n += (int)(b - a + 1);
+		s = end;
+		if (*s == ',')
+			s++;
+		else if (*s)
+			return -1;
+	}
+	return n;
+}
+
+static void console_line(char *l, double t)
+{
+	size_t n = strlen(l);
+	char *p;
+
+	while (n && (l[n - 1] == '\r' || l[n - 1] == ' '))
+		l[--n] = 0;
+	snprintf(last_lines[nr_last++ % 8], sizeof(last_lines[0]), "%s", l);
+	if (!first_line_at && *l)
+		first_line_at = t;
+	if (!seen_ready && l[0] == '[') {
+		char *end;
+		double v = strtod(l + 1, &end);
+
+		if (end != l + 1 && *end == ']')
+			printk_s = v;
+	}
+	/* Linux's init prints "ready"; the tiny guest "ready: ..." */
+	if (!strcmp(l, "ready") || !strncmp(l, "ready: ", 7))
+		seen_ready = true;
+	/* Kernel messages may share the line: look for the words anywhere. */
+	p = strstr(l, "online: ");
+	if (p) {
+		int c = cpulist_count(p + 8);
+
+		if (c > 0) {
+			online_count = c;
+			snprintf(online_list, sizeof(online_list), "%s", p + 8);
+		}
+		if (c == want_count && want_since && !online_at &&
+		    t >= want_since) {
+			online_at = t;
+			snprintf(match_list, sizeof(match_list), "%s", p + 8);
+		}
+	}
+}
+
+static void console_read(void)
+{
+	char buf[4096];
+	ssize_t n;
+	double t = now_ms();
+
+	if (con_fd < 0) {
+		con_fd = open(console_path, O_RDONLY | O_CLOEXEC);
+		if (con_fd < 0)
+			return;
+	}
+	while ((n = read(con_fd, buf, sizeof(buf))) > 0)
+		for (ssize_t i = 0; i < n; i++) {
+			if (buf[i] == '\n') {
+				con_line[con_len] = 0;
+				console_line(con_line, t);
+				con_len = 0;
+			} else if (con_len < sizeof(con_line) - 1 &&
+				   buf[i] != 0) {
+				con_line[con_len++] = buf[i];
+			}
+		}
+}
+
+/* QMP: one JSON object per line from the server. */
+static void qmp_send(const char *fmt, ...)
+{
+	va_list ap;
+	char buf[2048];
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(buf, sizeof(buf) - 1, fmt, ap);
+	va_end(ap);
+	buf[n++] = '\n';
+	if (write(qmp_fd, buf, n) != n)
+		fail("QMP write: %s", strerror(errno));
+}
+
+static struct json_object *ms(double t, double t0);
+
+/* An event's "timestamp" (CLOCK_REALTIME), in ms; 0 without one. */
+static double stamp_ms(struct json_object *m)
+{
+	struct json_object *ts, *sec, *usec;
+
+	if (!json_object_object_get_ex(m, "timestamp", &ts) ||
+	    !json_object_object_get_ex(ts, "seconds", &sec) ||
+	    !json_object_object_get_ex(ts, "microseconds", &usec))
+		return 0;
+	return json_object_get_int64(sec) * 1e3 +
+	       json_object_get_int64(usec) / 1e3;
+}
+
+static double real_ms(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_REALTIME, &t);
+	return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
+}
+
+struct waiter {
+	/* What has arrived, with the time it was seen (0: not yet). */
+	double reply_at, ost_at, deleted_at;
+	struct json_object *reply; /* "return" value, owned */
+	struct json_object *osts; /* [{"ms", "status"}] of this device, owned */
+	double t0;
+	double t0_real; /* CLOCK_REALTIME at t0, for the events' timestamps */
+	double deleted_stamp;
+	const char *id; /* the device of this step */
+	int ost_source; /* ACPI_DEVICE_OST source: 1 insert, 3 eject */
+};
+
+/* ACPI_DEVICE_OST's {"info": {"device": id, "source": n, ...}} */
+static bool ost_matches(struct json_object *m, struct waiter *w)
+{
+	struct json_object *d, *info, *o;
+
+	return json_object_object_get_ex(m, "data", &d) &&
+	       json_object_object_get_ex(d, "info", &info) &&
+	       json_object_object_get_ex(info, "device", &o) &&
+	       !strcmp(json_object_get_string(o), w->id) &&
+	       json_object_object_get_ex(info, "source", &o) &&
+	       json_object_get_int(o) == w->ost_source;
+}
+
+static void qmp_message(struct json_object *m, struct waiter *w, double t)
+{
+	struct json_object *o, *d;
+
+	if (json_object_object_get_ex(m, "error", &o)) {
+		struct json_object *desc;
+
+		json_object_object_get_ex(o, "desc", &desc);
+		fail("QMP error: %s", json_object_get_string(desc));
+	}
+	if (json_object_object_get_ex(m, "return", &o)) {
+		if (w && !w->reply_at) {
+			w->reply_at = t;
+			w->reply = json_object_get(o);
+		}
+		return;
+	}
+	if (!json_object_object_get_ex(m, "event", &o) || !w)
+		return;
+	if (!w->id)
+		return;
+	if (!strcmp(json_object_get_string(o), "ACPI_DEVICE_OST")) {
+		if (ost_matches(m, w)) {
+			struct json_object *e = json_object_new_object(), *st;
+
+			if (!w->ost_at)
+				w->ost_at = t;
+			json_object_object_add(e, "ms", ms(t, w->t0));
+			json_object_object_add(e, "stamp_ms",
+					       ms(stamp_ms(m), w->t0_real));
+			json_object_object_get_ex(m, "data", &d);
+			json_object_object_get_ex(d, "info", &d);
+			if (json_object_object_get_ex(d, "status", &st))
+				json_object_object_add(e, "status",
+						       json_object_get(st));
+			json_object_array_add(w->osts, e);
+		}
+	} else if (!strcmp(json_object_get_string(o), "DEVICE_DELETED") &&
+		   !w->deleted_at && json_object_object_get_ex(m, "data", &d) &&
+		   json_object_object_get_ex(d, "device", &o) &&
+		   !strcmp(json_object_get_string(o), w->id)) {
+		w->deleted_at = t;
+		w->deleted_stamp = stamp_ms(m);
+	}
+}
+
+static void qmp_read(struct waiter *w)
+{
+	ssize_t n =
+		read(qmp_fd, qmp_buf + qmp_len, sizeof(qmp_buf) - 1 - qmp_len);
+	double t = now_ms();
+	char *nl, *s;
+
+	if (n == 0)
+		fail("QMP: the VMM closed the socket");
+	if (n < 0) {
+		if (errno == EINTR || errno == EAGAIN)
+			return;
+		fail("QMP read: %s", strerror(errno));
+	}
+	qmp_len += n;
+	qmp_buf[qmp_len] = 0;
+	s = qmp_buf;
+	while ((nl = strchr(s, '\n'))) {
+		struct json_object *m;
+
+		*nl = 0;
+		m = json_tokener_parse(s);
+		if (m) {
+			qmp_message(m, w, t);
+			json_object_put(m);
+		}
+		s = nl + 1;
+	}
+	qmp_len -= s - qmp_buf;
+	memmove(qmp_buf, s, qmp_len);
+	if (qmp_len == sizeof(qmp_buf) - 1)
+		fail("QMP: message too long");
+}
+
+/*
+ * Wait until done(w) or the timeout, reading the console as it grows and
+ * QMP messages as they come.  The child exiting is a failure.
+ */
+static void wait_for(bool (*done)(struct waiter *), struct waiter *w,
+		     const char *what)
+{
+	double deadline = now_ms() + opt.timeout_s * 1e3;
+
+	for (;;) {
+		struct pollfd p[2] = { { .fd = ino_fd, .events = POLLIN },
+				       { .fd = qmp_fd, .events = POLLIN } };
+		double left;
+		int st;
+
+		console_read();
+		if (done(w))
+			return;
+		if (waitpid(child, &st, WNOHANG) == child) {
+			child = -1;
+			fail("the VMM exited (status 0x%x) waiting for %s", st,
+			     what);
+		}
+		left = deadline - now_ms();
+		if (left <= 0)
+			fail("timeout (%u s) waiting for %s", opt.timeout_s,
+			     what);
+		/* The 100 ms cap only notices a VMM that died quietly. */
+		if (poll(p, qmp_fd >= 0 ? 2 : 1,
+			 left < 100 ? (int)left + 1 : 100) < 0 &&
+		    errno != EINTR)
+			fail("poll: %s", strerror(errno));
+		if (p[0].revents & POLLIN) {
+			char ev[4096];
+
+			while (read(ino_fd, ev, sizeof(ev)) > 0)
+				;
+		}
+		if (qmp_fd >= 0 && (p[1].revents & (POLLIN | POLLHUP)))
+			qmp_read(w);
+	}
+}
+
+static bool is_ready(struct waiter *w)
+{
+	(void)w;
+	return seen_ready;
+}
+
+static bool has_reply(struct waiter *w)
+{
+	return w->reply_at;
+}
+
+static bool add_done(struct waiter *w)
+{
+	return w->reply_at && online_at;
+}
+
+static bool del_done(struct waiter *w)
+{
+	return w->reply_at && w->deleted_at && online_at;
+}
+
+/* Start of a step: the console line to look for has want CPUs. */
+static double step(struct waiter *w, int want, const char *id, int source)
+{
+	memset(w, 0, sizeof(*w));
+	w->id = id;
+	w->ost_source = source;
+	w->osts = json_object_new_array();
+	want_count = want;
+	online_at = 0;
+	w->t0_real = real_ms();
+	return w->t0 = want_since = now_ms();
+}
+
+static void spawn(void)
+{
+	char mem[32], smp[96], cpus[64], qmp[600], serial[600];
+	const char *argv[40];
+	int n = 0, fd;
+
+	if (!strcmp(opt.vmm, "hotvm")) {
+		snprintf(cpus, sizeof(cpus), "boot=1,max=%u", opt.max);
+		snprintf(mem, sizeof(mem), "%uM", opt.mem);
+		snprintf(serial, sizeof(serial), "file:%s", console_path);
+		argv[n++] = opt.bin ? opt.bin : "hotvm";
+		argv[n++] = "run";
+		argv[n++] = "--kernel";
+		argv[n++] = opt.kernel;
+		if (opt.initrd) {
+			argv[n++] = "--initrd";
+			argv[n++] = opt.initrd;
+		}
+		argv[n++] = "--cmdline";
+		argv[n++] = opt.cmdline;
+		argv[n++] = "--cpus";
+		argv[n++] = cpus;
+		argv[n++] = "--memory";
+		argv[n++] = mem;
+		argv[n++] = "--api-socket";
+		argv[n++] = sock_path;
+		argv[n++] = "--serial";
+		argv[n++] = serial;
+	} else {
+		snprintf(smp, sizeof(smp),
+			 "1,maxcpus=%u,sockets=%u,cores=1,threads=1", opt.max,
+			 opt.max);
+		snprintf(mem, sizeof(mem), "%u", opt.mem);
+		snprintf(qmp, sizeof(qmp), "unix:%s,server=on,wait=off",
+			 sock_path);
+		snprintf(serial, sizeof(serial), "file:%s", console_path);
+		argv[n++] = opt.bin ? opt.bin : "qemu-system-x86_64";
+		argv[n++] = "-accel";
+		argv[n++] = "kvm";
+		argv[n++] = "-M";
+		argv[n++] = "q35";
+		argv[n++] = "-cpu";
+		argv[n++] = opt.cpu;
+		argv[n++] = "-m";
+		argv[n++] = mem;
+		argv[n++] = "-smp";
+		argv[n++] = smp;
+		argv[n++] = "-nographic";
+		argv[n++] = "-monitor";
+		argv[n++] = "none";
+		argv[n++] = "-nic";
+		argv[n++] = "none";
+		argv[n++] = "-no-reboot";
+		argv[n++] = "-kernel";
+		argv[n++] = opt.kernel;
+		if (opt.initrd) {
+			argv[n++] = "-initrd";
+			argv[n++] = opt.initrd;
+		}
+		argv[n++] = "-append";
+		argv[n++] = opt.cmdline;
+		argv[n++] = "-qmp";
+		argv[n++] = qmp;
+		argv[n++] = "-serial";
+		argv[n++] = serial;
+	}
+	argv[n] = NULL;
+
+	t_start = now_ms();
+	child = fork();
+	if (child < 0)
+		fail("fork: %s", strerror(errno));
+	if (child == 0) {
+		fd = open("/dev/null", O_RDONLY);
+		dup2(fd, 0);
+		fd = open(stderr_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		dup2(fd, 1);
+		dup2(fd, 2);
+		execvp(argv[0], (char **)argv);
+		fprintf(stderr, "exec %s: %s\n", argv[0], strerror(errno));
+		_exit(127);
+	}
+}
+
+static void qmp_connect(void)
+{
+	struct sockaddr_un a = { .sun_family = AF_UNIX };
+	double deadline = now_ms() + 10e3;
+	struct waiter w = { 0 };
+
+	snprintf(a.sun_path, sizeof(a.sun_path), "%s", sock_path);
+	for (;;) {
+		qmp_fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+		if (!connect(qmp_fd, (struct sockaddr *)&a, sizeof(a)))
+			break;
+		close(qmp_fd);
+		qmp_fd = -1;
+		if (now_ms() > deadline)
+			fail("cannot connect to %s: %s", sock_path,
+			     strerror(errno));
+		/* Only before the socket exists; nothing timed waits here. */
+		usleep(2000);
+	}
+	/* The greeting is not a "return"; capabilities negotiation is. */
+	qmp_send("{\"execute\": \"qmp_capabilities\"}");
+	wait_for(has_reply, &w, "qmp_capabilities");
+	json_object_put(w.reply);
+}
+
+struct slot {
+	char type[64], id[16], props[256];
+	long socket;
+	bool plugged;
+};
+
+/* query-hotpluggable-cpus -> the slots, by socket-id. */
+static unsigned int query_slots(struct slot *s)
+{
+	struct waiter w = { 0 };
+	unsigned int n = 0;
+
+	qmp_send("{\"execute\": \"query-hotpluggable-cpus\"}");
+	wait_for(has_reply, &w, "query-hotpluggable-cpus");
+	for (size_t i = 0;
+	     i < json_object_array_length(w.reply) && n < MAX_CPUS; i++) {
+		struct json_object *e = json_object_array_get_idx(w.reply, i);
+		struct json_object *t, *p, *sk;
+		const char *ps;
+
+		if (!json_object_object_get_ex(e, "type", &t) ||
+		    !json_object_object_get_ex(e, "props", &p) ||
+		    !json_object_object_get_ex(p, "socket-id", &sk))
+			continue;
+		snprintf(s[n].type, sizeof(s[n].type), "%s",
+			 json_object_get_string(t));
+		s[n].socket = json_object_get_int64(sk);
+		snprintf(s[n].id, sizeof(s[n].id), "cpu%ld", s[n].socket);
+		/* The props, as returned, without the braces: device_add's. */
+		ps = json_object_to_json_string_ext(p, JSON_C_TO_STRING_PLAIN);
+		snprintf(s[n].props, sizeof(s[n].props), "%.*s",
+			 (int)strlen(ps) - 2, ps + 1);
+		s[n].plugged = json_object_object_get_ex(e, "qom-path", &t);
+		n++;
+	}
+	json_object_put(w.reply);
+	/* Ascending socket-id: both VMMs list them descending. */
+	for (unsigned int i = 1; i < n; i++)
+		for (unsigned int j = i; j > 0 && s[j].socket < s[j - 1].socket;
+		     j--) {
+			struct slot x = s[j];
+
+			s[j] = s[j - 1];
+			s[j - 1] = x;
+		}
+	return n;
+}
+
+/* ms with 3 decimals; -1 for an event that never came. */
+static struct json_object *ms(double t, double t0)
+{
+	char b[32];
+
+	if (!t)
+		return json_object_new_int(-1);
+	snprintf(b, sizeof(b), "%.3f", t - t0);
+	return json_object_new_double_s(t - t0, b);
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option lo[] = {
+		{ "vmm", 1, 0, 'v' },	 { "kernel", 1, 0, 'k' },
+		{ "initrd", 1, 0, 'i' }, { "max", 1, 0, 'm' },
+		{ "mem", 1, 0, 'M' },	 { "cmdline", 1, 0, 'c' },
+		{ "bin", 1, 0, 'b' },	 { "dir", 1, 0, 'd' },
+		{ "rep", 1, 0, 'r' },	 { "timeout", 1, 0, 't' },
+		{ "cpu", 1, 0, 'C' },	 { 0, 0, 0, 0 },
+	};
+	struct slot slots[MAX_CPUS];
+	struct json_object *out, *adds, *dels;
+	struct waiter w;
+	unsigned int nslots, k;
+	double boot_ms;
+	int c;
+
+	while ((c = getopt_long(argc, argv, "", lo, NULL)) != -1)
+		switch (c) {
+		case 'v':
+			opt.vmm = optarg;
+			break;
+		case 'k':
+			opt.kernel = optarg;
+			break;
+		case 'i':
+			opt.initrd = optarg;
+			break;
+		case 'm':
+			opt.max = atoi(optarg);
+			break;
+		case 'M':
+			opt.mem = atoi(optarg);
+			break;
+		case 'c':
+			opt.cmdline = optarg;
+			break;
+		case 'b':
+			opt.bin = optarg;
+			break;
+		case 'd':
+			opt.dir = optarg;
+			break;
+		case 'r':
+			opt.rep = atoi(optarg);
+			break;
+		case 't':
+			opt.timeout_s = atoi(optarg);
+			break;
+		case 'C':
+			opt.cpu = optarg;
+			break;
+		default:
+			return 2;
+		}
+	if (!opt.vmm || !opt.kernel || strlen(opt.dir) > 80 ||
+	    (strcmp(opt.vmm, "hotvm") && strcmp(opt.vmm, "qemu")) ||
+	    opt.max < 2 || opt.max > MAX_CPUS) {
+		fprintf(stderr,
+			"usage: bench-linux-qmp --vmm hotvm|qemu "
+			"--kernel K [--initrd I] [--max 2..64] [--mem MB]"
+			" [--cmdline T] [--bin P] [--dir D] [--rep N]"
+			" [--timeout S] [--cpu QEMU-CPU]\n");
+		return 2;
+	}
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	snprintf(console_path, sizeof(console_path), "%s/%s-%u.console",
+		 opt.dir, opt.vmm, opt.rep);
+	snprintf(sock_path, sizeof(sock_path), "%s/%s-%u.qmp", opt.dir, opt.vmm,
+		 opt.rep);
+	snprintf(stderr_path, sizeof(stderr_path), "%s/%s-%u.stderr", opt.dir,
+		 opt.vmm, opt.rep);
+	unlink(console_path);
+	unlink(sock_path);
+
+	/* The directory's watch sees the console file appear and grow. */
+	ino_fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+	if (ino_fd < 0 ||
+	    inotify_add_watch(ino_fd, opt.dir, IN_CREATE | IN_MODIFY) < 0)
+		fail("inotify on %s: %s", opt.dir, strerror(errno));
+
+	spawn();
+	wait_for(is_ready, NULL, "the guest's \"ready\" line");
+	boot_ms = now_ms() - t_start;
+	if (online_count != 1)
+		fail("the guest booted with %d CPUs online (%s), not 1",
+		     online_count, online_list);
+
+	/* Progress, for a lab that takes a silent console for a frozen one. */
+	printf("BENCH-PROGRESS: %s rep %u: ready after %.0f ms\n", opt.vmm,
+	       opt.rep, boot_ms);
+	qmp_connect();
+	nslots = query_slots(slots);
+	if (nslots != opt.max)
+		fail("query-hotpluggable-cpus: %u slots, not %u", nslots,
+		     opt.max);
+
+	out = json_object_new_object();
+	json_object_object_add(out, "vmm", json_object_new_string(opt.vmm));
+	json_object_object_add(out, "rep", json_object_new_int(opt.rep));
+	json_object_object_add(out, "max", json_object_new_int(opt.max));
+	json_object_object_add(out, "boot_ms", ms(boot_ms, 0));
+	json_object_object_add(out, "first_line_ms",
+			       ms(first_line_at, t_start));
+	json_object_object_add(out, "printk_s",
+			       json_object_new_double(printk_s));
+	adds = json_object_new_array();
+	dels = json_object_new_array();
+
+	/* Add sockets 1..max-1 one by one: k CPUs after each. */
+	for (k = 2; k <= opt.max; k++) {
+		struct slot *s = &slots[k - 1];
+		struct json_object *r = json_object_new_object();
+		double t0;
+
+		if (s->plugged)
+			fail("slot %ld is already plugged", s->socket);
+		t0 = step(&w, k, s->id, 1);
+		qmp_send("{\"execute\": \"device_add\", \"arguments\": "
+			 "{\"driver\": \"%s\", \"id\": \"%s\", %s}}",
+			 s->type, s->id, s->props);
+		wait_for(add_done, &w, "the new CPU online");
+		json_object_object_add(r, "k", json_object_new_int(k));
+		json_object_object_add(r, "online_ms", ms(online_at, t0));
+		json_object_object_add(r, "reply_ms", ms(w.reply_at, t0));
+		json_object_object_add(r, "ost_ms", ms(w.ost_at, t0));
+		json_object_object_add(r, "osts", w.osts);
+		json_object_object_add(r, "online",
+				       json_object_new_string(match_list));
+		json_object_array_add(adds, r);
+		printf("BENCH-PROGRESS: %s rep %u: %u CPUs\n", opt.vmm, opt.rep,
+		       k);
+		json_object_put(w.reply);
+	}
+	/* Remove them, the last added first: k CPUs before each. */
+	for (k = opt.max; k >= 2; k--) {
+		struct slot *s = &slots[k - 1];
+		struct json_object *r = json_object_new_object();
+		double t0;
+
+		t0 = step(&w, k - 1, s->id, 3);
+		qmp_send("{\"execute\": \"device_del\", \"arguments\": "
+			 "{\"id\": \"%s\"}}",
+			 s->id);
+		wait_for(del_done, &w, "DEVICE_DELETED and the CPU offline");
+		json_object_object_add(r, "k", json_object_new_int(k));
+		json_object_object_add(r, "deleted_ms", ms(w.deleted_at, t0));
+		json_object_object_add(r, "deleted_stamp_ms",
+				       ms(w.deleted_stamp, w.t0_real));
+		json_object_object_add(r, "reply_ms", ms(w.reply_at, t0));
+		json_object_object_add(r, "ost_ms", ms(w.ost_at, t0));
+		json_object_object_add(r, "offline_ms", ms(online_at, t0));
+		json_object_object_add(r, "osts", w.osts);
+		json_object_object_add(r, "online",
+				       json_object_new_string(match_list));
+		json_object_array_add(dels, r);
+		json_object_put(w.reply);
+	}
+	json_object_object_add(out, "add", adds);
+	json_object_object_add(out, "del", dels);
+
+	/* Quit; a VMM that does not go within 10 s is killed. */
+	qmp_send("{\"execute\": \"quit\"}");
+	for (int i = 0; i < 1000 && child > 0; i++) {
+		if (waitpid(child, NULL, WNOHANG) == child)
+			child = -1;
+		else
+			usleep(10000);
+	}
+	json_object_object_add(out, "quit_clean",
+			       json_object_new_boolean(child < 0));
+	stop_child();
+	printf("BENCH-JSON: %s\n",
+	       json_object_to_json_string_ext(out, JSON_C_TO_STRING_PLAIN));
+	json_object_put(out);
+	unlink(sock_path);
+	return 0;
+}
