@@ -346,8 +346,7 @@ int cli_parse_run(int argc, char **argv, struct cli_run_opts *o)
 				return -EINVAL;
 			}
 			o->api_socket = v;
-		} else if ((m = opt_value(argc, argv, &i, "--api-group",
-					  &v))) {
+		} else if ((m = opt_value(argc, argv, &i, "--api-group", &v))) {
 			if (m < 0)
 				return -EINVAL;
 			if (!*v) {
