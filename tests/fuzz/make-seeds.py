@@ -121,6 +121,11 @@ def qmp():
         + '"}}\n').encode("latin-1"))
 
 
+    # Issue 8 item 7: echoed raw today; fails with HOTVM_FUZZ_STRICT_UTF8=1.
+    write("qmp", "invalid-utf8", bytes([1, 0, 0, 0, 0])
+          + b'{"execute":"q\xffx"}\n{"execute":"query-status","id":"\xc3"}\n')
+
+
 # ---- fuzz_pvh.c / fuzz_bzimage.c: [mode][ram][min] + 8 + image ----
 def loaders(boot_stub, bz_stub):
     with open(boot_stub, "rb") as f:
