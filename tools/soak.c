@@ -1,0 +1,242 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * soak: one VM (the tiny guest), thousands of random hot-adds, removals,
+ * resizes and host-side injected faults, while other clients query it
+ * without pause.  Every SAMPLE cycles the VM is brought back to its boot
+ * CPUs and its fds, threads and RSS are sampled: fds and threads must come
+ * back exactly, RSS must stay within a bound after the first sample.  The
+ * guest's own online list must match hotvm's after every operation.
+ *
+ *   HOTVM=build/vmm/hotvm soak [CYCLES [CLIENTS]]
+ *
+ * Prints the samples and the operation counts; exits 1 if a line is not
+ * flat or the guest and hotvm disagree.  A bounded run is a meson test.
+ */
+#include <errno.h>
+#include <json-c/json.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "vmproc.h"
+
+#define MAX_CPUS     8
+#define SAMPLE	     100
+#define RSS_SLACK_KB 4096
+#define MAX_CLIENTS  8
+#define MAX_SAMPLES  256
+
+static struct vmproc v;
+static _Atomic bool stop;
+static _Atomic unsigned long queries, query_errors;
+
+static const char *const host_faults[] = { "host:prepare", "vcpu:create",
+					   "guest:ap-starting", "online" };
+
+static long rss_kb(pid_t pid)
+{
+	char path[64], line[256];
+	long kb = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", pid);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, "VmRSS:", 6))
+			kb = strtol(line + 6, NULL, 10);
+	fclose(f);
+	return kb;
+}
+
+/* Another orchestrator that only looks: queries as fast as replies come. */
+static void *client(void *arg)
+{
+	static const char *const cmds[] = { "query-cpus-fast",
+					    "query-hotpluggable-cpus",
+					    "query-cpuhp", "query-status" };
+	struct qmp_client_error err;
+	struct qmp_client *c;
+	unsigned int i = (unsigned int)(uintptr_t)arg;
+
+	if (qmp_client_connect(v.sock, 1, 10000, &c, &err)) {
+		printf("# client %u: %s\n", i, err.desc);
+		atomic_fetch_add(&query_errors, 1);
+		return NULL;
+	}
+	while (!atomic_load(&stop)) {
+		struct json_object *r = NULL;
+
+		if (qmp_client_execute(c, cmds[i++ % 4], NULL, &r, &err,
+				       30000)) {
+			printf("# query: %s\n", err.desc);
+			atomic_fetch_add(&query_errors, 1);
+		}
+		json_object_put(r);
+		atomic_fetch_add(&queries, 1);
+	}
+	qmp_client_close(c);
+	return NULL;
+}
+
+/* What hotvm says is online, as a mask, from query-cpuhp. */
+static unsigned int host_online(void)
+{
+	struct json_object *r = NULL;
+	unsigned int mask = 0;
+
+	if (vmproc_qmp(&v, "query-cpuhp", &r, NULL, 0, NULL))
+		return ~0u;
+	for (unsigned int c = 0; c < MAX_CPUS; c++) {
+		const char *n = vmproc_str(vmproc_cpu(r, c), "host", "name");
+
+		if (n && !strcmp(n, "online"))
+			mask |= 1u << c;
+	}
+	json_object_put(r);
+	return mask;
+}
+
+static void cpulist(unsigned int mask, char *buf, size_t len)
+{
+	size_t n = 0;
+
+	buf[0] = 0;
+	for (int c = 0; c < MAX_CPUS; c++) {
+		int e = c;
+
+		if (!(mask & (1u << c)))
+			continue;
+		while (e + 1 < MAX_CPUS && (mask & (1u << (e + 1))))
+			e++;
+		n += (size_t)snprintf(buf + n, len - n, n ? ",%d" : "%d", c);
+		if (e > c)
+			n += (size_t)snprintf(buf + n, len - n, "-%d", e);
+		c = e;
+	}
+}
+
+/* One random operation; counts what it did in ops[]. */
+static void one_op(unsigned int mask, unsigned long ops[5])
+{
+	unsigned int cpu = 1 + (unsigned int)rand() % (MAX_CPUS - 1);
+	bool on = mask & (1u << cpu);
+
+	switch (rand() % 5) {
+	case 0:
+	case 1:
+		if (on)
+			vmproc_qmp(&v, "device_del", NULL, NULL, 0,
+				   "{\"id\": \"s%u\"}", cpu);
+		else
+			vmproc_qmp(&v, "device_add", NULL, NULL, 0,
+				   "{\"driver\": \"host-x86_64-cpu\", "
+				   "\"id\": \"s%u\", \"socket-id\": %u}",
+				   cpu, cpu);
+		ops[on ? 1 : 0]++;
+		break;
+	case 2:
+		vmproc_qmp(&v, "cpu-resize", NULL, NULL, 0, "{\"count\": %d}",
+			   1 + rand() % MAX_CPUS);
+		ops[2]++;
+		break;
+	case 3:
+		/* A fault on the next add of an offline CPU: it must roll back. */
+		if (on)
+			break;
+		vmproc_qmp(&v, "cpuhp-inject-fault", NULL, NULL, 0,
+			   "{\"cpu\": %u, \"side\": \"host\", \"state\": "
+			   "\"%s\"}",
+			   cpu, host_faults[rand() % 4]);
+		vmproc_qmp(&v, "cpu-hotplug", NULL, NULL, 0,
+			   "{\"cpu\": %u, \"state\": \"online\"}", cpu);
+		ops[3]++;
+		break;
+	default:
+		vmproc_qmp(&v, "query-cpuhp", NULL, NULL, 0, NULL);
+		ops[4]++;
+		break;
+	}
+}
+
+int main(int argc, char **argv)
+{
+	static const char *const extra[] = { "--hotplug-timeout", "10000",
+					     NULL };
+	unsigned int cycles = argc > 1 ? (unsigned int)atoi(argv[1]) : 2000;
+	unsigned int nclients = argc > 2 ? (unsigned int)atoi(argv[2]) : 3;
+	int fds[MAX_SAMPLES], threads[MAX_SAMPLES];
+	long rss[MAX_SAMPLES];
+	unsigned int nsamples = 0, disagree = 0;
+	unsigned long ops[5] = { 0 };
+	pthread_t tids[MAX_CLIENTS];
+	bool flat = true;
+	char want[64];
+
+	if (nclients > MAX_CLIENTS)
+		nclients = MAX_CLIENTS;
+	srand(12345);
+	if (vmproc_start(&v, "boot=1,max=8", "", extra)) {
+		printf("soak: the VM did not start\n");
+		return 2;
+	}
+	/* Create every slot's fd once: parked fds are part of the baseline. */
+	vmproc_qmp(&v, "cpu-resize", NULL, NULL, 0, "{\"count\": %d}",
+		   MAX_CPUS);
+	vmproc_qmp(&v, "cpu-resize", NULL, NULL, 0, "{\"count\": 1}");
+	for (unsigned int i = 0; i < nclients; i++)
+		pthread_create(&tids[i], NULL, client, (void *)(uintptr_t)i);
+
+	for (unsigned int n = 0; n <= cycles; n++) {
+		unsigned int mask = host_online();
+
+		cpulist(mask, want, sizeof(want));
+		if (mask == ~0u || vmproc_wait_online(&v, want, 30000)) {
+			printf("# cycle %u: hotvm says %s, the guest %s\n", n,
+			       want, v.online);
+			disagree++;
+		}
+		if (n % SAMPLE == 0 && nsamples < MAX_SAMPLES) {
+			vmproc_qmp(&v, "cpu-resize", NULL, NULL, 0,
+				   "{\"count\": 1}");
+			vmproc_wait_online(&v, "0", 30000);
+			fds[nsamples] = vmproc_fds(&v);
+			threads[nsamples] =
+				vmproc_threads(&v, nsamples ? threads[0] : -1);
+			rss[nsamples] = rss_kb(v.pid);
+			printf("sample %4u: fds %d threads %d rss %ld KiB\n", n,
+			       fds[nsamples], threads[nsamples], rss[nsamples]);
+			fflush(stdout);
+			nsamples++;
+			continue;
+		}
+		one_op(mask, ops);
+	}
+	atomic_store(&stop, true);
+	for (unsigned int i = 0; i < nclients; i++)
+		pthread_join(tids[i], NULL);
+
+	for (unsigned int i = 1; i < nsamples; i++) {
+		if (fds[i] != fds[0] || threads[i] != threads[0])
+			flat = false;
+		if (i > 1 && rss[i] > rss[1] + RSS_SLACK_KB)
+			flat = false;
+	}
+	printf("soak: %u cycles: %lu adds, %lu removals, %lu resizes, %lu "
+	       "injected faults, %lu queries; %lu queries from %u other "
+	       "clients (%lu failed)\n",
+	       cycles, ops[0], ops[1], ops[2], ops[3], ops[4],
+	       atomic_load(&queries), nclients, atomic_load(&query_errors));
+	printf("soak: fds %d -> %d, threads %d -> %d, rss %ld -> %ld KiB; "
+	       "%u disagreements; %s\n",
+	       fds[0], fds[nsamples - 1], threads[0], threads[nsamples - 1],
+	       rss[0], rss[nsamples - 1], disagree, flat ? "flat" : "NOT FLAT");
+	if (vmproc_stop(&v) != 0) {
+		printf("soak: hotvm did not exit cleanly\n");
+		return 1;
+	}
+	return flat && !disagree && !atomic_load(&query_errors) ? 0 : 1;
+}
