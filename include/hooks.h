@@ -8,6 +8,18 @@
  * with the same facts in HOTVM_VM, HOTVM_CPU, HOTVM_STATE and
  * HOTVM_DIRECTION.  Exit 0 lets the step go on; any other exit, a signal or
  * the timeout fails the step, which the state table then rolls back.
+ *
+ * What a hook gets, whatever state the VMM is in:
+ *  - an environment of PATH (the VMM's, or a standard one) and the four
+ *    HOTVM_* variables, nothing else;
+ *  - stdin from /dev/null, stdout and stderr into a pipe the VMM logs
+ *    (the first HOOKS_OUTPUT_MAX bytes and HOOKS_OUTPUT_LINES lines, line
+ *    by line, prefixed with the hook, CPU and state, then how many more
+ *    bytes were dropped); no other descriptor;
+ *  - an empty signal mask and every signal at its default action;
+ *  - a process group of its own: when the hook exits or is killed at the
+ *    timeout, whatever is still in that group is killed (SIGKILL).  A
+ *    process meant to outlive the hook must leave the group (setsid).
  */
 #ifndef HOTVM_HOOKS_H
 #define HOTVM_HOOKS_H
@@ -17,6 +29,8 @@
 
 #define HOOKS_MAX	      16
 #define HOOKS_DEFAULT_TIMEOUT 10000 /* ms */
+#define HOOKS_OUTPUT_MAX      4096  /* bytes of one call's output logged */
+#define HOOKS_OUTPUT_LINES    64    /* and lines */
 
 struct hooks {
 	const char *paths[HOOKS_MAX];

@@ -1,7 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* Hooks: arguments and environment, veto, signal, timeout, bad paths. */
+/*
+ * Hooks: arguments and environment, veto, signal, timeout, bad paths, and
+ * what a hook may not take from the VMM or leave behind: its process group,
+ * its signal state, its descriptors, its environment, an unbounded log.
+ */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -120,6 +126,353 @@ static void test_timeout_kills_and_reaps(void)
 	free((void *)p);
 }
 
+static long elapsed_ms(const struct timespec *t0)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (t.tv_sec - t0->tv_sec) * 1000 +
+	       (t.tv_nsec - t0->tv_nsec) / 1000000;
+}
+
+/* The pid a hook wrote to @name in the test directory, or -1. */
+static pid_t read_pid(const char *name)
+{
+	char path[300];
+	long pid = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	if (fscanf(f, "%ld", &pid) != 1)
+		pid = -1;
+	fclose(f);
+	return (pid_t)pid;
+}
+
+/*
+ * Whether @pid is dead (gone, or a zombie its new parent has not reaped
+ * yet), allowing a second for a SIGKILL to land.
+ */
+static bool pid_dead(pid_t pid)
+{
+	struct timespec t0;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	do {
+		char path[64], stat[512], *p;
+		FILE *f;
+
+		snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+		f = fopen(path, "r");
+		if (!f)
+			return true;
+		p = fgets(stat, sizeof(stat), f);
+		fclose(f);
+		p = p ? strrchr(stat, ')') : NULL;
+		if (!p || (p[1] == ' ' && (p[2] == 'Z' || p[2] == 'X')))
+			return true;
+		usleep(20000);
+	} while (elapsed_ms(&t0) < 1000);
+	return false;
+}
+
+/* Checks that the hook's child in @name is dead; kills it if not. */
+static void check_child_dead(const char *name)
+{
+	pid_t pid = read_pid(name);
+
+	CHECK(pid > 0);
+	if (pid <= 0)
+		return;
+	CHECK(pid_dead(pid));
+	kill(pid, SIGKILL);
+}
+
+static void test_timeout_kills_the_process_group(void)
+{
+	struct hooks h;
+	char err[512] = "";
+	const char *p = strdup(script("hang-kids",
+				      "sleep 30 & echo $! > \"$(dirname "
+				      "\"$0\")/kid-timeout\"\nexec sleep 30"));
+
+	hooks_init(&h, "vm0", 300);
+	CHECK_EQ(hooks_add(&h, p, err, sizeof(err)), 0);
+	CHECK_EQ(hooks_run(&h, 2, "host:prepare", true, err, sizeof(err)),
+		 -ETIMEDOUT);
+	check_child_dead("kid-timeout");
+	CHECK_EQ(count_children(), 0);
+	free((void *)p);
+}
+
+static void test_exit_kills_leftover_children(void)
+{
+	struct hooks h;
+	char err[512] = "";
+	const char *p =
+		strdup(script("leave-kids", "sleep 30 & echo $! > \"$(dirname "
+					    "\"$0\")/kid-exit\"\nexit 0"));
+
+	hooks_init(&h, "vm0", 5000);
+	CHECK_EQ(hooks_add(&h, p, err, sizeof(err)), 0);
+	CHECK_EQ(hooks_run(&h, 1, "online", true, err, sizeof(err)), 0);
+	check_child_dead("kid-exit");
+	free((void *)p);
+}
+
+/* A child that left the group keeps the output pipe: no wait for it. */
+static void test_escaped_child_does_not_hold_the_call(void)
+{
+	struct hooks h;
+	char err[512] = "";
+	struct timespec t0;
+	const char *p = strdup(script("escape",
+				      "setsid sleep 30 & echo $! > \"$(dirname "
+				      "\"$0\")/kid-escaped\"\nexit 0"));
+	pid_t pid;
+
+	hooks_init(&h, "vm0", 5000);
+	CHECK_EQ(hooks_add(&h, p, err, sizeof(err)), 0);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	CHECK_EQ(hooks_run(&h, 1, "online", true, err, sizeof(err)), 0);
+	CHECK(elapsed_ms(&t0) < 3000);
+	pid = read_pid("kid-escaped");
+	if (pid > 0)
+		kill(pid, SIGKILL);
+	free((void *)p);
+}
+
+/* One "Sig...:" line of /proc/PID/status as a hook recorded it. */
+static unsigned long long status_mask(const char *file, const char *key)
+{
+	char path[300], line[256];
+	unsigned long long v = ~0ULL;
+	size_t n = strlen(key);
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, file);
+	f = fopen(path, "r");
+	if (!f)
+		return v;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, key, n) && line[n] == ':')
+			v = strtoull(line + n + 1, NULL, 16);
+	fclose(f);
+	return v;
+}
+
+/*
+ * The VMM blocks its stop signals and the vCPU kick in every thread and
+ * ignores SIGPIPE; a hook must start with none of that.
+ */
+static void test_clean_signal_state(void)
+{
+	struct hooks h;
+	char err[512] = "";
+	const char *p = strdup(
+		script("sigs", "# builtins only: dash blocks every signal "
+			       "while it forks\n"
+			       "while read -r l; do echo \"$l\"; done "
+			       "</proc/$$/status >\"$(dirname "
+			       "\"$0\")/sigs-out\""));
+	sigset_t set, old;
+	void (*old_pipe)(int);
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGUSR1);
+	pthread_sigmask(SIG_BLOCK, &set, &old);
+	old_pipe = signal(SIGPIPE, SIG_IGN);
+
+	hooks_init(&h, "vm0", 5000);
+	CHECK_EQ(hooks_add(&h, p, err, sizeof(err)), 0);
+	CHECK_EQ(hooks_run(&h, 1, "online", true, err, sizeof(err)), 0);
+	CHECK_EQ(status_mask("sigs-out", "SigBlk"), 0);
+	/* Signals 1..31 (glibc keeps its own above them). */
+	CHECK_EQ(status_mask("sigs-out", "SigIgn") & 0x7fffffffULL, 0);
+
+	signal(SIGPIPE, old_pipe);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	free((void *)p);
+}
+
+/* PATH and the HOTVM_* facts only (and the PWD the shell sets itself). */
+static void test_minimal_environment(void)
+{
+	static const char *const allowed[] = {
+		"PATH=",	"HOTVM_VM=",	    "HOTVM_CPU=",
+		"HOTVM_STATE=", "HOTVM_DIRECTION=", "PWD="
+	};
+	struct hooks h;
+	char err[512] = "", path[300], line[4096];
+	const char *p =
+		strdup(script("env", "env > \"$(dirname \"$0\")/env-out\""));
+	int lines = 0, path_seen = 0, unexpected = 0;
+	FILE *f;
+
+	setenv("HOTVM_TEST_SECRET", "do-not-pass", 1);
+	hooks_init(&h, "vm0", 5000);
+	CHECK_EQ(hooks_add(&h, p, err, sizeof(err)), 0);
+	CHECK_EQ(hooks_run(&h, 4, "vcpu:create", true, err, sizeof(err)), 0);
+	unsetenv("HOTVM_TEST_SECRET");
+
+	snprintf(path, sizeof(path), "%s/env-out", dir);
+	f = fopen(path, "r");
+	CHECK(f != NULL);
+	while (f && fgets(line, sizeof(line), f)) {
+		bool ok = false;
+
+		for (size_t i = 0; i < sizeof(allowed) / sizeof(allowed[0]);
+		     i++)
+			ok |= !strncmp(line, allowed[i], strlen(allowed[i]));
+		if (!ok && unexpected++ < 3)
+			printf("# unexpected in a hook's environment: %s",
+			       line);
+		path_seen += !strncmp(line, "PATH=", 5);
+		lines++;
+	}
+	if (f)
+		fclose(f);
+	CHECK_EQ(unexpected, 0);
+	CHECK_EQ(path_seen, 1);
+	CHECK(lines >= 5);
+	free((void *)p);
+}
+
+/* A descriptor the VMM left without close-on-exec still stays with it. */
+static void test_no_inherited_descriptors(void)
+{
+	struct hooks h;
+	char err[512] = "";
+	const char *p = strdup(
+		script("fds", "[ -e /proc/$$/fd/50 ] && exit 9\nexit 0"));
+	int fd = open("/dev/null", O_RDONLY);
+
+	CHECK(fd >= 0);
+	CHECK_EQ(dup2(fd, 50), 50);
+	hooks_init(&h, "vm0", 5000);
+	CHECK_EQ(hooks_add(&h, p, err, sizeof(err)), 0);
+	CHECK_EQ(hooks_run(&h, 1, "online", true, err, sizeof(err)), 0);
+	close(50);
+	close(fd);
+	free((void *)p);
+}
+
+/* Hook output goes to stderr: the tests send stderr to a file. */
+static int stderr_saved = -1;
+
+static void capture_stderr(void)
+{
+	char path[300];
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/log", dir);
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	stderr_saved = dup(STDERR_FILENO);
+	CHECK(fd >= 0 && stderr_saved >= 0);
+	fflush(stderr);
+	dup2(fd, STDERR_FILENO);
+	close(fd);
+}
+
+/* Restores stderr; what was captured, malloc'd, and its size. */
+static char *captured_stderr(long *size)
+{
+	char path[300], *log = NULL;
+	FILE *f;
+
+	fflush(stderr);
+	dup2(stderr_saved, STDERR_FILENO);
+	close(stderr_saved);
+	*size = 0;
+	snprintf(path, sizeof(path), "%s/log", dir);
+	f = fopen(path, "r");
+	CHECK(f != NULL);
+	if (f) {
+		fseek(f, 0, SEEK_END);
+		*size = ftell(f);
+		rewind(f);
+		log = calloc(1, (size_t)*size + 1);
+		if (log && fread(log, 1, (size_t)*size, f) != (size_t)*size)
+			log[0] = '\0';
+		fclose(f);
+	}
+	return log;
+}
+
+/*
+ * 1 MB of output: the log gets the first HOOKS_OUTPUT_MAX bytes line by
+ * line, prefixed, and one line saying how much was dropped.
+ */
+static void test_output_is_bounded_and_logged(void)
+{
+	struct hooks h;
+	char err[512] = "", want[600], *log;
+	const char *p = strdup(script("chatty",
+				      "echo hello\nprintf 'esc\\033[2J\\n'\n"
+				      "echo to-stderr >&2\n"
+				      "head -c 1000000 /dev/zero | tr '\\000' "
+				      "x"));
+	long size;
+
+	capture_stderr();
+	hooks_init(&h, "vm0", 10000);
+	CHECK_EQ(hooks_add(&h, p, err, sizeof(err)), 0);
+	CHECK_EQ(hooks_run(&h, 5, "online", true, err, sizeof(err)), 0);
+	log = captured_stderr(&size);
+
+	CHECK(size > HOOKS_OUTPUT_MAX);
+	CHECK(size < 3 * HOOKS_OUTPUT_MAX);
+	snprintf(want, sizeof(want),
+		 "hotvm: hook %s (cpu 5, online up): hello\n", p);
+	CHECK(log && strstr(log, want) == log);
+	snprintf(want, sizeof(want),
+		 "hotvm: hook %s (cpu 5, online up): to-stderr\n", p);
+	CHECK(log && strstr(log, want));
+	/* A control character cannot reach the log (or a terminal). */
+	snprintf(want, sizeof(want),
+		 "hotvm: hook %s (cpu 5, online up): esc?[2J\n", p);
+	CHECK(log && strstr(log, want));
+	/* 6 + 8 + 10 + 1000000 bytes written, 4096 kept. */
+	snprintf(want, sizeof(want),
+		 "hotvm: hook %s (cpu 5, online up): %d more bytes of output "
+		 "dropped",
+		 p, 1000024 - HOOKS_OUTPUT_MAX);
+	CHECK(log && strstr(log, want));
+	if (log && !strstr(log, want))
+		printf("# log ends: %s\n", log + (size > 300 ? size - 300 : 0));
+	free(log);
+	free((void *)p);
+}
+
+/* A hook that writes without pause still meets its timeout. */
+static void test_endless_output_meets_the_timeout(void)
+{
+	struct hooks h;
+	char err[512] = "", *log;
+	const char *p = strdup(script("yes", "exec yes"));
+	struct timespec t0;
+	long size;
+
+	capture_stderr();
+	hooks_init(&h, "vm0", 300);
+	CHECK_EQ(hooks_add(&h, p, err, sizeof(err)), 0);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	CHECK_EQ(hooks_run(&h, 1, "online", true, err, sizeof(err)),
+		 -ETIMEDOUT);
+	CHECK(elapsed_ms(&t0) < 3000);
+	log = captured_stderr(&size);
+	CHECK(size < 3 * HOOKS_OUTPUT_MAX);
+	CHECK(log && strstr(log, "more bytes of output dropped"));
+	CHECK_EQ(count_children(), 0);
+	free(log);
+	free((void *)p);
+}
+
 static void test_bad_paths_are_refused(void)
 {
 	struct hooks h;
@@ -157,4 +510,12 @@ static void test_setup(void)
 
 CHECK_MAIN(TEST(test_setup), TEST(test_arguments_and_environment),
 	   TEST(test_nonzero_exit_vetoes), TEST(test_signal_vetoes),
-	   TEST(test_timeout_kills_and_reaps), TEST(test_bad_paths_are_refused))
+	   TEST(test_timeout_kills_and_reaps),
+	   TEST(test_timeout_kills_the_process_group),
+	   TEST(test_exit_kills_leftover_children),
+	   TEST(test_escaped_child_does_not_hold_the_call),
+	   TEST(test_clean_signal_state), TEST(test_minimal_environment),
+	   TEST(test_no_inherited_descriptors),
+	   TEST(test_output_is_bounded_and_logged),
+	   TEST(test_endless_output_meets_the_timeout),
+	   TEST(test_bad_paths_are_refused))
