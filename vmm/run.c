@@ -495,12 +495,26 @@ static void wait_for_stop(struct machine *m)
 }
 
 /*
- * SIGINT/SIGTERM arrive through a signalfd, so they must be blocked in every
- * thread: block them before any vCPU thread exists.  The kick signal is
- * blocked here too and unblocked by each vCPU thread.
+ * The signals that stop the machine as SIGTERM does, with the socket
+ * removed and every thread joined: each whose default action would kill the
+ * VMM on the spot.  Not the faults (SIGSEGV, SIGBUS, SIGILL, SIGFPE,
+ * SIGTRAP, SIGABRT, SIGSYS), which must still end it at once, nor the
+ * vCPU kick (SIGUSR1), nor the real-time signals, which keep their default.
+ */
+static const int stop_signals[] = {
+	SIGHUP,	 SIGINT,    SIGQUIT, SIGTERM, SIGUSR2,
+	SIGALRM, SIGVTALRM, SIGPROF, SIGXCPU, SIGPWR,
+};
+
+/*
+ * The stop signals arrive through a signalfd, so they must be blocked in
+ * every thread: block them before any vCPU thread exists.  The kick signal
+ * is blocked here too and unblocked by each vCPU thread.
  */
 static int setup_signals(struct machine *m)
 {
+	const size_t nr = sizeof(stop_signals) / sizeof(stop_signals[0]);
+	struct sigaction hup;
 	sigset_t set;
 	int ret;
 
@@ -509,18 +523,26 @@ static int setup_signals(struct machine *m)
 		return ret;
 	/* A closed console pipe must not kill the VMM mid-run. */
 	signal(SIGPIPE, SIG_IGN);
+	/*
+	 * A SIGHUP ignored by nohup stays ignored and out of the set:
+	 * surviving the hangup is what was asked, and a blocked signal is
+	 * queued even when ignored.
+	 */
+	sigaction(SIGHUP, NULL, &hup);
 	sigemptyset(&set);
-	sigaddset(&set, SIGINT);
-	sigaddset(&set, SIGTERM);
+	for (size_t i = 0; i < nr; i++)
+		if (stop_signals[i] != SIGHUP || hup.sa_handler != SIG_IGN)
+			sigaddset(&set, stop_signals[i]);
 	sigaddset(&set, VCPU_KICK_SIGNAL);
 	pthread_sigmask(SIG_BLOCK, &set, NULL);
 	/*
 	 * An ignored signal never reaches a signalfd, and a shell starts
-	 * background jobs with SIGINT ignored: take the defaults back (safe
-	 * now that both are blocked).
+	 * background jobs with SIGINT and SIGQUIT ignored: take the defaults
+	 * back (safe now that all are blocked).
 	 */
-	signal(SIGINT, SIG_DFL);
-	signal(SIGTERM, SIG_DFL);
+	for (size_t i = 0; i < nr; i++)
+		if (sigismember(&set, stop_signals[i]))
+			signal(stop_signals[i], SIG_DFL);
 	sigdelset(&set, VCPU_KICK_SIGNAL);
 	m->sig_fd = signalfd(-1, &set, SFD_CLOEXEC);
 	return m->sig_fd < 0 ? -errno : 0;

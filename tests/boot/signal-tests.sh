@@ -1,0 +1,157 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# Signals that stop hotvm, TAP output.
+#
+#   signal-tests.sh HOTVM_BINARY
+#
+# Each signal whose default action would kill hotvm on the spot must stop
+# it as SIGTERM does: status 0, nothing on stderr, the API socket removed.
+# The signal goes to hotvm itself (not through timeout(1), which handles
+# some of them on its own), started as a background job, as a shell starts
+# one: with SIGINT and SIGQUIT ignored.  A SIGHUP that nohup ignored stays
+# ignored.  Every wait is bounded: a signal that does not stop hotvm fails
+# its test within STOP_WAIT seconds instead of hanging.
+
+HOTVM=$1
+TIMEOUT=${HOTVM_TEST_TIMEOUT:-300}
+STOP_WAIT=20
+
+if [ -z "$HOTVM" ] || [ ! -x "$HOTVM" ]; then
+	echo "usage: $0 HOTVM_BINARY" >&2
+	exit 2
+fi
+if [ ! -c /dev/kvm ]; then
+	echo "1..0 # SKIP /dev/kvm is absent: these tests need KVM"
+	exit 0
+fi
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/hotvm-sig.XXXXXX") || exit 1
+pid=
+cleanup() {
+	[ -n "$pid" ] && kill -KILL "$pid" 2>/dev/null
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+trap 'exit 1' INT TERM
+
+n=0
+failed=0
+out=$tmp/out
+err=$tmp/err
+ok() {
+	n=$((n + 1))
+	echo "ok $n - $1"
+}
+not_ok() {
+	n=$((n + 1))
+	failed=$((failed + 1))
+	echo "not ok $n - $1"
+	echo "# $2"
+	for f in "$out" "$err"; do
+		[ -s "$f" ] && tail -n 10 "$f" | sed 's/^/#   /'
+	done
+}
+
+# wait_for TENTHS CMD...: runs CMD every 0.1 s until it succeeds, at most
+# TENTHS times.
+wait_for() {
+	tries=$1
+	shift
+	while [ "$tries" -gt 0 ]; do
+		"$@" && return 0
+		tries=$((tries - 1))
+		sleep 0.1
+	done
+	return 1
+}
+
+ready() {
+	grep -q '^ready' "$out"
+}
+gone() {
+	! kill -0 "$pid" 2>/dev/null
+}
+ready_or_gone() {
+	ready || gone
+}
+
+# start [PREFIX...]: starts `PREFIX hotvm run` in the background with the
+# API socket $sock; $pid is hotvm's own pid (nohup execs it).  Fails
+# unless the guest says it is ready.
+start() {
+	: >"$out"
+	: >"$err"
+	rm -f "$sock"
+	"$@" "$HOTVM" run --cpus boot=2,max=4 --api-socket "$sock" \
+		>"$out" 2>"$err" </dev/null &
+	pid=$!
+	wait_for $((TIMEOUT * 10)) ready_or_gone
+	ready
+}
+
+# stop: waits for hotvm to exit, SIGKILL after STOP_WAIT; sets $status
+# (or "hung").
+stop() {
+	if wait_for $((STOP_WAIT * 10)) gone; then
+		wait "$pid"
+		status=$?
+	else
+		kill -KILL "$pid"
+		wait "$pid"
+		status=hung
+	fi
+	pid=
+}
+
+for sig in HUP QUIT USR2 ALRM VTALRM PROF XCPU PWR TERM INT; do
+	name="SIG$sig stops hotvm cleanly: status 0, socket removed"
+	sock=$tmp/api.$sig
+	if ! start; then
+		stop
+		not_ok "$name" "the guest never printed 'ready'"
+		continue
+	fi
+	kill "-$sig" "$pid"
+	stop
+	if [ "$status" = hung ]; then
+		not_ok "$name" "still running ${STOP_WAIT}s after SIG$sig"
+	elif [ "$status" -ne 0 ]; then
+		not_ok "$name" "exit status $status, expected 0"
+	elif [ -e "$sock" ]; then
+		not_ok "$name" "the API socket $sock was left behind"
+	elif [ -s "$err" ]; then
+		not_ok "$name" "expected nothing on stderr"
+	else
+		ok "$name"
+	fi
+done
+
+# nohup asked for the hangup to be survived: hotvm still answers, and
+# SIGTERM still stops it.
+name="SIGHUP under nohup is ignored; SIGTERM still stops hotvm"
+sock=$tmp/api.nohup
+if ! start nohup; then
+	stop
+	not_ok "$name" "the guest never printed 'ready'"
+else
+	kill -HUP "$pid"
+	if "$HOTVM" cpu list --api-socket "$sock" --timeout 10 \
+		>"$tmp/list" 2>&1; then
+		answered=1
+	else
+		answered=
+	fi
+	kill -TERM "$pid" 2>/dev/null
+	stop
+	if [ -z "$answered" ]; then
+		not_ok "$name" "hotvm stopped answering after SIGHUP"
+	elif [ "$status" != 0 ] || [ -e "$sock" ]; then
+		not_ok "$name" "SIGTERM: status $status, socket left: $sock"
+	else
+		ok "$name"
+	fi
+fi
+
+echo "1..$n"
+[ "$failed" -eq 0 ]
