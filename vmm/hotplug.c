@@ -84,11 +84,42 @@ void hp_record_locked(struct hotplug *hp, unsigned int cpu, enum hp_side side,
 	hp->op_last_ns = now;
 }
 
+/*
+ * Takes a fresh copy of @cpu's host table entry for queries.  table_lock
+ * is recursive: a walk that notifies already holds it.
+ */
+static void snap_host_at(struct hotplug *hp, unsigned int cpu,
+			 const struct cpuhp_notice *n)
+{
+	struct hp_slot *s = &hp->slots[cpu];
+	struct cpuhp_cpu c;
+	bool parked;
+
+	pthread_mutex_lock(&hp->table_lock);
+	cpuhp_cpu_info(&hp->m, cpu, &c);
+	/* A step is notified before the library moves the CPU past it. */
+	if (n && n->kind == CPUHP_NOTICE_STEP && !n->ret)
+		c.state = n->bringup ? n->state : n->state - 1;
+	parked = s->vcpu.fd >= 0 && !s->vcpu.thread_started;
+	pthread_mutex_unlock(&hp->table_lock);
+	pthread_mutex_lock(&hp->lock);
+	s->host_view = c;
+	s->parked_view = parked;
+	pthread_mutex_unlock(&hp->lock);
+}
+
+static void snap_host(struct hotplug *hp, unsigned int cpu)
+{
+	snap_host_at(hp, cpu, NULL);
+}
+
 static void plat_notify(void *ctx, const struct cpuhp_notice *n)
 {
 	struct hotplug *hp = ctx;
 	struct hp_events ev;
 
+	if (n->cpu < hp->max_cpus)
+		snap_host_at(hp, n->cpu, n);
 	pthread_mutex_lock(&hp->lock);
 	hp_record_locked(hp, n->cpu, HP_SIDE_HOST, n);
 	ev = hp->ev;
@@ -306,6 +337,8 @@ int hotplug_create(const struct hotplug_config *cfg, struct hotplug **out)
 	hp_host_table_init(hp);
 	ret = cpuhp_init(&hp->m, &hp->plat, hp->steps, HOST_NR_STATES,
 			 hp->hcpus, cfg->max_cpus);
+	for (unsigned int i = 0; !ret && i < cfg->max_cpus; i++)
+		snap_host(hp, i);
 	if (!ret)
 		ret = init_devices(hp);
 	if (ret)
@@ -407,12 +440,18 @@ int hotplug_cpu_view(struct hotplug *hp, unsigned int cpu,
 		.boot = s->boot,
 		.present = hpregs_is_enabled(&hp->regs, cpu),
 	};
-	pthread_mutex_lock(&hp->table_lock);
-	cpuhp_cpu_info(&hp->m, cpu, &v->host);
-	v->parked = s->vcpu.fd >= 0 && !s->vcpu.thread_started;
+	/*
+	 * A walk holds table_lock for as long as the guest takes: a query
+	 * then reads the copy its last step left instead of waiting.
+	 */
+	if (!pthread_mutex_trylock(&hp->table_lock)) {
+		snap_host(hp, cpu);
+		pthread_mutex_unlock(&hp->table_lock);
+	}
 	v->host_tid = atomic_load(&s->vcpu.tid);
-	pthread_mutex_unlock(&hp->table_lock);
 	pthread_mutex_lock(&hp->lock);
+	v->host = s->host_view;
+	v->parked = s->parked_view;
 	memcpy(v->id, s->id, sizeof(v->id));
 	v->guest_state = s->guest_state;
 	v->guest_fault = s->guest_fault;
@@ -518,6 +557,7 @@ static int op_begin(struct hotplug *hp, unsigned int cpu, int timeout_ms,
 
 static void op_end(struct hotplug *hp)
 {
+	snap_host(hp, hp->op_cpu);
 	pthread_mutex_lock(&hp->lock);
 	if (hp->rep)
 		hp->rep->total_ns = hp_now_ns() - hp->op_start_ns;
@@ -835,8 +875,12 @@ int hotplug_inject(struct hotplug *hp, unsigned int cpu, enum hp_side side,
 {
 	if (cpu >= hp->max_cpus)
 		return -EINVAL;
-	if (side == HP_SIDE_HOST)
-		return cpuhp_set_fail(&hp->m, cpu, state);
+	if (side == HP_SIDE_HOST) {
+		int ret = cpuhp_set_fail(&hp->m, cpu, state);
+
+		snap_host(hp, cpu);
+		return ret;
+	}
 	if (!hp_guest_fault_valid(state))
 		return -EINVAL;
 	if (!guest_reports(hp))

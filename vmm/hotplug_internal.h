@@ -57,10 +57,16 @@ struct hp_slot {
 	bool guest_joining; /* presented by this operation: online waits */
 	bool guest_broken;
 	enum hp_stage stage; /* observed; see hp_set_stage_locked() */
-	int guest_fault;     /* pending for command 0x11, or CPUHP_INVALID */
-	int guest_target;    /* pending for command 0x12, or CPUHP_INVALID */
-	bool guest_recover;  /* ... with ABI_GUEST_TARGET_RECOVER */
-	int fault_given;     /* the last fault handed over, to mark injection */
+	/*
+	 * The host table's view of this CPU as of its last step: what a
+	 * query reads while a walk holds table_lock (and waits for a guest).
+	 */
+	struct cpuhp_cpu host_view;
+	bool parked_view;
+	int guest_fault;    /* pending for command 0x11, or CPUHP_INVALID */
+	int guest_target;   /* pending for command 0x12, or CPUHP_INVALID */
+	bool guest_recover; /* ... with ABI_GUEST_TARGET_RECOVER */
+	int fault_given;    /* the last fault handed over, to mark injection */
 	struct hp_wait_flags w;
 };
 

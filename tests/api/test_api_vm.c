@@ -253,6 +253,13 @@ static void test_disconnect_mid_request(void)
 	raw_close(&r);
 	check_alive("a client gone mid hot-add");
 	CHECK_EQ(qmp_client_connect(td.path, 1, T_MS, &c, &e), 0);
+	/*
+	 * Queries do not wait for operations; another operation does, and
+	 * onlining an online CPU is a no-op.
+	 */
+	o = json_tokener_parse("{\"cpu\": 1, \"state\": \"online\"}");
+	CHECK_EQ(qmp_client_execute(c, "cpu-hotplug", o, NULL, &e, T_MS), 0);
+	json_object_put(o);
 	CHECK_EQ(qmp_client_execute(c, "query-cpuhp", NULL, &o, &e, T_MS), 0);
 	CHECK_STREQ(jstr(jget(json_object_array_get_idx(jget(o, "cpus"), 1),
 			      "host"),

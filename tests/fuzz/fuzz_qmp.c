@@ -14,8 +14,8 @@
  * handlers; the server answers and closes (a hang is a libFuzzer
  * timeout); every line it sends is a JSON object: the greeting first, then
  * only replies ("return" or "error" with a class and a description) and
- * events.  With HOTVM_FUZZ_STRICT_UTF8=1 the replies must also be valid
- * UTF-8 (issue 8, item 7: invalid UTF-8 is echoed raw today).
+ * events, all valid UTF-8 (issue 8, item 7: invalid UTF-8 in a request
+ * was once echoed raw); HOTVM_FUZZ_STRICT_UTF8=0 turns that check off.
  *
  * Input: 5 bytes of setup (negotiate first, CPU counts, a failing or busy
  * CPU, the request size limit), then the client's bytes.
@@ -153,7 +153,7 @@ static void check_line(const char *line, size_t n, bool first, bool strict)
 static void check_replies(size_t len)
 {
 	const char *env = getenv("HOTVM_FUZZ_STRICT_UTF8");
-	bool strict = env && !strcmp(env, "1");
+	bool strict = !env || strcmp(env, "0");
 	char *p = reply, *end = reply + len;
 	bool first = true;
 
