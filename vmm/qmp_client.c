@@ -182,7 +182,7 @@ int qmp_client_execute(struct qmp_client *c, const char *name,
 {
 	long long deadline = deadline_of(timeout_ms);
 	struct json_object *req = json_object_new_object();
-	char id[32];
+	char id[32], *line;
 	size_t len;
 	const char *text;
 	int rc;
@@ -196,9 +196,20 @@ int qmp_client_execute(struct qmp_client *c, const char *name,
 	json_object_object_add(req, "id", json_object_new_string(id));
 	text = json_object_to_json_string_length(req, JSON_C_TO_STRING_PLAIN,
 						 &len);
-	rc = send_all(c->fd, text, len);
-	if (!rc)
-		rc = send_all(c->fd, "\n", 1);
+	/*
+	 * One write with its newline: a server may act on the object before
+	 * the newline comes (quit closes the socket), and a separate "\n"
+	 * would then fail with EPIPE though the request was served.
+	 */
+	line = malloc(len + 1);
+	if (!line) {
+		json_object_put(req);
+		return fail(err, -ENOMEM, "sending %s: out of memory", name);
+	}
+	memcpy(line, text, len);
+	line[len] = '\n';
+	rc = send_all(c->fd, line, len + 1);
+	free(line);
 	json_object_put(req);
 	if (rc)
 		return fail(err, rc, "sending %s: %s", name, strerror(-rc));
