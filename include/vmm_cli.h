@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "vmm_seccomp.h"
 #include "vmm_serial.h"
 
 #define CLI_DEFAULT_MEMORY (256ULL << 20)
@@ -39,6 +40,7 @@ struct cli_run_opts {
 	int hotplug_wait;	/* enum hotplug_wait; 0: acknowledged */
 	const char *name;	/* for hooks and QMP; default "hotvm" */
 	const char *dump_acpi;	/* write the ACPI tables here, boot nothing */
+	enum seccomp_policy seccomp; /* --seccomp; default on */
 	bool help;
 };
 

@@ -5,7 +5,7 @@ set -euo pipefail
 
 packages=(
 	gcc make meson ninja-build pkg-config   # build
-	libfdt-dev libjson-c-dev                 # VMM libraries
+	libfdt-dev libjson-c-dev libseccomp-dev  # VMM libraries
 	clang-format                             # format check
 	acpica-tools                             # iasl, acpiexec: tests/aml ACPI tests
 	qemu-system-x86 cpio xz-utils gzip       # nested lab, QEMU tests

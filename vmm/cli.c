@@ -255,6 +255,15 @@ void cli_run_usage(FILE *f)
 	      "                       0 without booting; needs no /dev/kvm, "
 	      "so\n"
 	      "                       KVM's vCPU limit is not checked\n"
+	      "  --seccomp on|log|off system-call filters per thread (vCPU, "
+	      "control,\n"
+	      "                       main): on (default) stops the VM with "
+	      "status 4\n"
+	      "                       and names a forbidden call; log lets "
+	      "it run\n"
+	      "                       and the kernel logs it (audit); off, "
+	      "none.\n"
+	      "                       Hooks run outside the filters\n"
 	      "  -h, --help           show this help\n"
 	      "\n"
 	      "Exit status: (v << 1) | 1 when the guest writes v to port "
@@ -411,6 +420,14 @@ int cli_parse_run(int argc, char **argv, struct cli_run_opts *o)
 				return -EINVAL;
 			}
 			o->dump_acpi = v;
+		} else if ((m = opt_value(argc, argv, &i, "--seccomp", &v))) {
+			if (m > 0 && (ret = seccomp_parse_policy(v)) < 0) {
+				pr_err("--seccomp '%s': give on, log or off",
+				       v);
+				return -EINVAL;
+			}
+			if (m > 0)
+				o->seccomp = (enum seccomp_policy)ret;
 		} else {
 			pr_err("unknown argument '%s'; see 'hotvm run --help'",
 			       a);

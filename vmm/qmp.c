@@ -35,6 +35,7 @@
 
 #include "qmp.h"
 #include "vmm_log.h"
+#include "vmm_seccomp.h"
 
 #ifndef HOTVM_VERSION
 #define HOTVM_VERSION "0.1.0"
@@ -704,6 +705,9 @@ static void *worker_thread(void *arg)
 	struct qmp_worker *w = arg;
 	struct qmp_server *s = w->s;
 
+	seccomp_enter(w == &s->workers[QMP_WORKER_OP]
+			      ? SECCOMP_THREAD_QMP_OP
+			      : SECCOMP_THREAD_QMP_QUERY);
 	pthread_mutex_lock(&s->lock);
 	for (;;) {
 		struct qmp_job *j = w->head;
@@ -1222,6 +1226,7 @@ static void *server_thread(void *arg)
 	struct pollfd *pfd = NULL;
 	size_t pfd_cap = 0;
 
+	seccomp_enter(SECCOMP_THREAD_QMP_IO);
 	while (!atomic_load(&s->stopping)) {
 		int n, timeout = expire_idle(s);
 		size_t nfds;

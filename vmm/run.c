@@ -34,6 +34,7 @@
 #include "vmm_mmio.h"
 #include "vmm_pvh.h"
 #include "vmm_run.h"
+#include "vmm_seccomp.h"
 #include "vmm_serial.h"
 #include "vmm_vcpu.h"
 #include "vmm_vm.h"
@@ -591,6 +592,9 @@ static int machine_build(struct machine *m)
 		pr_err("cannot set up signal handling: %s", strerror(errno));
 		return ABI_STATUS_VMFAIL;
 	}
+	/* Before any thread: each loads its own filter as it starts. */
+	if (seccomp_setup(o->seccomp, o->nr_hooks > 0))
+		return ABI_STATUS_VMFAIL;
 	if (vm_kvm_open(&m->vm))
 		return ABI_STATUS_VMFAIL;
 	if (o->cpus.max > m->vm.max_vcpus) {
@@ -669,6 +673,7 @@ int run_main(int argc, char **argv)
 	else if (m.qmp && qmp_server_start(m.qmp))
 		vm_request_stop(&m.vm, ABI_STATUS_VMFAIL,
 				"the QMP server did not start");
+	seccomp_enter(SECCOMP_THREAD_MAIN);
 	wait_for_stop(&m);
 	/* The control threads first: a command may use the vCPUs. */
 	stop_qmp(&m);

@@ -24,6 +24,7 @@
 #include "vmm_log.h"
 #include "vmm_mmio.h"
 #include "vmm_msr.h"
+#include "vmm_seccomp.h"
 #include "vmm_vcpu.h"
 #include "vmm_vm.h"
 
@@ -458,6 +459,7 @@ static void *vcpu_thread(void *arg)
 	struct vcpu_watch w = { 0 }; /* watch_check() may stop it first */
 	sigset_t kick;
 
+	seccomp_enter(SECCOMP_THREAD_VCPU);
 	sigemptyset(&kick);
 	sigaddset(&kick, VCPU_KICK_SIGNAL);
 	pthread_sigmask(SIG_UNBLOCK, &kick, NULL);

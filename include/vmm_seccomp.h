@@ -1,0 +1,63 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Seccomp filters per thread type.  Each kind of thread (the main thread
+ * once the machine is built, every vCPU thread, each control-plane thread)
+ * is allowed only the system calls it makes; anything else stops hotvm at
+ * once with status 4 and a line naming the call and the thread.
+ *
+ * The filters are built once, before any thread exists, and each thread
+ * loads its own at its start (no TSYNC): a thread inherits its creator's
+ * filter, and the filters stack, so a thread type that creates threads
+ * (the operation thread starts vCPU threads) allows what they need too.
+ *
+ * Hooks: a filter is inherited across fork and exec and can never be
+ * dropped, so a hook started by a filtered thread would run under that
+ * thread's filter.  The thread that runs hooks after set-up is the QMP
+ * operation thread: with --hook it is left unfiltered (hooks run outside
+ * the filter, and without no_new_privs); without hooks it is filtered.
+ * Boot-time hooks run on the main thread before its filter is loaded.
+ */
+#ifndef HOTVM_VMM_SECCOMP_H
+#define HOTVM_VMM_SECCOMP_H
+
+#include <stdbool.h>
+
+/* --seccomp; the zero value is the default, filters on. */
+enum seccomp_policy {
+	SECCOMP_POLICY_ON = 0, /* a forbidden call stops hotvm (status 4) */
+	SECCOMP_POLICY_LOG,    /* allowed, and logged by the kernel (audit) */
+	SECCOMP_POLICY_OFF,    /* no filter, no no_new_privs */
+};
+
+enum seccomp_thread {
+	SECCOMP_THREAD_MAIN,	  /* after set-up: waits, then tears down */
+	SECCOMP_THREAD_VCPU,	  /* KVM_RUN and the device models */
+	SECCOMP_THREAD_QMP_IO,	  /* accepts, reads and writes clients */
+	SECCOMP_THREAD_QMP_QUERY, /* runs the queries */
+	SECCOMP_THREAD_QMP_OP,	  /* runs the operations, starts vCPUs */
+	SECCOMP_NR_THREADS,
+};
+
+/* "on", "log", "off": the policy, or -EINVAL. */
+int seccomp_parse_policy(const char *s);
+const char *seccomp_policy_name(enum seccomp_policy p);
+const char *seccomp_thread_name(enum seccomp_thread t);
+
+/*
+ * Builds every thread type's filter and installs the SIGSYS reporter.
+ * Call from the main thread before it starts any other; @hooks says
+ * whether hooks may run after set-up (the operation thread then stays
+ * unfiltered).  0, or -errno with a message.  Does nothing for OFF.
+ */
+int seccomp_setup(enum seccomp_policy p, bool hooks);
+
+/*
+ * Loads the filter of @t into the calling thread, with no_new_privs.
+ * A no-op before seccomp_setup() or with OFF.  A thread that should be
+ * filtered and cannot be does not go on unfiltered: hotvm stops with
+ * status 4 and a message (only the kernel running out of memory can
+ * cause that; the filters were checked when built).
+ */
+void seccomp_enter(enum seccomp_thread t);
+
+#endif
