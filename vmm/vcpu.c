@@ -390,12 +390,15 @@ struct vcpu_watch {
 	long next_ns;
 };
 
+/*
+ * Periodic, so that a tick that lands while the thread is outside KVM_RUN
+ * (and so interrupts nothing) is followed by another.
+ */
 static void watch_arm(struct vcpu_watch *w)
 {
-	struct itimerspec it = {
-		.it_value = { .tv_sec = w->next_ns / 1000000000L,
-			      .tv_nsec = w->next_ns % 1000000000L },
-	};
+	struct timespec t = { .tv_sec = w->next_ns / 1000000000L,
+			      .tv_nsec = w->next_ns % 1000000000L };
+	struct itimerspec it = { .it_value = t, .it_interval = t };
 
 	timer_settime(w->timer, 0, &it, NULL);
 	if (w->next_ns < VCPU_WATCH_MAX_NS)
