@@ -31,6 +31,8 @@
 static struct vmproc v;
 static _Atomic bool stop;
 static _Atomic unsigned long queries, query_errors;
+/* The clients' connections are part of the baseline: sample after them. */
+static pthread_barrier_t connected;
 
 static const char *const host_faults[] = { "host:prepare", "vcpu:create",
 					   "guest:ap-starting", "online" };
@@ -65,8 +67,10 @@ static void *client(void *arg)
 	if (qmp_client_connect(v.sock, 1, 10000, &c, &err)) {
 		printf("# client %u: %s\n", i, err.desc);
 		atomic_fetch_add(&query_errors, 1);
+		pthread_barrier_wait(&connected);
 		return NULL;
 	}
+	pthread_barrier_wait(&connected);
 	while (!atomic_load(&stop)) {
 		struct json_object *r = NULL;
 
@@ -187,8 +191,10 @@ int main(int argc, char **argv)
 	vmproc_qmp(&v, "cpu-resize", NULL, NULL, 0, "{\"count\": %d}",
 		   MAX_CPUS);
 	vmproc_qmp(&v, "cpu-resize", NULL, NULL, 0, "{\"count\": 1}");
+	pthread_barrier_init(&connected, NULL, nclients + 1);
 	for (unsigned int i = 0; i < nclients; i++)
 		pthread_create(&tids[i], NULL, client, (void *)(uintptr_t)i);
+	pthread_barrier_wait(&connected);
 
 	for (unsigned int n = 0; n <= cycles; n++) {
 		unsigned int mask = host_online();
