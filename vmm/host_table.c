@@ -440,17 +440,20 @@ static int wait_guest_started(struct hotplug *hp, unsigned int cpu)
 static int wait_guest_online(struct hotplug *hp, unsigned int cpu)
 {
 	struct hp_slot *s = &hp->slots[cpu];
+	bool reports;
 	int ret = 0;
 
 	/* Only when this operation presented it: else the guest has it. */
 	if (!s->guest_joining)
 		return 0;
 	s->guest_joining = false;
-	if (!hp->guest_ext)
-		return wait_guest_started(hp, cpu);
 	pthread_mutex_lock(&hp->lock);
-	ret = hp_wait_locked(hp, s, guest_finished, hp->op_timeout_ms);
+	reports = hp->guest_ext; /* set by a vCPU thread */
+	if (reports)
+		ret = hp_wait_locked(hp, s, guest_finished, hp->op_timeout_ms);
 	pthread_mutex_unlock(&hp->lock);
+	if (!reports)
+		return wait_guest_started(hp, cpu);
 	if (ret == -ETIMEDOUT)
 		hp_fail(hp, cpu,
 			"the guest did not finish onlining it within %d ms",
