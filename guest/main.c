@@ -7,7 +7,7 @@
 #include "cpuhp_table.h"
 #include "fuzz.h"
 #include "hotplug.h"
-#include "hotvm_abi.h"
+#include "hotvm/abi.h"
 #include "idt.h"
 #include "lapic.h"
 #include "platform.h"

@@ -7,9 +7,9 @@
 #include <string.h>
 
 #include "cpu_cmd.h"
-#include "hotvm_abi.h"
-#include "vmm_image.h"
-#include "vmm_run.h"
+#include "hotvm/abi.h"
+#include "image.h"
+#include "run.h"
 
 struct subcommand {
 	const char *name;

@@ -3,18 +3,18 @@
  * Host unit tests of the guest's pure parts: the cpulist formatter, the FDT
  * walker and both platform parsers (FDT built here with libfdt, as the VMM
  * builds it; MADT built by hand), and the register-block sequences of
- * hpio.c run against the VMM's own model of the block (vmm/cpuhp_regs.c).
+ * hpio.c run against the VMM's own model of the block (vmm/devices/cpuhp_regs.c).
  */
 #include <libfdt.h>
 
 #include "cpuhp_regs.h"
-#include "guest_states.h"
+#include "hotvm/guest_states.h"
 #include "hpio.h"
 
 #include "check.h"
 #include "cpulist.h"
 #include "dt.h"
-#include "hotvm_abi.h"
+#include "hotvm/abi.h"
 #include "platform.h"
 #include "pvh.h"
 

@@ -11,7 +11,7 @@
 
 #include "check.h"
 #include "dsdt.h"
-#include "hotvm_abi.h"
+#include "hotvm/abi.h"
 
 static int build(struct aml_buf *b, unsigned int ncpus, const uint32_t *ids)
 {

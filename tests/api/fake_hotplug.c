@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "fake_hotplug.h"
-#include "guest_states.h"
+#include "hotvm/guest_states.h"
 #include "hotplug.h"
 
 #define FAKE_STEP_NS 1000

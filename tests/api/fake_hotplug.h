@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * A scripted, in-memory stand-in for the hotplug controller (the functions
- * of include/hotplug.h), so the QMP commands can be tested without KVM.
+ * of vmm/hotplug/hotplug.h), so the QMP commands can be tested without KVM.
  * Every operation walks the real tables (host states from hotplug.h, guest
  * states from guest_states.h) step by step, reports each step and notifies
- * as vmm/hotplug.c does, and fails where the test script says.
+ * as vmm/hotplug/hotplug.c does, and fails where the test script says.
  */
 #ifndef HOTVM_TESTS_FAKE_HOTPLUG_H
 #define HOTVM_TESTS_FAKE_HOTPLUG_H

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * vmm/qmp_cmds.c against the fake controller (fake_hotplug.c), through the
+ * vmm/api/qmp_cmds.c against the fake controller (fake_hotplug.c), through the
  * real QMP server and the client library: every command's reply shape,
  * every argument error, QEMU's request shapes (as libvirt sends them),
  * events with QEMU's fields, cpu-resize's undo.
@@ -18,13 +18,13 @@
 #include <json-c/json.h>
 
 #include "fake_hotplug.h"
-#include "guest_states.h"
+#include "hotvm/guest_states.h"
 #include "hotplug.h"
 #include "qmp.h"
 #include "qmp_client.h"
 #include "qmp_cmds.h"
 #include "check.h"
-#include "vmm_vm.h"
+#include "vm.h"
 
 #define T_MS 5000
 

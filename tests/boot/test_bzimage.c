@@ -9,9 +9,9 @@
 #include <stdint.h>
 
 #include "check.h"
-#include "hotvm_abi.h"
-#include "vmm_bzimage.h"
-#include "vmm_vcpu.h"
+#include "hotvm/abi.h"
+#include "bzimage.h"
+#include "vcpu.h"
 
 #define RAM_END	    0x800000ULL /* 8 MiB */
 #define LOAD_MIN    0x100000ULL

@@ -3,7 +3,7 @@
 #include <errno.h>
 
 #include "check.h"
-#include "vmm_cli.h"
+#include "cli.h"
 
 static void test_size(void)
 {

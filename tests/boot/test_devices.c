@@ -9,11 +9,11 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "hotvm_abi.h"
-#include "vmm_debug_exit.h"
-#include "vmm_ioport.h"
-#include "vmm_serial.h"
-#include "vmm_vm.h"
+#include "hotvm/abi.h"
+#include "debug_exit.h"
+#include "ioport.h"
+#include "serial.h"
+#include "vm.h"
 
 static void nop_io(void *opaque, uint16_t port, bool is_write, uint8_t *data,
 		   unsigned int size)

@@ -8,7 +8,7 @@
 
 #include "check.h"
 #include "fdt_build.h"
-#include "hotvm_abi.h"
+#include "hotvm/abi.h"
 
 static void check_hotplug_nodes(void);
 

@@ -9,7 +9,7 @@
 #include <stdint.h>
 
 #include "check.h"
-#include "vmm_pvh.h"
+#include "pvh.h"
 
 #define RAM_END	 0x400000ULL
 #define LOAD_MIN 0x100000ULL

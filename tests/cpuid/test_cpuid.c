@@ -11,8 +11,8 @@
 #include <linux/kvm.h>
 
 #include "check.h"
-#include "vmm_cpuid.h"
-#include "vmm_msr.h"
+#include "cpuid.h"
+#include "msr.h"
 
 #define IDX KVM_CPUID_FLAG_SIGNIFCANT_INDEX
 

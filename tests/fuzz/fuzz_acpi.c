@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Fuzzes the ACPI builder (vmm/acpi.c acpi_build) and the DSDT's AML
- * (vmm/dsdt.c dsdt_build, dsdt_build_aml) over their whole configuration
+ * Fuzzes the ACPI builder (vmm/boot/acpi.c acpi_build) and the DSDT's AML
+ * (vmm/boot/dsdt.c dsdt_build, dsdt_build_aml) over their whole configuration
  * range: any CPU counts, base address, APIC ids, device addresses, buffer
  * sizes, and allocation failures inside the AML builder.
  *

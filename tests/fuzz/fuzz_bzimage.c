@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Fuzzes the bzImage boot path (vmm/bzimage.c): bzimage_detect() and
+ * Fuzzes the bzImage boot path (vmm/boot/bzimage.c): bzimage_detect() and
  * bzimage_load() on a hostile image, then bzimage_write_zero_page() with a
  * command line, an initrd and a memory map of fuzzed sizes.
  *
- * Contracts checked (include/vmm_bzimage.h): on error nothing is written
+ * Contracts checked (vmm/boot/bzimage.h): on error nothing is written
  * to guest RAM and why says something; on success the kernel and its
  * init_size lie in [load_min, ram_end), the entry is load + 0x200, the
  * header copy fits its array, and nothing outside [load, end) was touched.
@@ -18,7 +18,7 @@
 #include <errno.h>
 
 #include "fuzz.h"
-#include "vmm_bzimage.h"
+#include "bzimage.h"
 
 /* The stand-in loads at 2 MiB (its alignment) and needs 1 MiB there. */
 #define RAM_SIZE ((3u << 20) + (64u << 10))

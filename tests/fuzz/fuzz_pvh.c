@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Fuzzes the PVH boot path (vmm/pvh.c): pvh_load_elf() on a hostile ELF
+ * Fuzzes the PVH boot path (vmm/boot/pvh.c): pvh_load_elf() on a hostile ELF
  * image, then pvh_write_start_info() with a command line, modules and a
  * memory map of fuzzed sizes.
  *
- * Contracts checked (include/vmm_pvh.h): on error nothing is written to
+ * Contracts checked (vmm/boot/pvh.h): on error nothing is written to
  * guest RAM (it stays all zero) and why says something; on success the
  * loaded range lies in [load_min, ram_end) and nothing outside it was
  * touched.  start_info either fails with -E2BIG/-EINVAL or describes
@@ -16,7 +16,7 @@
 #include <errno.h>
 
 #include "fuzz.h"
-#include "vmm_pvh.h"
+#include "pvh.h"
 
 #define RAM_SIZE ((2u << 20) + (64u << 10))
 

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * Fuzzes the control API: the QMP server's framing and request parsing
- * (vmm/qmp.c) and the command dispatcher and handlers (vmm/qmp_cmds.c),
+ * (vmm/api/qmp.c) and the command dispatcher and handlers (vmm/api/qmp_cmds.c),
  * with the fake controller of tests/api in place of KVM.
  *
- * The parser's only public entry is the socket (include/qmp.h), so each
+ * The parser's only public entry is the socket (vmm/api/qmp.h), so each
  * input gets a fresh server, controller and connection: the input's bytes
  * are what one client sends, in one go, then it half-closes and reads
  * everything until the server hangs up.  A fresh server per input keeps

@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Fuzzes the CPU-hotplug register block (vmm/cpuhp_regs.c) and the GED
- * (vmm/ged.c) together, as a guest and the VMM drive them: guest accesses
+ * Fuzzes the CPU-hotplug register block (vmm/devices/cpuhp_regs.c) and the GED
+ * (vmm/devices/ged.c) together, as a guest and the VMM drive them: guest accesses
  * of any width and offset interleaved with the host's plug, unplug request,
  * cancel, forced unplug and withdrawal of a timed-out plug, and GED raises.
  *
  * The oracle is a reference model written from the register table in
- * include/cpuhp_regs.h and the semantics in include/ged.h, not from the
+ * vmm/devices/cpuhp_regs.h and the semantics in vmm/devices/ged.h, not from the
  * code: every access's result (accepted or the reason it was ignored, the
  * value read, the callback fired) and every host call's return code is
  * predicted and compared, each touched CPU's record is compared with
@@ -26,7 +26,7 @@
 #include "cpuhp_regs.h"
 #include "fuzz.h"
 #include "ged.h"
-#include "hotvm_abi.h"
+#include "hotvm/abi.h"
 
 #define GUEST_STATE_BITS                                                       \
 	(ABI_GUEST_STATE_MASK | ABI_GUEST_STATE_UP |                           \
@@ -194,7 +194,7 @@ static void compare_stats(struct harness *h)
 	FUZZ_ASSERT(ged_pending(&h->ged) == h->ged_pending);
 }
 
-/* ---- the model of one guest access (include/cpuhp_regs.h's table) ---- */
+/* ---- the model of one guest access (vmm/devices/cpuhp_regs.h's table) ---- */
 
 struct outcome {
 	int ign;
@@ -407,7 +407,7 @@ static void guest_access(struct harness *h, uint64_t off, unsigned int width,
 		compare_cpu(h, h->selector);
 }
 
-/* ---- host requests (include/cpuhp_regs.h's return codes) ---- */
+/* ---- host requests (vmm/devices/cpuhp_regs.h's return codes) ---- */
 
 enum host_op {
 	H_COLDPLUG,
@@ -500,7 +500,7 @@ static void host_call(struct harness *h, enum host_op op, unsigned int cpu)
 		compare_cpu(h, cpu);
 }
 
-/* ---- GED (include/ged.h) ---- */
+/* ---- GED (vmm/devices/ged.h) ---- */
 
 static void ged_guest(struct harness *h, uint64_t off, unsigned int width,
 		      bool is_write, uint64_t data)

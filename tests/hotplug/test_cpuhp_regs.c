@@ -13,7 +13,7 @@
 
 #include "check.h"
 #include "cpuhp_regs.h"
-#include "hotvm_abi.h"
+#include "hotvm/abi.h"
 
 #define NR_CPUS 8
 #define MAX_LOG 64

@@ -11,7 +11,7 @@
 
 #include "check.h"
 #include "ged.h"
-#include "hotvm_abi.h"
+#include "hotvm/abi.h"
 
 static _Atomic unsigned int irqs;
 static int irq_ret;

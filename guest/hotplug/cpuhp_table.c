@@ -1,0 +1,470 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The guest's hotplug table (see cpuhp_table.h) and the platform the cpuhp
+ * library runs on here: a recursive spinlock, run_on_cpu through the AP's
+ * mailbox, logging to the console.
+ */
+#include <errno.h>
+
+#include "cpuhp_table.h"
+#include "hotvm/guest_states.h"
+#include "hotplug.h"
+#include "idt.h"
+#include "lapic.h"
+#include "printf.h"
+#include "smp.h"
+#include "tsc.h"
+
+#define ALIVE_TIMEOUT_US 10000000 /* an AP boot is ~1 ms; be generous */
+#define PARK_TIMEOUT_US	 10000000
+#define TIMER_HZ	 10
+#define TIMER_COUNT	 (1000000000u / 128 / TIMER_HZ) /* 1 GHz bus, /128 */
+
+struct cpuhp_machine hp_machine;
+struct cpumask cpu_online_mask;
+
+/* One entry per state: the real callbacks and their bookkeeping. */
+struct hp_state {
+	int (*up)(unsigned int cpu);
+	int (*down)(unsigned int cpu);
+	volatile u8 ran[GUEST_MAX_CPUS]; /* startup ran, no teardown since */
+};
+
+static struct hp_state hp_states[GUEST_NR_STATES];
+static struct cpuhp_cpu hp_cpus[GUEST_MAX_CPUS];
+static bool hp_trace;
+
+/* The library calls these; they record, then do the state's work. */
+static int hp_startup(unsigned int cpu, void *data)
+{
+	struct hp_state *s = data;
+	int ret = s->up ? s->up(cpu) : 0;
+
+	if (!ret)
+		s->ran[cpu] = 1;
+	return ret;
+}
+
+static int hp_teardown(unsigned int cpu, void *data)
+{
+	struct hp_state *s = data;
+	int ret = s->down ? s->down(cpu) : 0;
+
+	if (!ret)
+		s->ran[cpu] = 0;
+	return ret;
+}
+
+#define HP_STEP(id, n, f)                                                      \
+	[id] = {                                                               \
+		.name = n,                                                     \
+		.startup = hp_startup,                                         \
+		.teardown = hp_teardown,                                       \
+		.data = &hp_states[id],                                        \
+		.flags = f,                                                    \
+	}
+
+static struct cpuhp_step hp_steps[GUEST_NR_STATES] = {
+	[GUEST_OFFLINE] = { .name = "offline" },
+	HP_STEP(GUEST_PERCPU_PREPARE, "percpu:prepare", 0),
+	HP_STEP(GUEST_SMPBOOT_PREPARE, "smpboot:prepare", 0),
+	HP_STEP(GUEST_KICK_AP, "bringup:kick-ap", CPUHP_F_KICK),
+	HP_STEP(GUEST_BRINGUP_CPU, "bringup:cpu", CPUHP_F_CANT_STOP),
+	HP_STEP(GUEST_AP_LAPIC, "ap:starting-lapic",
+		CPUHP_F_AP | CPUHP_F_NOFAIL | CPUHP_F_CANT_STOP),
+	HP_STEP(GUEST_AP_TIMER, "ap:starting-timer",
+		CPUHP_F_AP | CPUHP_F_NOFAIL | CPUHP_F_CANT_STOP),
+	HP_STEP(GUEST_AP_WORK, "ap:online-work", CPUHP_F_AP),
+	[GUEST_AP_DYN_0] = { .flags = CPUHP_F_AP | CPUHP_F_DYN_ONLINE },
+	[GUEST_AP_DYN_1] = { .flags = CPUHP_F_AP | CPUHP_F_DYN_ONLINE },
+	HP_STEP(GUEST_ONLINE, "online", 0),
+};
+
+/* percpu:prepare: a clean per-CPU area; the AP is not running. */
+static int percpu_prepare(unsigned int cpu)
+{
+	struct percpu *pc = &percpu[cpu];
+
+	pc->ticks = 0;
+	pc->work = 0;
+	pc->timer_on = false;
+	pc->work_on = false;
+	pc->lapic_on = false;
+	return 0;
+}
+
+/* smpboot:prepare: the stack the trampoline hands the AP (Linux: idle). */
+static int smpboot_prepare(unsigned int cpu)
+{
+	smp_set_stack(cpu, true);
+	return 0;
+}
+
+/* Without a stack a stray SIPI'd AP parks itself in ap_long_entry. */
+static int smpboot_dead(unsigned int cpu)
+{
+	smp_set_stack(cpu, false);
+	return 0;
+}
+
+static int kick_ap(unsigned int cpu)
+{
+	smp_kick(cpu);
+	return 0;
+}
+
+/*
+ * Teardown of the kick, also reached on a rollback while the AP may be
+ * anywhere between the trampoline and its mailbox loop: INIT stops it
+ * wherever it is, and it waits for the next SIPI.
+ */
+static int kick_ap_undo(unsigned int cpu)
+{
+	smp_reset(cpu);
+	return 0;
+}
+
+static int bringup_cpu(unsigned int cpu)
+{
+	int ret;
+
+	/*
+	 * A walk down that stopped at the kick state (set-target) left the
+	 * AP parked by our teardown: kick it again, or "alive" is stale.
+	 */
+	if (READ_ONCE(percpu[cpu].parked))
+		smp_kick(cpu);
+	ret = smp_wait_alive(cpu, ALIVE_TIMEOUT_US);
+
+	if (ret)
+		printk("smpboot: cpu %u (APIC ID %u) did not come up\n", cpu,
+		       percpu[cpu].apic_id);
+	return ret;
+}
+
+/* Linux's finish_cpu/cpu_wait_death: the AP is parked when this returns. */
+static int bringup_cpu_dead(unsigned int cpu)
+{
+	int ret = smp_park(cpu, PARK_TIMEOUT_US);
+
+	if (ret)
+		printk("smpboot: cpu %u did not park\n", cpu);
+	return ret;
+}
+
+/* On the AP, interrupts off. */
+static int ap_lapic_up(unsigned int cpu)
+{
+	struct percpu *pc = &percpu[cpu];
+	u32 id;
+
+	lapic_setup();
+	id = lapic_id();
+	if (id != pc->apic_id)
+		printk("smpboot: cpu %u: LAPIC ID %u, expected %u\n", cpu, id,
+		       pc->apic_id);
+	pc->lapic_on = true;
+	return 0;
+}
+
+static int ap_lapic_down(unsigned int cpu)
+{
+	lapic_shutdown();
+	percpu[cpu].lapic_on = false;
+	return 0;
+}
+
+static int ap_timer_up(unsigned int cpu)
+{
+	lapic_timer_start(VEC_LAPIC_TIMER, TIMER_COUNT);
+	percpu[cpu].timer_on = true;
+	return 0;
+}
+
+static int ap_timer_down(unsigned int cpu)
+{
+	lapic_timer_stop();
+	percpu[cpu].timer_on = false;
+	return 0;
+}
+
+static int ap_work_up(unsigned int cpu)
+{
+	percpu[cpu].work_on = true;
+	return 0;
+}
+
+static int ap_work_down(unsigned int cpu)
+{
+	percpu[cpu].work_on = false;
+	return 0;
+}
+
+static int online_up(unsigned int cpu)
+{
+	cpumask_set(&cpu_online_mask, cpu);
+	hp_print_online();
+	return 0;
+}
+
+static int online_down(unsigned int cpu)
+{
+	cpumask_clear(&cpu_online_mask, cpu);
+	hp_print_online();
+	return 0;
+}
+
+static void hp_set_ops(int state, int (*up)(unsigned int),
+		       int (*down)(unsigned int))
+{
+	hp_states[state].up = up;
+	hp_states[state].down = down;
+}
+
+/* The per-CPU work: counted on each timer tick while ap:online-work is on. */
+static void timer_irq(struct idt_regs *regs)
+{
+	struct percpu *pc = this_cpu();
+
+	(void)regs;
+	pc->ticks++;
+	if (pc->work_on)
+		pc->work++;
+	lapic_eoi();
+}
+
+static void doorbell_irq(struct idt_regs *regs)
+{
+	(void)regs;
+	lapic_eoi(); /* waking from hlt was the point */
+}
+
+/* The library's platform. */
+static spinlock_t hp_lock;
+static volatile int hp_owner = -1;
+static unsigned int hp_depth;
+
+static void hp_plat_lock(void *ctx)
+{
+	int me = (int)smp_processor_id();
+
+	(void)ctx;
+	if (hp_owner == me) {
+		hp_depth++;
+		return;
+	}
+	spin_lock(&hp_lock);
+	hp_owner = me;
+	hp_depth = 1;
+}
+
+static void hp_plat_unlock(void *ctx)
+{
+	(void)ctx;
+	if (--hp_depth)
+		return;
+	hp_owner = -1;
+	spin_unlock(&hp_lock);
+}
+
+static int hp_plat_run_on_cpu(void *ctx, unsigned int cpu, int (*fn)(void *arg),
+			      void *arg)
+{
+	(void)ctx;
+	return smp_call_on_cpu(cpu, fn, arg);
+}
+
+static void hp_plat_log(void *ctx, enum cpuhp_log_level level, const char *fmt,
+			va_list ap)
+{
+	(void)ctx;
+	if (level == CPUHP_LOG_DEBUG && !hp_trace)
+		return;
+	vprintk(fmt, ap);
+}
+
+const char *hp_state_name(int state)
+{
+	if (state < 0 || state >= GUEST_NR_STATES)
+		return "?";
+	return hp_steps[state].name ? hp_steps[state].name : "(free)";
+}
+
+static void hp_plat_notify(void *ctx, const struct cpuhp_notice *n)
+{
+	(void)ctx;
+	/* The host mirrors the table from these: every step, every DONE. */
+	hotplug_report(n);
+	if (n->kind != CPUHP_NOTICE_STEP)
+		return;
+	/* Injected faults, rollbacks and failures always; the rest on trace. */
+	if (!hp_trace && !n->injected && !n->rollback && !n->ret)
+		return;
+	printk("cpuhp: cpu %u: %s %s%s%s: %d\n", n->cpu,
+	       hp_state_name(n->state), n->bringup ? "startup" : "teardown",
+	       n->rollback ? " (rollback)" : "",
+	       n->injected ? " (injected)" : "", n->ret);
+}
+
+static const struct cpuhp_platform hp_platform = {
+	.lock = hp_plat_lock,
+	.unlock = hp_plat_unlock,
+	.run_on_cpu = hp_plat_run_on_cpu,
+	.log = hp_plat_log,
+	.notify = hp_plat_notify,
+};
+
+void hp_print_online(void)
+{
+	/* Static: up to 5 bytes a CPU is too much for an AP-sized stack. */
+	static char buf[CPUMASK_BITS * 5 + 1];
+
+	cpulist_format(buf, sizeof(buf), &cpu_online_mask);
+	printk("online: %s\n", buf);
+}
+
+/*
+ * The host names the states the guest reports by guest_states.h: a table
+ * that drifted from it would make the host's mirror lie, so refuse it.
+ */
+static int hp_check_names(void)
+{
+	static const char *const names[GUEST_NR_STATES] = GUEST_STATE_NAMES;
+
+	for (int s = 0; s < GUEST_NR_STATES; s++) {
+		const char *a = hp_steps[s].name, *b = names[s];
+
+		if (!a != !b || (a && strcmp(a, b))) {
+			printk("cpuhp: state %d is '%s', guest_states.h says "
+			       "'%s'\n",
+			       s, a ? a : "(free)", b ? b : "(free)");
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+int hp_init(unsigned int nr_cpus, bool trace)
+{
+	int ret;
+
+	ret = hp_check_names();
+	if (ret)
+		return ret;
+	hp_trace = trace;
+	hp_set_ops(GUEST_PERCPU_PREPARE, percpu_prepare, NULL);
+	hp_set_ops(GUEST_SMPBOOT_PREPARE, smpboot_prepare, smpboot_dead);
+	hp_set_ops(GUEST_KICK_AP, kick_ap, kick_ap_undo);
+	hp_set_ops(GUEST_BRINGUP_CPU, bringup_cpu, bringup_cpu_dead);
+	hp_set_ops(GUEST_AP_LAPIC, ap_lapic_up, ap_lapic_down);
+	hp_set_ops(GUEST_AP_TIMER, ap_timer_up, ap_timer_down);
+	hp_set_ops(GUEST_AP_WORK, ap_work_up, ap_work_down);
+	hp_set_ops(GUEST_ONLINE, online_up, online_down);
+	idt_set_handler(VEC_LAPIC_TIMER, timer_irq);
+	idt_set_handler(VEC_DOORBELL, doorbell_irq);
+
+	ret = cpuhp_init(&hp_machine, &hp_platform, hp_steps, GUEST_NR_STATES,
+			 hp_cpus, nr_cpus);
+	if (ret)
+		return ret;
+
+	/* The boot CPU was online before the table existed. */
+	ret = cpuhp_set_boot_state(&hp_machine, 0, GUEST_ONLINE);
+	if (ret)
+		return ret;
+	for (int s = 1; s < GUEST_NR_STATES; s++)
+		hp_states[s].ran[0] = 1;
+	percpu[0].lapic_on = true;
+	cpumask_set(&cpu_online_mask, 0);
+	return 0;
+}
+
+int hp_bringup(const unsigned int *cpus, unsigned int n, bool parallel)
+{
+	static int results[GUEST_MAX_CPUS];
+	int first = 0;
+
+	if (parallel) {
+		hotplug_set_parallel(true);
+		first = cpuhp_bringup_cpus(&hp_machine, cpus, n, GUEST_ONLINE,
+					   results);
+		hotplug_set_parallel(false);
+		for (unsigned int i = 0; i < n; i++)
+			hotplug_report_done(cpus[i], true, results[i]);
+		return first;
+	}
+	for (unsigned int i = 0; i < n; i++) {
+		int ret = cpuhp_cpu_up(&hp_machine, cpus[i], GUEST_ONLINE);
+
+		if (ret && !first)
+			first = ret;
+	}
+	return first;
+}
+
+static int ping(void *arg)
+{
+	(void)arg;
+	return (int)cpu_apic_id();
+}
+
+#define CHECK(cond, ...)                                                       \
+	do {                                                                   \
+		if (!(cond)) {                                                 \
+			printk("check: cpu %u at %d (%s): ", cpu, st.state,    \
+			       hp_state_name(st.state));                       \
+			printk(__VA_ARGS__);                                   \
+			bad++;                                                 \
+		}                                                              \
+	} while (0)
+
+int hp_check_cpu(unsigned int cpu)
+{
+	struct percpu *pc = &percpu[cpu];
+	struct cpuhp_cpu st;
+	int bad = 0;
+	bool running;
+
+	if (cpuhp_cpu_info(&hp_machine, cpu, &st)) {
+		printk("check: cpu %u: no such CPU\n", cpu);
+		return 1;
+	}
+	CHECK(!st.broken, "marked broken\n");
+	CHECK(st.state == st.target, "target is %d\n", st.target);
+	CHECK(st.fail == CPUHP_INVALID, "injected fault %d left over\n",
+	      st.fail);
+	for (int s = 1; s < GUEST_NR_STATES; s++) {
+		if (hp_steps[s].startup != hp_startup)
+			continue;
+		CHECK(hp_states[s].ran[cpu] == (st.state >= s),
+		      "%s: startup %s\n", hp_state_name(s),
+		      hp_states[s].ran[cpu] ? "ran" : "did not run");
+	}
+	CHECK(cpumask_test(&cpu_online_mask, cpu) == (st.state >= GUEST_ONLINE),
+	      "online mask says %d\n", cpumask_test(&cpu_online_mask, cpu));
+	if (cpu == 0)
+		return bad;
+
+	/* What the AP itself says. */
+	running = pc->alive && !pc->parked;
+	if (st.state >= GUEST_BRINGUP_CPU)
+		CHECK(running, "AP not in its mailbox loop\n");
+	else if (st.state < GUEST_KICK_AP)
+		CHECK(!running, "AP still running\n");
+	CHECK(pc->lapic_on == (st.state >= GUEST_AP_LAPIC), "lapic_on %d\n",
+	      pc->lapic_on);
+	CHECK(pc->timer_on == (st.state >= GUEST_AP_TIMER), "timer_on %d\n",
+	      pc->timer_on);
+	CHECK(pc->work_on == (st.state >= GUEST_AP_WORK), "work_on %d\n",
+	      pc->work_on);
+	CHECK((smp_stack_top_of(cpu) != 0) ==
+		      (st.state >= GUEST_SMPBOOT_PREPARE),
+	      "stack %s\n", smp_stack_top_of(cpu) ? "assigned" : "missing");
+	if (running && st.state >= GUEST_BRINGUP_CPU) {
+		int id = smp_call_on_cpu(cpu, ping, NULL);
+
+		CHECK(id == (int)pc->apic_id, "ping answered %d, not %u\n", id,
+		      pc->apic_id);
+	}
+	return bad;
+}

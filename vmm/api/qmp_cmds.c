@@ -1,0 +1,1562 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The control API's commands (see vmm/api/qmp_cmds.h): QEMU's CPU-hotplug
+ * commands with QEMU's shapes and words, and hotvm's own on top of the
+ * hotplug controller (vmm/hotplug/hotplug.h).
+ *
+ * Operations (device_add, device_del, cpu-hotplug, cpu-resize, the cpuhp-*
+ * commands) run one at a time on the server's operation thread, which is
+ * what serialises them across clients; queries run on its query thread
+ * meanwhile, and quit and query-status in its I/O thread (vmm/api/qmp.h).
+ * The event callbacks run in whatever thread made the change (a vCPU
+ * thread for the guest's notices), so what they and the queries read here
+ * (state names, QOM paths) sits under qc.lock, and the callbacks never call
+ * back into hotplug_*.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <json-c/json.h>
+
+#include "hotvm/guest_states.h"
+#include "hotplug.h"
+#include "qmp.h"
+#include "qmp_cmds.h"
+#include "log.h"
+#include "vm.h"
+
+#define QC_NAME_MAX	   48
+#define QC_PATH_MAX	   128
+#define QC_TIMEOUT_MAX	   3600000 /* ms: an hour is surely a mistake already */
+#define QC_X86_SUFFIX	   "-x86_64-cpu"
+#define QC_UNATTACHED	   "/machine/unattached/device[%u]"
+#define QC_PERIPHERAL	   "/machine/peripheral/%s"
+#define QC_PERIPHERAL_ANON "/machine/peripheral-anon/device[%u]"
+
+/* How QEMU would name a vCPU's object: fixed when it is plugged. */
+enum qc_path_kind {
+	QC_PATH_NONE,	    /* not plugged */
+	QC_PATH_UNATTACHED, /* a boot CPU: /machine/unattached/device[cpu] */
+	QC_PATH_PERIPHERAL, /* device_add with id: /machine/peripheral/<id> */
+	QC_PATH_ANON,	    /* without id: /machine/peripheral-anon/... */
+};
+
+struct qc_slot {
+	enum qc_path_kind kind;
+	unsigned int anon; /* QC_PATH_ANON: device[anon] */
+	char id[sizeof(((struct hp_cpu_view *)0)->id)];
+};
+
+struct qc_names {
+	int n;
+	char (*name)[QC_NAME_MAX]; /* "" for a free slot */
+};
+
+/*
+ * One instance per process (hotvm has one VM and one server), static so
+ * that a callback racing with qmp_cmds_unregister() finds it still there.
+ */
+static struct qmp_cmds {
+	pthread_mutex_t lock; /* everything below once registered */
+	struct qmp_server *s; /* NULL: unregistered, callbacks do nothing */
+	struct hotplug *hp;
+	struct vm *vm;
+	unsigned int max;
+	struct qc_slot *slots;
+	unsigned int next_anon; /* QEMU numbers anonymous devices in order */
+	struct qc_names names[2];
+} qc = { .lock = PTHREAD_MUTEX_INITIALIZER };
+
+static const char *const side_names[] = {
+	[HP_SIDE_HOST] = "host",
+	[HP_SIDE_GUEST] = "guest",
+};
+
+/* ---- small helpers ---- */
+
+static void add_int(struct json_object *o, const char *k, int64_t v)
+{
+	json_object_object_add(o, k, json_object_new_int64(v));
+}
+
+static void add_str(struct json_object *o, const char *k, const char *v)
+{
+	json_object_object_add(o, k, v ? json_object_new_string(v) : NULL);
+}
+
+static void add_bool(struct json_object *o, const char *k, bool v)
+{
+	json_object_object_add(o, k, json_object_new_boolean(v));
+}
+
+static const char *err_text(int rc)
+{
+	return strerror(rc < 0 ? -rc : rc);
+}
+
+/* Copies the controller's state names, for the event callbacks. */
+static void names_refresh(void)
+{
+	for (int side = HP_SIDE_HOST; side <= HP_SIDE_GUEST; side++) {
+		struct qc_names *nm = &qc.names[side];
+
+		for (int i = 0; i < nm->n; i++) {
+			struct cpuhp_state_info info;
+			char name[QC_NAME_MAX] = "";
+
+			if (!hotplug_state_info(qc.hp, side, i, &info) &&
+			    info.name)
+				snprintf(name, sizeof(name), "%s", info.name);
+			pthread_mutex_lock(&qc.lock);
+			memcpy(nm->name[i], name, sizeof(name));
+			pthread_mutex_unlock(&qc.lock);
+		}
+	}
+}
+
+/* Under qc.lock.  NULL for a free slot or a state out of the table. */
+static const char *name_locked(enum hp_side side, int state)
+{
+	const struct qc_names *nm = &qc.names[side];
+
+	if (state < 0 || state >= nm->n || !nm->name[state][0])
+		return NULL;
+	return nm->name[state];
+}
+
+/* Into buf, for use without the lock; "-" style fallback is the number. */
+static const char *state_name(enum hp_side side, int state, char *buf,
+			      size_t len)
+{
+	const char *n;
+
+	pthread_mutex_lock(&qc.lock);
+	n = name_locked(side, state);
+	if (n)
+		snprintf(buf, len, "%s", n);
+	else
+		snprintf(buf, len, "%d", state);
+	pthread_mutex_unlock(&qc.lock);
+	return buf;
+}
+
+static struct json_object *name_or_null(enum hp_side side, int state)
+{
+	struct json_object *o = NULL;
+
+	pthread_mutex_lock(&qc.lock);
+	if (name_locked(side, state))
+		o = json_object_new_string(name_locked(side, state));
+	pthread_mutex_unlock(&qc.lock);
+	return o;
+}
+
+static bool plugged(const struct hp_cpu_view *v)
+{
+	return v->host.state != HOST_OFFLINE;
+}
+
+/*
+ * A vCPU the guest really runs, as far as the host can tell: host table
+ * at online, nothing broken, and a guest that reports its table has it
+ * online too.  This is what query-cpus-fast lists and cpu-resize counts;
+ * a slot that is merely taken (partly up, broken) is not counted.
+ */
+static bool counted(const struct hp_cpu_view *v)
+{
+	return v->host.state == HOST_ONLINE && !v->host.broken &&
+	       !v->guest_broken &&
+	       (!v->guest_reports || v->guest_state == GUEST_ONLINE);
+}
+
+/*
+ * The QOM path of a plugged vCPU, "" for one that is not.  A vCPU plugged
+ * some other way than device_add (cpu-hotplug, cpu-resize, set-target)
+ * gets an anonymous path the first time it is seen, as QEMU would give it.
+ */
+static const char *qom_path(const struct hp_cpu_view *v, char *buf, size_t len)
+{
+	struct qc_slot *sl = &qc.slots[v->cpu];
+
+	buf[0] = '\0';
+	pthread_mutex_lock(&qc.lock);
+	if (!plugged(v)) {
+		if (sl->kind != QC_PATH_UNATTACHED || !v->boot)
+			sl->kind = QC_PATH_NONE;
+	} else if (v->id[0]) {
+		sl->kind = QC_PATH_PERIPHERAL;
+		snprintf(sl->id, sizeof(sl->id), "%s", v->id);
+	} else if (sl->kind == QC_PATH_NONE || sl->kind == QC_PATH_PERIPHERAL) {
+		sl->kind = QC_PATH_ANON;
+		sl->anon = qc.next_anon++;
+	}
+	if (plugged(v)) {
+		if (sl->kind == QC_PATH_UNATTACHED)
+			snprintf(buf, len, QC_UNATTACHED, v->cpu);
+		else if (sl->kind == QC_PATH_PERIPHERAL)
+			snprintf(buf, len, QC_PERIPHERAL, sl->id);
+		else
+			snprintf(buf, len, QC_PERIPHERAL_ANON, sl->anon);
+	}
+	pthread_mutex_unlock(&qc.lock);
+	return buf;
+}
+
+static struct json_object *cpu_props(unsigned int cpu)
+{
+	struct json_object *p = json_object_new_object();
+
+	add_int(p, "socket-id", cpu);
+	add_int(p, "core-id", 0);
+	add_int(p, "thread-id", 0);
+	return p;
+}
+
+static int view(unsigned int cpu, struct hp_cpu_view *v)
+{
+	int rc = hotplug_cpu_view(qc.hp, cpu, v);
+
+	if (rc)
+		memset(v, 0, sizeof(*v));
+	v->cpu = cpu;
+	return rc;
+}
+
+static int no_args(struct json_object *args, struct qmp_error *err)
+{
+	static const char *const none[] = { NULL };
+
+	return qmp_check_args(args, none, err);
+}
+
+/* ---- arguments of hotvm's commands ---- */
+
+static int arg_cpu(struct json_object *args, unsigned int *cpu,
+		   struct qmp_error *err)
+{
+	int64_t v = 0;
+	int rc = qmp_arg_int_range(args, "cpu", true, 0, qc.max - 1, &v, err);
+
+	if (rc < 0)
+		return rc;
+	*cpu = (unsigned int)v;
+	return 0;
+}
+
+static int arg_timeout(struct json_object *args, int *ms, struct qmp_error *err)
+{
+	int64_t v = 0;
+	int rc = qmp_arg_int_range(args, "timeout-ms", false, 0, QC_TIMEOUT_MAX,
+				   &v, err);
+
+	*ms = (int)v;
+	return rc < 0 ? rc : 0;
+}
+
+static int arg_side(struct json_object *args, enum hp_side *side,
+		    struct qmp_error *err)
+{
+	const char *s;
+	int rc = qmp_arg_string(args, "side", true, &s, err);
+
+	if (rc < 0)
+		return rc;
+	if (!strcmp(s, "host"))
+		*side = HP_SIDE_HOST;
+	else if (!strcmp(s, "guest"))
+		*side = HP_SIDE_GUEST;
+	else
+		return qmp_error_set(err, QMP_ERROR_GENERIC,
+				     "Parameter 'side' does not accept value "
+				     "'%s' (expected 'host' or 'guest')",
+				     s);
+	return 0;
+}
+
+/*
+ * A state of one side's table, by name or number (a JSON integer or a
+ * decimal string).  With clear, null, "none" and -1 mean CPUHP_INVALID.
+ */
+static int arg_state(struct json_object *args, const char *key,
+		     enum hp_side side, bool clear, int *state,
+		     struct qmp_error *err)
+{
+	struct json_object *o;
+	int nr = hotplug_nr_states(qc.hp, side);
+
+	if (!json_object_object_get_ex(args, key, &o))
+		return qmp_error_set(err, QMP_ERROR_GENERIC,
+				     "Parameter '%s' is missing", key);
+	if (clear && (json_object_is_type(o, json_type_null) ||
+		      (json_object_is_type(o, json_type_string) &&
+		       !strcmp(json_object_get_string(o), "none")))) {
+		*state = CPUHP_INVALID;
+		return 0;
+	}
+	if (json_object_is_type(o, json_type_int)) {
+		int64_t v = json_object_get_int64(o);
+
+		if (clear && v == CPUHP_INVALID) {
+			*state = CPUHP_INVALID;
+			return 0;
+		}
+		if (v < 0 || v >= nr)
+			return qmp_error_set(err, QMP_ERROR_GENERIC,
+					     "Parameter '%s' expects a %s "
+					     "state between 0 and %d",
+					     key, side_names[side], nr - 1);
+		*state = (int)v;
+		return 0;
+	}
+	if (!json_object_is_type(o, json_type_string))
+		return qmp_error_set(err, QMP_ERROR_GENERIC,
+				     "Invalid parameter type for '%s', "
+				     "expected: string or integer",
+				     key);
+	*state = hotplug_state_lookup(qc.hp, side, json_object_get_string(o));
+	if (*state < 0)
+		return qmp_error_set(err, QMP_ERROR_GENERIC,
+				     "Parameter '%s': the %s table has no "
+				     "state '%s' (see query-cpuhp)",
+				     key, side_names[side],
+				     json_object_get_string(o));
+	return 0;
+}
+
+/* ---- reports and errors ---- */
+
+static struct json_object *steps_json(const struct hp_report *rep)
+{
+	struct json_object *a = json_object_new_array();
+
+	for (unsigned int i = 0; i < rep->n && i < HP_REPORT_MAX; i++) {
+		const struct hp_step_time *st = &rep->steps[i];
+		struct json_object *o = json_object_new_object();
+
+		add_str(o, "side", side_names[st->side]);
+		add_int(o, "state", st->state);
+		json_object_object_add(o, "name",
+				       name_or_null(st->side, st->state));
+		add_str(o, "direction", st->up ? "up" : "down");
+		add_bool(o, "rollback", st->rollback);
+		add_bool(o, "injected", st->injected);
+		add_int(o, "ret", st->ret);
+		add_int(o, "us", (int64_t)(st->ns / 1000));
+		json_object_array_add(a, o);
+	}
+	return a;
+}
+
+static void report_json(struct json_object *o, const struct hp_report *rep)
+{
+	add_int(o, "total-us", (int64_t)(rep->total_ns / 1000));
+	json_object_object_add(o, "steps", steps_json(rep));
+	if (rep->dropped)
+		add_int(o, "steps-dropped", rep->dropped);
+}
+
+/* The step that made the operation fail: the first failure, no rollback. */
+static const struct hp_step_time *failed_step(const struct hp_report *rep)
+{
+	for (unsigned int i = 0; i < rep->n && i < HP_REPORT_MAX; i++)
+		if (rep->steps[i].ret && !rep->steps[i].rollback)
+			return &rep->steps[i];
+	return NULL;
+}
+
+static bool rolled_back(const struct hp_report *rep)
+{
+	for (unsigned int i = 0; i < rep->n && i < HP_REPORT_MAX; i++)
+		if (rep->steps[i].rollback)
+			return true;
+	return false;
+}
+
+/*
+ * GenericError for a failed operation on cpu: which state failed and why,
+ * and where the CPU is now, e.g. "cpu 3: guest:ap-starting failed:
+ * Connection timed out; rolled back to offline".  Returns -EINVAL.
+ */
+static int op_error(struct qmp_error *err, unsigned int cpu, const char *what,
+		    int rc, const struct hp_report *rep)
+{
+	const struct hp_step_time *st = rep ? failed_step(rep) : NULL;
+	char fail[400], now[QC_NAME_MAX + 64], name[QC_NAME_MAX];
+	struct hp_cpu_view v;
+
+	switch (rc) {
+	case -ENOTRECOVERABLE:
+		view(cpu, &v);
+		return qmp_error_set(
+			err, QMP_ERROR_GENERIC,
+			"cpu %u: %s refused: a rollback failed in an earlier "
+			"operation and left it broken (host state %s, guest "
+			"%s%s); cpuhp-recover puts it back in line",
+			cpu, what,
+			state_name(HP_SIDE_HOST, v.host.state, name,
+				   sizeof(name)),
+			v.guest_reports ? "state " : "stage ",
+			v.guest_reports
+				? state_name(HP_SIDE_GUEST, v.guest_state, fail,
+					     sizeof(fail))
+				: hotplug_stage_name(v.stage));
+	case -EBUSY:
+		return qmp_error_set(err, QMP_ERROR_GENERIC,
+				     "cpu %u is in transition (guest still "
+				     "walking its table); try again",
+				     cpu);
+	case -ESHUTDOWN:
+		return qmp_error_set(err, QMP_ERROR_GENERIC,
+				     "cpu %u: %s refused: the VM is shutting "
+				     "down",
+				     cpu, what);
+	case -EOPNOTSUPP:
+		return qmp_error_set(err, QMP_ERROR_GENERIC,
+				     "cpu %u: %s refused: the guest does not "
+				     "report its hotplug states (a Linux "
+				     "guest, or the tiny guest with "
+				     "ignore-hotplug), so guest-side targets "
+				     "and faults cannot reach it",
+				     cpu, what);
+	}
+	if (*hotplug_op_reason(qc.hp))
+		snprintf(fail, sizeof(fail), "%s failed: %s", what,
+			 hotplug_op_reason(qc.hp));
+	else if (st)
+		snprintf(fail, sizeof(fail), "%s%s failed: %s%s",
+			 st->side == HP_SIDE_GUEST ? "guest state " : "",
+			 state_name(st->side, st->state, name, sizeof(name)),
+			 err_text(st->ret),
+			 st->injected ? " (injected fault)" : "");
+	else
+		snprintf(fail, sizeof(fail), "%s failed: %s", what,
+			 err_text(rc));
+	now[0] = '\0';
+	if (!view(cpu, &v)) {
+		state_name(HP_SIDE_HOST, v.host.state, name, sizeof(name));
+		if (v.host.broken || v.guest_broken)
+			snprintf(now, sizeof(now),
+				 "; the %s rollback failed too: the cpu is "
+				 "broken (host state %s)",
+				 v.host.broken ? "host" : "guest", name);
+		else if (rep && rolled_back(rep))
+			snprintf(now, sizeof(now), "; rolled back to %s", name);
+		else
+			snprintf(now, sizeof(now), "; it stays at %s", name);
+	}
+	return qmp_error_set(err, QMP_ERROR_GENERIC, "cpu %u: %s%s", cpu, fail,
+			     now);
+}
+
+/* ---- events ---- */
+
+static void ev_state(void *ctx, enum hp_side side, const struct cpuhp_notice *n)
+{
+	struct json_object *d;
+
+	(void)ctx;
+	pthread_mutex_lock(&qc.lock);
+	if (!qc.s)
+		goto out;
+	d = json_object_new_object();
+	add_int(d, "cpu", n->cpu);
+	add_str(d, "side", side_names[side]);
+	add_str(d, "kind", n->kind == CPUHP_NOTICE_DONE ? "done" : "step");
+	add_int(d, "state", n->state);
+	add_str(d, "name", name_locked(side, n->state));
+	add_str(d, "direction", n->bringup ? "up" : "down");
+	add_bool(d, "rollback", n->rollback);
+	add_bool(d, "injected", n->injected);
+	add_int(d, "ret", n->ret);
+	/* Progress: a client that lags may miss some, and is told so. */
+	qmp_emit_event_lossy(qc.s, "CPUHP_STATE", d);
+out:
+	pthread_mutex_unlock(&qc.lock);
+}
+
+/*
+ * What the host observed of the guest (hp_stage): a CPUHP_STATE on the
+ * guest side with "stage" instead of a state of the guest's table, which
+ * is all there is to report for a guest that does not report its own.
+ */
+static void ev_stage(void *ctx, unsigned int cpu, const char *id,
+		     enum hp_stage st)
+{
+	struct json_object *d;
+
+	(void)ctx;
+	pthread_mutex_lock(&qc.lock);
+	if (!qc.s)
+		goto out;
+	d = json_object_new_object();
+	add_int(d, "cpu", cpu);
+	if (id && *id)
+		add_str(d, "id", id);
+	add_str(d, "side", side_names[HP_SIDE_GUEST]);
+	add_str(d, "kind", "stage");
+	add_str(d, "stage", hotplug_stage_name(st));
+	add_str(d, "direction",
+		st == HP_STAGE_ABSENT || st == HP_STAGE_EJECTING ? "down"
+								 : "up");
+	qmp_emit_event_lossy(qc.s, "CPUHP_STATE", d);
+out:
+	pthread_mutex_unlock(&qc.lock);
+}
+
+/* QEMU's ACPI_DEVICE_OST: {"info": ACPIOSTInfo}. */
+static void ev_ost(void *ctx, unsigned int cpu, const char *id, uint32_t event,
+		   uint32_t status)
+{
+	struct json_object *d, *info;
+	char slot[16];
+
+	(void)ctx;
+	pthread_mutex_lock(&qc.lock);
+	if (!qc.s)
+		goto out;
+	info = json_object_new_object();
+	if (id && *id)
+		add_str(info, "device", id);
+	snprintf(slot, sizeof(slot), "%u", cpu);
+	add_str(info, "slot", slot);
+	add_str(info, "slot-type", "CPU");
+	add_int(info, "source", event);
+	add_int(info, "status", status);
+	d = json_object_new_object();
+	json_object_object_add(d, "info", info);
+	qmp_emit_event(qc.s, "ACPI_DEVICE_OST", d);
+out:
+	pthread_mutex_unlock(&qc.lock);
+}
+
+/* QEMU's DEVICE_DELETED: {"device": id (only if it has one), "path"}. */
+static void ev_deleted(void *ctx, unsigned int cpu, const char *id)
+{
+	struct json_object *d;
+	struct qc_slot *sl;
+	char path[QC_PATH_MAX];
+
+	(void)ctx;
+	pthread_mutex_lock(&qc.lock);
+	if (!qc.s || cpu >= qc.max)
+		goto out;
+	sl = &qc.slots[cpu];
+	if (id && *id)
+		snprintf(path, sizeof(path), QC_PERIPHERAL, id);
+	else if (sl->kind == QC_PATH_UNATTACHED)
+		snprintf(path, sizeof(path), QC_UNATTACHED, cpu);
+	else if (sl->kind == QC_PATH_ANON)
+		snprintf(path, sizeof(path), QC_PERIPHERAL_ANON, sl->anon);
+	else if (sl->kind == QC_PATH_PERIPHERAL)
+		snprintf(path, sizeof(path), QC_PERIPHERAL, sl->id);
+	else
+		snprintf(path, sizeof(path), QC_PERIPHERAL_ANON,
+			 qc.next_anon++);
+	*sl = (struct qc_slot){ .kind = QC_PATH_NONE };
+	d = json_object_new_object();
+	if (id && *id)
+		add_str(d, "device", id);
+	add_str(d, "path", path);
+	qmp_emit_event(qc.s, "DEVICE_DELETED", d);
+out:
+	pthread_mutex_unlock(&qc.lock);
+}
+
+/* A hot-added vCPU gets its QOM path now, in the order QEMU would. */
+static void mark_added(unsigned int cpu, const char *id)
+{
+	pthread_mutex_lock(&qc.lock);
+	qc.slots[cpu] = (struct qc_slot){ .kind = QC_PATH_NONE };
+	if (!id)
+		qc.slots[cpu] = (struct qc_slot){ .kind = QC_PATH_ANON,
+						  .anon = qc.next_anon++ };
+	pthread_mutex_unlock(&qc.lock);
+}
+
+/* ---- QEMU's commands ---- */
+
+/*
+ * [{"type": "host-x86_64-cpu", "vcpus-count": 1, "props": {"socket-id": n,
+ * "core-id": 0, "thread-id": 0}, "qom-path": s (plugged only)}...],
+ * highest slot first as QEMU lists them.
+ */
+static int cmd_query_hotpluggable_cpus(void *ctx, struct json_object *args,
+				       struct json_object **ret,
+				       struct qmp_error *err)
+{
+	struct json_object *a;
+
+	(void)ctx;
+	if (no_args(args, err))
+		return -EINVAL;
+	a = json_object_new_array();
+	for (unsigned int cpu = qc.max; cpu-- > 0;) {
+		struct json_object *o = json_object_new_object();
+		struct hp_cpu_view v;
+		char path[QC_PATH_MAX];
+
+		view(cpu, &v);
+		add_str(o, "type", QMP_CMDS_CPU_TYPE);
+		add_int(o, "vcpus-count", 1);
+		json_object_object_add(o, "props", cpu_props(cpu));
+		if (*qom_path(&v, path, sizeof(path)))
+			add_str(o, "qom-path", path);
+		json_object_array_add(a, o);
+	}
+	*ret = a;
+	return 0;
+}
+
+/* QEMU's id_wellformed(): a letter, then letters, digits, '-', '.', '_'. */
+static bool id_wellformed(const char *id)
+{
+	if (!((*id >= 'a' && *id <= 'z') || (*id >= 'A' && *id <= 'Z')))
+		return false;
+	for (id++; *id; id++)
+		if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWX"
+			    "YZ"
+			    "0123456789-._",
+			    *id))
+			return false;
+	return true;
+}
+
+/*
+ * A topology property of device_add: QEMU takes integers and, since its
+ * device_add goes through QemuOpts, decimal strings.  1: set, 0: absent.
+ */
+static int topo_prop(struct json_object *args, const char *key, int64_t *v,
+		     struct qmp_error *err)
+{
+	struct json_object *o;
+	const char *s;
+	char *end;
+
+	if (!json_object_object_get_ex(args, key, &o))
+		return 0;
+	if (json_object_is_type(o, json_type_int)) {
+		*v = json_object_get_int64(o);
+		return 1;
+	}
+	s = json_object_get_string(o);
+	if (json_object_is_type(o, json_type_string) && *s) {
+		errno = 0;
+		*v = strtoll(s, &end, 10);
+		if (!*end && !errno)
+			return 1;
+	}
+	return qmp_error_set(err, QMP_ERROR_GENERIC,
+			     "Invalid parameter type for '%s', expected: "
+			     "integer",
+			     key);
+}
+
+/* hotvm's "wait": "acknowledged" | "started", for a non-reporting guest. */
+static int arg_wait(struct json_object *args, enum hotplug_wait *wait,
+		    struct qmp_error *err)
+{
+	const char *s = NULL;
+	int w;
+
+	*wait = HOTPLUG_WAIT_DEFAULT;
+	if (qmp_arg_string(args, "wait", false, &s, err) < 0)
+		return -EINVAL;
+	if (!s)
+		return 0;
+	w = hotplug_wait_parse(s);
+	if (w < 0)
+		return qmp_error_set(err, QMP_ERROR_GENERIC,
+				     "Parameter 'wait' does not accept value "
+				     "'%s' (expected 'acknowledged' or "
+				     "'started')",
+				     s);
+	*wait = (enum hotplug_wait)w;
+	return 0;
+}
+
+static int device_add_check(struct json_object *args, const char **idp,
+			    unsigned int *cpu, struct qmp_error *err)
+{
+	static const char *const known[] = { "driver", "id",	  "socket-id",
+					     "die-id", "core-id", "thread-id",
+					     "wait",   NULL };
+	int64_t socket = -1, die = 0, core = 0, thread = 0;
+	const char *driver, *id = NULL;
+	size_t dl, sl = strlen(QC_X86_SUFFIX);
+	int rc;
+
+	rc = qmp_arg_string(args, "driver", true, &driver, err);
+	if (rc < 0)
+		return rc;
+	dl = strlen(driver);
+	if (dl <= sl || strcmp(driver + dl - sl, QC_X86_SUFFIX))
+		return qmp_error_set(err, QMP_ERROR_GENERIC,
+				     "'%s' is not a valid device model name",
+				     driver);
+	rc = qmp_arg_string(args, "id", false, &id, err);
+	if (rc < 0)
+		return rc;
+	if (id && (!id_wellformed(id) ||
+		   strlen(id) >= sizeof(((struct hp_cpu_view *)0)->id)))
+		return qmp_error_set(err, QMP_ERROR_GENERIC,
+				     "Parameter 'id' expects an identifier "
+				     "(a letter, then letters, digits, '-', "
+				     "'.', '_'; at most %zu characters)",
+				     sizeof(((struct hp_cpu_view *)0)->id) - 1);
+	json_object_object_foreach(args, key, val)
+	{
+		size_t i;
+
+		(void)val;
+		for (i = 0; known[i] && strcmp(key, known[i]); i++)
+			;
+		if (!known[i])
+			return qmp_error_set(err, QMP_ERROR_GENERIC,
+					     "Property '%s.%s' not found",
+					     driver, key);
+	}
+	if (topo_prop(args, "die-id", &die, err) < 0 ||
+	    topo_prop(args, "core-id", &core, err) < 0 ||
+	    topo_prop(args, "thread-id", &thread, err) < 0)
+		return -EINVAL;
+	rc = topo_prop(args, "socket-id", &socket, err);
+	if (rc < 0)
+		return rc;
+	if (!rc)
+		return qmp_error_set(err, QMP_ERROR_GENERIC,
+				     "CPU socket-id is not set");
+	if (socket < 0 || socket >= qc.max)
+		return qmp_error_set(err, QMP_ERROR_GENERIC,
+				     "Invalid CPU socket-id: %lld must be in "
+				     "range 0:%u",
+				     (long long)socket, qc.max - 1);
+	if (die)
+		return qmp_error_set(err, QMP_ERROR_GENERIC,
+				     "Invalid CPU die-id: %lld must be in "
+				     "range 0:0",
+				     (long long)die);
+	if (core)
+		return qmp_error_set(err, QMP_ERROR_GENERIC,
+				     "Invalid CPU core-id: %lld must be in "
+				     "range 0:0",
+				     (long long)core);
+	if (thread)
+		return qmp_error_set(err, QMP_ERROR_GENERIC,
+				     "Invalid CPU thread-id: %lld must be in "
+				     "range 0:0",
+				     (long long)thread);
+	*idp = id;
+	*cpu = (unsigned int)socket;
+	return 0;
+}
+
+/*
+ * {"driver": "*-x86_64-cpu", "id"?, "socket-id": n, "core-id"?: 0,
+ * "thread-id"?: 0, "die-id"?: 0} -> {} once the guest has the CPU online
+ * (QEMU replies when the CPU is plugged; here the host table is walked to
+ * online first, so the reply means the same and more).
+ */
+static int cmd_device_add(void *ctx, struct json_object *args,
+			  struct json_object **ret, struct qmp_error *err)
+{
+	static struct hp_report rep; /* the server thread only */
+	struct hp_cpu_view v;
+	const char *id = NULL;
+	enum hotplug_wait wait;
+	unsigned int cpu = 0;
+	int rc;
+
+	(void)ctx;
+	(void)ret;
+	rc = device_add_check(args, &id, &cpu, err);
+	if (!rc)
+		rc = arg_wait(args, &wait, err);
+	if (rc)
+		return rc;
+	if (id)
+		for (unsigned int i = 0; i < qc.max; i++)
+			if (!view(i, &v) && !strcmp(v.id, id))
+				return qmp_error_set(err, QMP_ERROR_GENERIC,
+						     "Duplicate device ID "
+						     "'%s'",
+						     id);
+	if (view(cpu, &v) || plugged(&v))
+		return qmp_error_set(err, QMP_ERROR_GENERIC,
+				     "CPU[%u] with APIC ID %u exists", cpu,
+				     v.apic_id);
+	rc = hotplug_cpu_add(qc.hp, cpu, id, 0, wait, &rep);
+	if (rc == -EEXIST)
+		return qmp_error_set(err, QMP_ERROR_GENERIC,
+				     "CPU[%u] with APIC ID %u exists", cpu,
+				     v.apic_id);
+	if (rc)
+		return op_error(err, cpu, "hot-add", rc, &rep);
+	mark_added(cpu, id);
+	return 0;
+}
+
+/* A device id or a QOM path, as QEMU's find_device_state() takes them. */
+static int find_device(const char *id, unsigned int *cpu)
+{
+	for (unsigned int i = 0; i < qc.max; i++) {
+		struct hp_cpu_view v;
+		char path[QC_PATH_MAX];
+
+		if (view(i, &v) || !*qom_path(&v, path, sizeof(path)))
+			continue;
+		if ((id[0] == '/' && !strcmp(path, id)) ||
+		    (v.id[0] && !strcmp(v.id, id))) {
+			*cpu = i;
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
+static int remove_cpu(unsigned int cpu, int timeout_ms, struct hp_report *rep,
+		      struct qmp_error *err)
+{
+	int rc = hotplug_cpu_remove(qc.hp, cpu, timeout_ms, rep);
+
+	if (rc == -EPERM)
+		return qmp_error_set(err, QMP_ERROR_GENERIC,
+				     "Boot CPU is unpluggable");
+	if (rc == -ENODEV)
+		return qmp_error_set(err, QMP_ERROR_GENERIC,
+				     "cpu %u is not plugged", cpu);
+	if (rc)
+		op_error(err, cpu, "hot-remove", rc, rep);
+	return rc; /* err is filled: the errno is for device_del's words */
+}
+
+/*
+ * {"id": id or QOM path} -> {} after the guest ejected the CPU and its
+ * DEVICE_DELETED went out (QEMU replies first and sends the event later;
+ * a tool waiting for the event sees it either way).
+ */
+static int cmd_device_del(void *ctx, struct json_object *args,
+			  struct json_object **ret, struct qmp_error *err)
+{
+	static const char *const allowed[] = { "id", NULL };
+	static struct hp_report rep;
+	const char *id = NULL;
+	unsigned int cpu;
+	int rc;
+
+	(void)ctx;
+	(void)ret;
+	if (qmp_check_args(args, allowed, err) ||
+	    qmp_arg_string(args, "id", true, &id, err) < 0)
+		return -EINVAL;
+	if (find_device(id, &cpu))
+		return qmp_error_set(err, QMP_ERROR_DEVICE_NOT_FOUND,
+				     "Device '%s' not found", id);
+	if (cpu == 0)
+		return qmp_error_set(err, QMP_ERROR_GENERIC,
+				     "Boot CPU is unpluggable");
+	rc = remove_cpu(cpu, 0, &rep, err);
+	if (rc == -ETIMEDOUT) {
+		size_t len = strlen(err->desc);
+
+		snprintf(err->desc + len, sizeof(err->desc) - len,
+			 " (the guest did not eject it in time)");
+	}
+	return rc;
+}
+
+/*
+ * [{"cpu-index": n, "qom-path": s, "thread-id": host tid, "props": {...},
+ * "target": "x86_64"}...] for every plugged vCPU, in index order.
+ */
+static int cmd_query_cpus_fast(void *ctx, struct json_object *args,
+			       struct json_object **ret, struct qmp_error *err)
+{
+	struct json_object *a;
+
+	(void)ctx;
+	if (no_args(args, err))
+		return -EINVAL;
+	a = json_object_new_array();
+	for (unsigned int cpu = 0; cpu < qc.max; cpu++) {
+		struct json_object *o;
+		struct hp_cpu_view v;
+		char path[QC_PATH_MAX];
+
+		if (view(cpu, &v) || !*qom_path(&v, path, sizeof(path)) ||
+		    !counted(&v))
+			continue;
+		o = json_object_new_object();
+		add_int(o, "cpu-index", cpu);
+		add_str(o, "qom-path", path);
+		add_int(o, "thread-id", v.host_tid);
+		json_object_object_add(o, "props", cpu_props(cpu));
+		add_str(o, "target", "x86_64");
+		json_object_array_add(a, o);
+	}
+	*ret = a;
+	return 0;
+}
+
+/* {"running": true, "singlestep": false, "status": "running"} */
+static int cmd_query_status(void *ctx, struct json_object *args,
+			    struct json_object **ret, struct qmp_error *err)
+{
+	bool stopping = qc.vm && vm_stopping(qc.vm);
+	struct json_object *o;
+
+	(void)ctx;
+	if (no_args(args, err))
+		return -EINVAL;
+	o = json_object_new_object();
+	add_bool(o, "running", !stopping);
+	add_bool(o, "singlestep", false);
+	add_str(o, "status", stopping ? "shutdown" : "running");
+	*ret = o;
+	return 0;
+}
+
+/*
+ * {"cpuhp-regs": {"accesses", "ignored": {reason: n...}, "ejects", "osts",
+ * "guest-states", "guest-faults", "guest-targets"}, "ged": {"reads",
+ * "raises", "irq-errors", "ignored": {"write", "width", "offset"}}}
+ */
+static int cmd_query_hotplug_stats(void *ctx, struct json_object *args,
+				   struct json_object **ret,
+				   struct qmp_error *err)
+{
+	struct json_object *o, *r, *g, *ign;
+	struct hpregs_stats rs;
+	struct ged_stats gs;
+
+	(void)ctx;
+	if (no_args(args, err))
+		return -EINVAL;
+	hotplug_device_stats(qc.hp, &rs, &gs);
+	r = json_object_new_object();
+	add_int(r, "accesses", (int64_t)rs.accesses);
+	ign = json_object_new_object();
+	for (int i = 0; i < HPREGS_IGN_NR; i++)
+		add_int(ign, hpregs_ign_name(i), (int64_t)rs.ignored[i]);
+	json_object_object_add(r, "ignored", ign);
+	add_int(r, "ejects", (int64_t)rs.ejects);
+	add_int(r, "osts", (int64_t)rs.osts);
+	add_int(r, "guest-states", (int64_t)rs.guest_states);
+	add_int(r, "guest-faults", (int64_t)rs.guest_faults);
+	add_int(r, "guest-targets", (int64_t)rs.guest_targets);
+	g = json_object_new_object();
+	add_int(g, "reads", (int64_t)gs.reads);
+	add_int(g, "raises", (int64_t)gs.raises);
+	add_int(g, "irq-errors", (int64_t)gs.irq_errors);
+	ign = json_object_new_object();
+	add_int(ign, "write", (int64_t)gs.ign_write);
+	add_int(ign, "width", (int64_t)gs.ign_width);
+	add_int(ign, "offset", (int64_t)gs.ign_offset);
+	json_object_object_add(g, "ignored", ign);
+	o = json_object_new_object();
+	json_object_object_add(o, "cpuhp-regs", r);
+	json_object_object_add(o, "ged", g);
+	*ret = o;
+	return 0;
+}
+
+/*
+ * {} and the VM stops with exit status 0.  vm_request_stop() only signals
+ * the main thread, which stops the server after this reply went out.
+ */
+static int cmd_quit(void *ctx, struct json_object *args,
+		    struct json_object **ret, struct qmp_error *err)
+{
+	(void)ctx;
+	(void)ret;
+	if (no_args(args, err))
+		return -EINVAL;
+	if (qc.vm)
+		vm_request_stop(qc.vm, 0, "quit from the control API");
+	return 0;
+}
+
+/* ---- hotvm's commands ---- */
+
+static struct json_object *states_json(enum hp_side side)
+{
+	struct json_object *a = json_object_new_array();
+	int nr = hotplug_nr_states(qc.hp, side);
+
+	for (int i = 0; i < nr; i++) {
+		struct cpuhp_state_info info;
+		struct json_object *o;
+
+		if (hotplug_state_info(qc.hp, side, i, &info))
+			continue;
+		o = json_object_new_object();
+		add_int(o, "state", i);
+		add_str(o, "name", info.name);
+		add_bool(o, "startup", info.has_startup);
+		add_bool(o, "teardown", info.has_teardown);
+		add_str(o, "section", cpuhp_section_name(info.section));
+		add_bool(o, "cant-stop", info.flags & CPUHP_F_CANT_STOP);
+		add_bool(o, "no-fail", info.flags & CPUHP_F_NOFAIL);
+		json_object_array_add(a, o);
+	}
+	return a;
+}
+
+/* "key": n and "key-name": s, or both null for CPUHP_INVALID. */
+static void add_state(struct json_object *o, const char *key, enum hp_side side,
+		      int state)
+{
+	char name_key[32];
+
+	snprintf(name_key, sizeof(name_key), "%s-name", key);
+	if (state == CPUHP_INVALID) {
+		json_object_object_add(o, key, NULL);
+		json_object_object_add(o, name_key, NULL);
+		return;
+	}
+	add_int(o, key, state);
+	json_object_object_add(o, name_key, name_or_null(side, state));
+}
+
+static struct json_object *cpu_json(const struct hp_cpu_view *v)
+{
+	struct json_object *o = json_object_new_object();
+	struct json_object *h = json_object_new_object();
+	struct json_object *g = json_object_new_object();
+	char path[QC_PATH_MAX];
+
+	add_int(o, "cpu", v->cpu);
+	add_int(o, "apic-id", v->apic_id);
+	add_bool(o, "boot", v->boot);
+	add_bool(o, "present", v->present);
+	if (v->id[0])
+		add_str(o, "id", v->id);
+	if (*qom_path(v, path, sizeof(path)))
+		add_str(o, "qom-path", path);
+
+	add_int(h, "state", v->host.state);
+	json_object_object_add(h, "name",
+			       name_or_null(HP_SIDE_HOST, v->host.state));
+	add_state(h, "target", HP_SIDE_HOST, v->host.target);
+	add_state(h, "fail", HP_SIDE_HOST, v->host.fail);
+	add_bool(h, "broken", v->host.broken);
+	add_bool(h, "rollback", v->host.rollback);
+	json_object_object_add(o, "host", h);
+
+	/* Only a reporting guest has a table to show: the others a stage. */
+	add_bool(g, "reports", v->guest_reports);
+	add_str(g, "stage", hotplug_stage_name(v->stage));
+	json_object_object_add(
+		g, "state",
+		v->guest_reports ? json_object_new_int(v->guest_state) : NULL);
+	json_object_object_add(
+		g, "name",
+		v->guest_reports ? name_or_null(HP_SIDE_GUEST, v->guest_state)
+				 : NULL);
+	add_state(g, "target", HP_SIDE_GUEST, v->guest_target);
+	add_state(g, "fail", HP_SIDE_GUEST, v->guest_fault);
+	add_bool(g, "broken", v->guest_broken);
+	json_object_object_add(o, "guest", g);
+
+	add_int(o, "thread-id", v->host_tid);
+	add_bool(o, "parked", v->parked);
+	return o;
+}
+
+/*
+ * {"host-states": [{"state", "name", "startup", "teardown", "section",
+ * "cant-stop", "no-fail"}...], "guest-states": [...], "cpus": [{"cpu",
+ * "apic-id", "boot", "present", "id"?, "qom-path"?, "host": {"state",
+ * "name", "target", "target-name", "fail", "fail-name", "broken",
+ * "rollback"}, "guest": {"state", "name", "target", "target-name", "fail",
+ * "fail-name", "broken"}, "thread-id", "parked"}...]}.  Optional "cpu"
+ * limits "cpus" to one vCPU.
+ */
+static int cmd_query_cpuhp(void *ctx, struct json_object *args,
+			   struct json_object **ret, struct qmp_error *err)
+{
+	static const char *const allowed[] = { "cpu", NULL };
+	struct json_object *o, *cpus;
+	int64_t only = -1;
+
+	(void)ctx;
+	if (qmp_check_args(args, allowed, err) ||
+	    qmp_arg_int_range(args, "cpu", false, 0, qc.max - 1, &only, err) <
+		    0)
+		return -EINVAL;
+	names_refresh();
+	o = json_object_new_object();
+	json_object_object_add(o, "host-states", states_json(HP_SIDE_HOST));
+	json_object_object_add(o, "guest-states", states_json(HP_SIDE_GUEST));
+	cpus = json_object_new_array();
+	for (unsigned int cpu = 0; cpu < qc.max; cpu++) {
+		struct hp_cpu_view v;
+
+		if ((only >= 0 && cpu != only) || view(cpu, &v))
+			continue;
+		json_object_array_add(cpus, cpu_json(&v));
+	}
+	json_object_object_add(o, "cpus", cpus);
+	*ret = o;
+	return 0;
+}
+
+/* {"cpu", "side", "state", "name", "total-us", "steps"} after an operation. */
+static struct json_object *op_reply(unsigned int cpu, enum hp_side side,
+				    const struct hp_report *rep)
+{
+	struct json_object *o = json_object_new_object();
+	struct hp_cpu_view v;
+	int state;
+
+	view(cpu, &v);
+	state = side == HP_SIDE_HOST ? v.host.state : v.guest_state;
+	add_int(o, "cpu", cpu);
+	add_str(o, "side", side_names[side]);
+	add_int(o, "state", state);
+	json_object_object_add(o, "name", name_or_null(side, state));
+	report_json(o, rep);
+	return o;
+}
+
+/*
+ * {"cpu", "side": "host"|"guest", "target": name or number, "timeout-ms"?}
+ * -> {"cpu", "side", "state", "name", "total-us", "steps": [...]}: Linux's
+ * cpuN/hotplug/target, partial bring-up and take-down on either side.
+ */
+static int cmd_cpuhp_set_target(void *ctx, struct json_object *args,
+				struct json_object **ret, struct qmp_error *err)
+{
+	static const char *const allowed[] = { "cpu", "side", "target",
+					       "timeout-ms", NULL };
+	static struct hp_report rep;
+	enum hp_side side;
+	unsigned int cpu;
+	int target, timeout, rc;
+	char name[QC_NAME_MAX];
+
+	(void)ctx;
+	if (qmp_check_args(args, allowed, err) || arg_cpu(args, &cpu, err) ||
+	    arg_side(args, &side, err) ||
+	    arg_state(args, "target", side, false, &target, err) ||
+	    arg_timeout(args, &timeout, err))
+		return -EINVAL;
+	names_refresh();
+	memset(&rep, 0, sizeof(rep));
+	rc = hotplug_set_target(qc.hp, cpu, side, target, timeout, &rep);
+	state_name(side, target, name, sizeof(name));
+	if (rc == -EPERM)
+		return qmp_error_set(err, QMP_ERROR_GENERIC,
+				     "cpu %u: the boot CPU stays online (%s "
+				     "target %s refused)",
+				     cpu, side_names[side], name);
+	if (rc == -ENODEV)
+		return qmp_error_set(err, QMP_ERROR_GENERIC,
+				     "cpu %u: the guest does not have this "
+				     "CPU yet; bring the host side to "
+				     "guest:ap-starting first",
+				     cpu);
+	if (rc == -EINVAL && !rep.n)
+		return qmp_error_set(err, QMP_ERROR_GENERIC,
+				     "cpu %u: %s state %s is not a valid "
+				     "target",
+				     cpu, side_names[side], name);
+	if (rc)
+		return op_error(err, cpu, "set-target", rc, &rep);
+	*ret = op_reply(cpu, side, &rep);
+	return 0;
+}
+
+/*
+ * {"cpu", "side", "state": name, number, or null/"none"/-1 to clear} -> {}:
+ * Linux's cpuN/hotplug/fail; the next callback of that state fails.
+ */
+static int cmd_cpuhp_inject_fault(void *ctx, struct json_object *args,
+				  struct json_object **ret,
+				  struct qmp_error *err)
+{
+	static const char *const allowed[] = { "cpu", "side", "state", NULL };
+	enum hp_side side;
+	unsigned int cpu;
+	int state, rc;
+	char name[QC_NAME_MAX];
+
+	(void)ctx;
+	(void)ret;
+	if (qmp_check_args(args, allowed, err) || arg_cpu(args, &cpu, err) ||
+	    arg_side(args, &side, err) ||
+	    arg_state(args, "state", side, true, &state, err))
+		return -EINVAL;
+	rc = hotplug_inject(qc.hp, cpu, side, state);
+	if (rc == -EINVAL)
+		return qmp_error_set(
+			err, QMP_ERROR_GENERIC,
+			"cpu %u: %s state %s cannot fail (no "
+			"callback, or a must-not-fail state)",
+			cpu, side_names[side],
+			state_name(side, state, name, sizeof(name)));
+	if (rc)
+		return op_error(err, cpu, "inject-fault", rc, NULL);
+	return 0;
+}
+
+/*
+ * {"cpu", "state": "online"|"offline", "timeout-ms"?} -> {"cpu", "state",
+ * "total-us", "steps": [{"side", "state", "name", "direction", "rollback",
+ * "injected", "ret", "us"}...]}, once the host table reached its target
+ * (and with it the guest) or failed and rolled back.
+ */
+static int cmd_cpu_hotplug(void *ctx, struct json_object *args,
+			   struct json_object **ret, struct qmp_error *err)
+{
+	static const char *const allowed[] = { "cpu", "state", "timeout-ms",
+					       "wait", NULL };
+	static struct hp_report rep;
+	struct json_object *o;
+	enum hotplug_wait wait;
+	const char *state;
+	unsigned int cpu;
+	int timeout, rc;
+	bool up;
+
+	(void)ctx;
+	if (qmp_check_args(args, allowed, err) || arg_cpu(args, &cpu, err) ||
+	    qmp_arg_string(args, "state", true, &state, err) < 0 ||
+	    arg_timeout(args, &timeout, err) || arg_wait(args, &wait, err))
+		return -EINVAL;
+	if (strcmp(state, "online") && strcmp(state, "offline"))
+		return qmp_error_set(err, QMP_ERROR_GENERIC,
+				     "Parameter 'state' does not accept value "
+				     "'%s' (expected 'online' or 'offline')",
+				     state);
+	up = !strcmp(state, "online");
+	names_refresh();
+	memset(&rep, 0, sizeof(rep));
+	if (up) {
+		struct hp_cpu_view before;
+		bool was = !view(cpu, &before) && plugged(&before);
+
+		rc = hotplug_cpu_add(qc.hp, cpu, NULL, timeout, wait, &rep);
+		/* A partly-up CPU keeps its id and path: it was plugged. */
+		if (!rc && !was)
+			mark_added(cpu, NULL);
+		if (rc == -EEXIST)
+			rc = 0; /* already there: a no-op, like Linux */
+		if (rc)
+			return op_error(err, cpu, "online", rc, &rep);
+	} else {
+		struct hp_cpu_view v;
+
+		if (!view(cpu, &v) && !plugged(&v)) {
+			rc = 0; /* already offline */
+		} else if (cpu == 0) {
+			return qmp_error_set(err, QMP_ERROR_GENERIC,
+					     "Boot CPU is unpluggable");
+		} else {
+			rc = remove_cpu(cpu, timeout, &rep, err);
+			if (rc)
+				return rc;
+		}
+	}
+	o = json_object_new_object();
+	add_int(o, "cpu", cpu);
+	add_str(o, "state", state);
+	report_json(o, &rep);
+	*ret = o;
+	return 0;
+}
+
+/*
+ * {"cpu", "timeout-ms"?} -> {"cpu", "state": "online"|"offline", "total-us",
+ * "steps"}: after a failed rollback left the CPU broken, puts it back in
+ * line with what the guest and the host really hold (hotplug.h,
+ * hotplug_cpu_recover()): online if the guest has it, else offline.
+ */
+static int cmd_cpuhp_recover(void *ctx, struct json_object *args,
+			     struct json_object **ret, struct qmp_error *err)
+{
+	static const char *const allowed[] = { "cpu", "timeout-ms", NULL };
+	static struct hp_report rep;
+	struct json_object *o;
+	unsigned int cpu;
+	int timeout, rc;
+	bool online;
+
+	(void)ctx;
+	if (qmp_check_args(args, allowed, err) || arg_cpu(args, &cpu, err) ||
+	    arg_timeout(args, &timeout, err))
+		return -EINVAL;
+	names_refresh();
+	memset(&rep, 0, sizeof(rep));
+	rc = hotplug_cpu_recover(qc.hp, cpu, timeout, &rep, &online);
+	if (rc == -EPERM)
+		return qmp_error_set(err, QMP_ERROR_GENERIC,
+				     "cpu %u: the boot CPU is never walked: "
+				     "there is nothing to recover",
+				     cpu);
+	if (rc)
+		return op_error(err, cpu, "recover", rc, &rep);
+	o = json_object_new_object();
+	add_int(o, "cpu", cpu);
+	add_str(o, "state", online ? "online" : "offline");
+	report_json(o, &rep);
+	*ret = o;
+	return 0;
+}
+
+struct resize_step {
+	unsigned int cpu;
+	bool added;
+	struct qc_slot slot; /* a removed CPU's path, restored by the undo */
+	char id[sizeof(((struct hp_cpu_view *)0)->id)];
+};
+
+/* Undoes steps[0..n) in reverse; returns how many could not be undone. */
+static unsigned int resize_undo(struct resize_step *steps, unsigned int n,
+				int timeout)
+{
+	static struct hp_report rep;
+	unsigned int bad = 0;
+
+	while (n--) {
+		struct resize_step *st = &steps[n];
+		int rc;
+
+		if (st->added) {
+			rc = hotplug_cpu_remove(qc.hp, st->cpu, timeout, &rep);
+		} else {
+			rc = hotplug_cpu_add(qc.hp, st->cpu,
+					     st->id[0] ? st->id : NULL, timeout,
+					     HOTPLUG_WAIT_DEFAULT, &rep);
+			if (!rc) {
+				pthread_mutex_lock(&qc.lock);
+				qc.slots[st->cpu] = st->slot;
+				pthread_mutex_unlock(&qc.lock);
+			}
+		}
+		if (rc) {
+			pr_err("api: cpu-resize: cannot undo the %s of cpu "
+			       "%u: %s",
+			       st->added ? "hot-add" : "hot-remove", st->cpu,
+			       err_text(rc));
+			bad++;
+		}
+	}
+	return bad;
+}
+
+/*
+ * {"count": n, "timeout-ms"?} -> {"count", "added": [cpu...], "removed":
+ * [cpu...]}: hot-adds the lowest free slots or hot-removes the highest
+ * plugged CPUs (never CPU 0) until n are plugged.  All or nothing: if one
+ * step fails, the steps already done are undone before the error.
+ */
+static int cmd_cpu_resize(void *ctx, struct json_object *args,
+			  struct json_object **ret, struct qmp_error *err)
+{
+	static const char *const allowed[] = { "count", "timeout-ms", NULL };
+	static struct hp_report rep;
+	struct resize_step *steps;
+	struct json_object *o, *added, *removed;
+	unsigned int have = 0, n = 0, bad;
+	int64_t count;
+	int timeout, rc = 0;
+
+	(void)ctx;
+	if (qmp_check_args(args, allowed, err) ||
+	    qmp_arg_int_range(args, "count", true, 1, qc.max, &count, err) <
+		    0 ||
+	    arg_timeout(args, &timeout, err))
+		return -EINVAL;
+	names_refresh();
+	steps = calloc(qc.max, sizeof(*steps));
+	if (!steps)
+		return -ENOMEM;
+	for (unsigned int cpu = 0; cpu < qc.max; cpu++) {
+		struct hp_cpu_view v;
+
+		have += !view(cpu, &v) && counted(&v);
+	}
+	for (unsigned int cpu = 0; have < count && cpu < qc.max && !rc; cpu++) {
+		struct hp_cpu_view v;
+
+		if (view(cpu, &v) || plugged(&v))
+			continue;
+		rc = hotplug_cpu_add(qc.hp, cpu, NULL, timeout,
+				     HOTPLUG_WAIT_DEFAULT, &rep);
+		if (rc) {
+			op_error(err, cpu, "hot-add", rc, &rep);
+			break;
+		}
+		mark_added(cpu, NULL);
+		steps[n++] = (struct resize_step){ .cpu = cpu, .added = true };
+		have++;
+	}
+	for (unsigned int cpu = qc.max; have > count && cpu-- > 1 && !rc;) {
+		struct resize_step st = { .cpu = cpu };
+		struct hp_cpu_view v;
+
+		if (view(cpu, &v) || !counted(&v))
+			continue;
+		memcpy(st.id, v.id, sizeof(st.id));
+		pthread_mutex_lock(&qc.lock);
+		st.slot = qc.slots[cpu];
+		pthread_mutex_unlock(&qc.lock);
+		rc = remove_cpu(cpu, timeout, &rep, err);
+		if (rc)
+			break;
+		steps[n++] = st;
+		have--;
+	}
+	if (!rc && have != count) {
+		rc = qmp_error_set(err, QMP_ERROR_GENERIC,
+				   "cpu-resize: only %u vCPUs can be plugged",
+				   have);
+	}
+	if (rc) {
+		size_t len = strlen(err->desc);
+
+		bad = resize_undo(steps, n, timeout);
+		snprintf(err->desc + len, sizeof(err->desc) - len,
+			 bad ? "; cpu-resize to %lld: %u of %u steps could not "
+			       "be undone"
+			     : "; cpu-resize to %lld: nothing changed (%u of "
+			       "%u steps undone)",
+			 (long long)count, bad ? bad : n, n);
+		free(steps);
+		return rc;
+	}
+	o = json_object_new_object();
+	added = json_object_new_array();
+	removed = json_object_new_array();
+	for (unsigned int i = 0; i < n; i++)
+		json_object_array_add(steps[i].added ? added : removed,
+				      json_object_new_int(steps[i].cpu));
+	add_int(o, "count", have);
+	json_object_object_add(o, "added", added);
+	json_object_object_add(o, "removed", removed);
+	free(steps);
+	*ret = o;
+	return 0;
+}
+
+/* ---- registration ---- */
+
+static const struct qmp_command qc_commands[] = {
+	/* No flags: an operation, one at a time (vmm/api/qmp.h). */
+	{ .name = "query-hotpluggable-cpus",
+	  .handler = cmd_query_hotpluggable_cpus,
+	  .flags = QMP_CMD_QUERY },
+	{ .name = "device_add", .handler = cmd_device_add },
+	{ .name = "device_del", .handler = cmd_device_del },
+	{ .name = "query-cpus-fast",
+	  .handler = cmd_query_cpus_fast,
+	  .flags = QMP_CMD_QUERY },
+	{ .name = "query-status",
+	  .handler = cmd_query_status,
+	  .flags = QMP_CMD_FAST },
+	{ .name = "quit", .handler = cmd_quit, .flags = QMP_CMD_FAST },
+	{ .name = "query-cpuhp",
+	  .handler = cmd_query_cpuhp,
+	  .flags = QMP_CMD_QUERY },
+	{ .name = "cpuhp-set-target", .handler = cmd_cpuhp_set_target },
+	{ .name = "cpuhp-inject-fault", .handler = cmd_cpuhp_inject_fault },
+	{ .name = "cpu-hotplug", .handler = cmd_cpu_hotplug },
+	{ .name = "cpuhp-recover", .handler = cmd_cpuhp_recover },
+	{ .name = "cpu-resize", .handler = cmd_cpu_resize },
+	{ .name = "query-hotplug-stats",
+	  .handler = cmd_query_hotplug_stats,
+	  .flags = QMP_CMD_QUERY },
+};
+
+static const struct hp_events qc_events = {
+	.state = ev_state,
+	.ost = ev_ost,
+	.deleted = ev_deleted,
+	.stage = ev_stage,
+};
+
+static void qc_free_locked(void)
+{
+	free(qc.slots);
+	free(qc.names[0].name);
+	free(qc.names[1].name);
+	qc.slots = NULL;
+	qc.names[0] = qc.names[1] = (struct qc_names){ 0 };
+	qc.s = NULL;
+	qc.hp = NULL;
+	qc.vm = NULL;
+	qc.max = 0;
+	qc.next_anon = 0;
+}
+
+void qmp_cmds_detach(struct hotplug *hp)
+{
+	if (hp)
+		hotplug_set_events(hp, NULL);
+	/* A callback that copied the old events before finishes first. */
+	pthread_mutex_lock(&qc.lock);
+	if (!hp || hp == qc.hp)
+		qc.s = NULL;
+	pthread_mutex_unlock(&qc.lock);
+}
+
+void qmp_cmds_unregister(struct hotplug *hp)
+{
+	qmp_cmds_detach(hp);
+	pthread_mutex_lock(&qc.lock);
+	if (!hp || hp == qc.hp)
+		qc_free_locked();
+	pthread_mutex_unlock(&qc.lock);
+}
+
+int qmp_cmds_register(struct qmp_server *s, struct hotplug *hp, struct vm *vm)
+{
+	unsigned int max = hotplug_max_cpus(hp);
+	struct qc_slot *slots = calloc(max ? max : 1, sizeof(*slots));
+	int nh = hotplug_nr_states(hp, HP_SIDE_HOST);
+	int ng = hotplug_nr_states(hp, HP_SIDE_GUEST);
+	char(*hn)[QC_NAME_MAX] = calloc(nh > 0 ? nh : 1, sizeof(*hn));
+	char(*gn)[QC_NAME_MAX] = calloc(ng > 0 ? ng : 1, sizeof(*gn));
+	int rc;
+
+	if (!slots || !hn || !gn || !max || nh <= 0 || ng <= 0) {
+		free(slots);
+		free(hn);
+		free(gn);
+		return max && nh > 0 && ng > 0 ? -ENOMEM : -EINVAL;
+	}
+	rc = qmp_server_register(s, qc_commands,
+				 sizeof(qc_commands) / sizeof(qc_commands[0]));
+	if (rc) {
+		free(slots);
+		free(hn);
+		free(gn);
+		return rc;
+	}
+	if (qc.hp)
+		qmp_cmds_unregister(qc.hp);
+	for (unsigned int cpu = 0; cpu < max; cpu++) {
+		struct hp_cpu_view v;
+
+		if (!hotplug_cpu_view(hp, cpu, &v) && v.boot)
+			slots[cpu].kind = QC_PATH_UNATTACHED;
+	}
+	pthread_mutex_lock(&qc.lock);
+	qc.s = s;
+	qc.hp = hp;
+	qc.vm = vm;
+	qc.max = max;
+	qc.slots = slots;
+	qc.next_anon = 0;
+	qc.names[HP_SIDE_HOST] = (struct qc_names){ .n = nh, .name = hn };
+	qc.names[HP_SIDE_GUEST] = (struct qc_names){ .n = ng, .name = gn };
+	pthread_mutex_unlock(&qc.lock);
+	names_refresh();
+	hotplug_set_events(hp, &qc_events);
+	return 0;
+}

@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The control API's command set (DESIGN.md section 2): QEMU's CPU-hotplug
+ * commands and events, so that tools written for QEMU drive hotvm
+ * unchanged, and hotvm's own view of the host and guest state tables.
+ *
+ * QEMU's commands: query-hotpluggable-cpus, device_add, device_del,
+ * query-cpus-fast, query-status, quit; events DEVICE_DELETED and
+ * ACPI_DEVICE_OST.  hotvm's: query-cpuhp, cpuhp-set-target,
+ * cpuhp-inject-fault, cpu-resize, cpu-hotplug; event CPUHP_STATE.  The
+ * reply shapes are documented above each handler in vmm/api/qmp_cmds.c.
+ *
+ * Topology as QEMU shows it for -smp sockets=max,cores=1,threads=1: CPU
+ * slot n is {socket-id: n, core-id: 0, thread-id: 0} with APIC ID n.
+ * Timeouts are "timeout-ms" (integer milliseconds; absent or 0 is the
+ * --hotplug-timeout default).
+ */
+#ifndef HOTVM_QMP_CMDS_H
+#define HOTVM_QMP_CMDS_H
+
+struct hotplug;
+struct qmp_server;
+struct vm;
+
+/* The CPU type every slot reports, and device_add's usual driver. */
+#define QMP_CMDS_CPU_TYPE "host-x86_64-cpu"
+
+/*
+ * Registers every command on s (before qmp_server_start) and installs the
+ * controller's event callbacks (hotplug_set_events), which emit the events
+ * on s.  The command state lives until the next call: hotvm has one VM and
+ * one server per process, and the server's handler ctx is not needed.  vm
+ * is what `quit` stops (vm_request_stop with status 0); it may be NULL, and
+ * then `quit` only replies.  Returns 0 or a negative errno.
+ */
+int qmp_cmds_register(struct qmp_server *s, struct hotplug *hp, struct vm *vm);
+
+/*
+ * Before qmp_server_stop(): uninstalls the callbacks and waits for any that
+ * is running, so that a vCPU thread's late event never reaches a stopped
+ * server.  The command state stays: a handler may still be running on a
+ * server thread until qmp_server_stop() has joined it.  A NULL hp is fine.
+ */
+void qmp_cmds_detach(struct hotplug *hp);
+
+/*
+ * After qmp_server_stop() (no handler can run any more): frees the command
+ * state, detaching first if that was not done.  A NULL hp is fine.
+ */
+void qmp_cmds_unregister(struct hotplug *hp);
+
+#endif

@@ -1,0 +1,323 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * PVH ELF loading and hvm_start_info.  The image is hostile until proven
+ * otherwise: all header fields are checked, with overflow-safe arithmetic,
+ * against the file size and guest RAM in a first pass; only then does a
+ * second pass copy anything.
+ */
+#include <elf.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "pvh.h"
+
+#define PVH_MAX_PHNUM 256
+
+/* The fields hotvm uses, common to ELF32 and ELF64 program headers. */
+struct pvh_phdr {
+	uint32_t type;
+	uint64_t offset;
+	uint64_t paddr;
+	uint64_t filesz;
+	uint64_t memsz;
+};
+
+struct pvh_elf {
+	const uint8_t *img;
+	size_t len;
+	bool is64;
+	uint64_t phoff;
+	unsigned int phnum;
+};
+
+static int fail(char *why, size_t n, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static int fail(char *why, size_t n, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(why, n, fmt, ap);
+	va_end(ap);
+	return -ENOEXEC;
+}
+
+/* [off, off + size) inside [0, len), without overflow. */
+static bool in_file(uint64_t off, uint64_t size, uint64_t len)
+{
+	return off <= len && size <= len - off;
+}
+
+static void get_phdr(const struct pvh_elf *e, unsigned int i,
+		     struct pvh_phdr *ph)
+{
+	if (e->is64) {
+		Elf64_Phdr p;
+
+		memcpy(&p, e->img + e->phoff + (uint64_t)i * sizeof(p),
+		       sizeof(p));
+		*ph = (struct pvh_phdr){ .type = p.p_type,
+					 .offset = p.p_offset,
+					 .paddr = p.p_paddr,
+					 .filesz = p.p_filesz,
+					 .memsz = p.p_memsz };
+	} else {
+		Elf32_Phdr p;
+
+		memcpy(&p, e->img + e->phoff + (uint64_t)i * sizeof(p),
+		       sizeof(p));
+		*ph = (struct pvh_phdr){ .type = p.p_type,
+					 .offset = p.p_offset,
+					 .paddr = p.p_paddr,
+					 .filesz = p.p_filesz,
+					 .memsz = p.p_memsz };
+	}
+}
+
+static int parse_header(struct pvh_elf *e, char *why, size_t n)
+{
+	const uint8_t *id = e->img;
+	uint16_t type, machine, phentsize;
+
+	if (e->len < EI_NIDENT || memcmp(id, ELFMAG, SELFMAG))
+		return fail(why, n, "not an ELF file (bad magic)");
+	if (id[EI_CLASS] != ELFCLASS64 && id[EI_CLASS] != ELFCLASS32)
+		return fail(why, n, "unknown ELF class %u", id[EI_CLASS]);
+	e->is64 = id[EI_CLASS] == ELFCLASS64;
+	if (id[EI_DATA] != ELFDATA2LSB)
+		return fail(why, n, "not a little-endian ELF");
+	if (id[EI_VERSION] != EV_CURRENT)
+		return fail(why, n, "unknown ELF version %u", id[EI_VERSION]);
+
+	if (e->is64) {
+		Elf64_Ehdr h;
+
+		if (e->len < sizeof(h))
+			return fail(why, n,
+				    "truncated: %zu bytes, shorter than the "
+				    "ELF header",
+				    e->len);
+		memcpy(&h, e->img, sizeof(h));
+		type = h.e_type;
+		machine = h.e_machine;
+		phentsize = h.e_phentsize;
+		e->phoff = h.e_phoff;
+		e->phnum = h.e_phnum;
+		if (phentsize != sizeof(Elf64_Phdr))
+			return fail(why, n, "bad program header size %u",
+				    phentsize);
+	} else {
+		Elf32_Ehdr h;
+
+		if (e->len < sizeof(h))
+			return fail(why, n,
+				    "truncated: %zu bytes, shorter than the "
+				    "ELF header",
+				    e->len);
+		memcpy(&h, e->img, sizeof(h));
+		type = h.e_type;
+		machine = h.e_machine;
+		phentsize = h.e_phentsize;
+		e->phoff = h.e_phoff;
+		e->phnum = h.e_phnum;
+		if (phentsize != sizeof(Elf32_Phdr))
+			return fail(why, n, "bad program header size %u",
+				    phentsize);
+	}
+	if (type != ET_EXEC)
+		return fail(why, n, "not an executable ELF (type %u)", type);
+	if (machine != EM_X86_64 && machine != EM_386)
+		return fail(why, n, "not an x86 ELF (machine %u)", machine);
+	if (!e->phnum || e->phnum > PVH_MAX_PHNUM)
+		return fail(why, n, "bad program header count %u", e->phnum);
+	if (!in_file(e->phoff, (uint64_t)e->phnum * phentsize, e->len))
+		return fail(why, n,
+			    "truncated: program headers end past the end of "
+			    "the file");
+	return 0;
+}
+
+/* Walks one PT_NOTE segment for Xen's PHYS32_ENTRY note. */
+static int find_entry_note(const struct pvh_elf *e, const struct pvh_phdr *ph,
+			   uint64_t *entry, bool *found, char *why, size_t n)
+{
+	const uint8_t *p = e->img + ph->offset;
+	uint64_t off = 0;
+
+	while (off < ph->filesz) {
+		Elf32_Nhdr nh; /* same layout for ELF64 */
+		uint64_t name_off, desc_off, next;
+
+		if (ph->filesz - off < sizeof(nh))
+			return fail(why, n, "malformed ELF note header");
+		memcpy(&nh, p + off, sizeof(nh));
+		name_off = off + sizeof(nh);
+		desc_off = name_off + (((uint64_t)nh.n_namesz + 3) & ~3ULL);
+		next = desc_off + (((uint64_t)nh.n_descsz + 3) & ~3ULL);
+		if (desc_off > ph->filesz || next > ph->filesz)
+			return fail(why, n, "ELF note runs past its segment");
+		if (nh.n_namesz == 4 && !memcmp(p + name_off, "Xen", 4) &&
+		    nh.n_type == PVH_XEN_ELFNOTE_PHYS32_ENTRY && !*found) {
+			if (nh.n_descsz == 4) {
+				uint32_t v;
+
+				memcpy(&v, p + desc_off, 4);
+				*entry = v;
+			} else if (nh.n_descsz == 8) {
+				memcpy(entry, p + desc_off, 8);
+			} else {
+				return fail(
+					why, n,
+					"PVH entry note has a %u-byte value",
+					nh.n_descsz);
+			}
+			*found = true;
+		}
+		off = next;
+	}
+	return 0;
+}
+
+static int check_segments(const struct pvh_elf *e, uint64_t ram_end,
+			  uint64_t load_min, struct pvh_kernel *k, char *why,
+			  size_t n)
+{
+	bool found = false, entry_loaded = false;
+	unsigned int loads = 0;
+	struct pvh_phdr ph;
+	int ret;
+
+	k->lo = UINT64_MAX;
+	k->hi = 0;
+	for (unsigned int i = 0; i < e->phnum; i++) {
+		get_phdr(e, i, &ph);
+		if (ph.type != PT_LOAD && ph.type != PT_NOTE)
+			continue;
+		if (!in_file(ph.offset, ph.filesz, e->len))
+			return fail(why, n,
+				    "truncated: segment %u ends past the end "
+				    "of the file",
+				    i);
+		if (ph.type == PT_NOTE) {
+			ret = find_entry_note(e, &ph, &k->entry, &found, why,
+					      n);
+			if (ret)
+				return ret;
+			continue;
+		}
+		if (!ph.memsz)
+			continue;
+		if (ph.filesz > ph.memsz)
+			return fail(why, n,
+				    "segment %u has more file data than memory",
+				    i);
+		if (ph.paddr < load_min || ph.paddr > ram_end ||
+		    ph.memsz > ram_end - ph.paddr)
+			return fail(why, n,
+				    "segment %u at 0x%llx-0x%llx does not fit "
+				    "in guest RAM 0x%llx-0x%llx",
+				    i, (unsigned long long)ph.paddr,
+				    (unsigned long long)(ph.paddr + ph.memsz),
+				    (unsigned long long)load_min,
+				    (unsigned long long)ram_end);
+		loads++;
+		if (ph.paddr < k->lo)
+			k->lo = ph.paddr;
+		if (ph.paddr + ph.memsz > k->hi)
+			k->hi = ph.paddr + ph.memsz;
+	}
+	if (!found)
+		return fail(why, n,
+			    "no PVH entry note (Xen ELF note PHYS32_ENTRY)");
+	if (!loads)
+		return fail(why, n, "no loadable segment");
+	for (unsigned int i = 0; i < e->phnum; i++) {
+		get_phdr(e, i, &ph);
+		if (ph.type == PT_LOAD && k->entry >= ph.paddr &&
+		    k->entry - ph.paddr < ph.memsz)
+			entry_loaded = true;
+	}
+	if (!entry_loaded)
+		return fail(why, n,
+			    "PVH entry 0x%llx is outside every loaded segment",
+			    (unsigned long long)k->entry);
+	return 0;
+}
+
+int pvh_load_elf(const void *img, size_t len, uint8_t *ram, uint64_t ram_end,
+		 uint64_t load_min, struct pvh_kernel *k, char *why,
+		 size_t whylen)
+{
+	struct pvh_elf e = { .img = img, .len = len };
+	struct pvh_phdr ph;
+	int ret;
+
+	ret = parse_header(&e, why, whylen);
+	if (ret)
+		return ret;
+	ret = check_segments(&e, ram_end, load_min, k, why, whylen);
+	if (ret)
+		return ret;
+
+	for (unsigned int i = 0; i < e.phnum; i++) {
+		get_phdr(&e, i, &ph);
+		if (ph.type != PT_LOAD || !ph.memsz)
+			continue;
+		memcpy(ram + ph.paddr, e.img + ph.offset, ph.filesz);
+		memset(ram + ph.paddr + ph.filesz, 0, ph.memsz - ph.filesz);
+	}
+	return 0;
+}
+
+int64_t pvh_write_start_info(uint8_t *area, uint64_t base, uint64_t size,
+			     const struct pvh_boot_params *p)
+{
+	struct pvh_start_info si = {
+		.magic = PVH_START_MAGIC,
+		.version = 1,
+		.nr_modules = p->nr_mods,
+		.rsdp_paddr = p->rsdp_paddr,
+		.memmap_entries = p->nr_memmap,
+	};
+	const char *cmdline = p->cmdline ? p->cmdline : "";
+	size_t clen = strlen(cmdline) + 1;
+
+	if (size < PVH_BOOT_CMDLINE_OFF || p->nr_mods > PVH_MAX_MODULES ||
+	    p->nr_memmap > PVH_MAX_MEMMAP)
+		return -EINVAL;
+	if (clen > size - PVH_BOOT_CMDLINE_OFF)
+		return -E2BIG;
+
+	memset(area, 0, PVH_BOOT_CMDLINE_OFF);
+	if (p->nr_mods)
+		si.modlist_paddr = base + PVH_BOOT_MODLIST_OFF;
+	for (unsigned int i = 0; i < p->nr_mods; i++) {
+		uint64_t str = PVH_BOOT_MODSTR_OFF + i * PVH_MODSTR_MAX;
+		struct pvh_modlist_entry m = {
+			.paddr = p->mods[i].paddr,
+			.size = p->mods[i].size,
+		};
+
+		if (p->mods[i].cmdline) {
+			size_t n = strlen(p->mods[i].cmdline) + 1;
+
+			if (n > PVH_MODSTR_MAX)
+				return -E2BIG;
+			memcpy(area + str, p->mods[i].cmdline, n);
+			m.cmdline_paddr = base + str;
+		}
+		memcpy(area + PVH_BOOT_MODLIST_OFF + i * sizeof(m), &m,
+		       sizeof(m));
+	}
+	si.memmap_paddr = base + PVH_BOOT_MEMMAP_OFF;
+	memcpy(area + PVH_BOOT_MEMMAP_OFF, p->memmap,
+	       p->nr_memmap * sizeof(*p->memmap));
+	si.cmdline_paddr = base + PVH_BOOT_CMDLINE_OFF;
+	memcpy(area + PVH_BOOT_CMDLINE_OFF, cmdline, clen);
+	memcpy(area, &si, sizeof(si));
+	return (int64_t)base;
+}

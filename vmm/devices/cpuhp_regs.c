@@ -1,0 +1,504 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * CPU-hotplug register block: see vmm/devices/cpuhp_regs.h for the register
+ * table.  Every access is decided under r->lock; a callback it triggers is
+ * recorded and run after the lock is dropped, so a callback that re-enters
+ * (or blocks on the control thread, which may hold its own locks while
+ * calling hpregs_plug()) cannot deadlock against a vCPU.
+ */
+#include <errno.h>
+#include <stdlib.h>
+
+#include "cpuhp_regs.h"
+#include "hotvm/abi.h"
+
+_Static_assert(ABI_CPUHP_SIZE == 12, "register block is 12 bytes");
+
+#define GUEST_STATE_VALID                                                      \
+	(ABI_GUEST_STATE_MASK | ABI_GUEST_STATE_UP |                           \
+	 ABI_GUEST_STATE_ROLLBACK | ABI_GUEST_STATE_FAILED |                   \
+	 ABI_GUEST_STATE_DONE)
+
+enum call_kind {
+	CALL_NONE,
+	CALL_EJECT,
+	CALL_OST,
+	CALL_GUEST_STATE,
+	CALL_GUEST_FAULT,
+	CALL_GUEST_TARGET,
+};
+
+/* A callback decided under the lock, run after it. */
+struct call {
+	enum call_kind kind;
+	unsigned int cpu;
+	uint32_t a, b;
+};
+
+static const char *const ign_names[HPREGS_IGN_NR] = {
+	[HPREGS_OK] = "ok",
+	[HPREGS_IGN_RESERVED] = "reserved",
+	[HPREGS_IGN_WIDTH] = "width",
+	[HPREGS_IGN_SELECTOR] = "selector",
+	[HPREGS_IGN_COMMAND] = "command",
+	[HPREGS_IGN_FLAGS] = "flags",
+	[HPREGS_IGN_EJECT] = "eject",
+	[HPREGS_IGN_DATA] = "data",
+};
+
+const char *hpregs_ign_name(int reason)
+{
+	if (reason < 0 || reason >= HPREGS_IGN_NR)
+		return "?";
+	return ign_names[reason];
+}
+
+int hpregs_init(struct hpregs *r, const struct hpregs_config *cfg)
+{
+	unsigned int i;
+	int ret;
+
+	if (!cfg || !cfg->max_cpus || cfg->max_cpus > HPREGS_MAX_CPUS)
+		return -EINVAL;
+	/* Selector 0 is valid from the start, as QEMU initialises it. */
+	*r = (struct hpregs){
+		.max_cpus = cfg->max_cpus,
+		.command = ABI_CPUHP_CMD_NEXT_EVENT,
+		.ctx = cfg->ctx,
+	};
+	if (cfg->ops)
+		r->ops = *cfg->ops;
+	r->cpus = calloc(cfg->max_cpus, sizeof(*r->cpus));
+	if (!r->cpus)
+		return -ENOMEM;
+	for (i = 0; i < cfg->max_cpus; i++)
+		r->cpus[i].arch_id = cfg->arch_ids ? cfg->arch_ids[i] : i;
+	ret = pthread_mutex_init(&r->lock, NULL);
+	if (ret) {
+		free(r->cpus);
+		r->cpus = NULL;
+		return -ret;
+	}
+	return 0;
+}
+
+void hpregs_destroy(struct hpregs *r)
+{
+	if (!r->cpus)
+		return;
+	pthread_mutex_destroy(&r->lock);
+	free(r->cpus);
+	r->cpus = NULL;
+}
+
+/* --- VMM side ------------------------------------------------------------ */
+
+static int set_enabled(struct hpregs *r, unsigned int cpu, bool hotplugged)
+{
+	struct hpregs_cpu *c;
+	int ret = 0;
+
+	if (cpu >= r->max_cpus)
+		return -EINVAL;
+	pthread_mutex_lock(&r->lock);
+	c = &r->cpus[cpu];
+	if (c->enabled) {
+		ret = -EBUSY;
+	} else {
+		c->enabled = true;
+		c->inserting = hotplugged;
+		c->insert_seen = false;
+	}
+	pthread_mutex_unlock(&r->lock);
+	return ret;
+}
+
+int hpregs_coldplug(struct hpregs *r, unsigned int cpu)
+{
+	return set_enabled(r, cpu, false);
+}
+
+int hpregs_plug(struct hpregs *r, unsigned int cpu)
+{
+	return set_enabled(r, cpu, true);
+}
+
+int hpregs_request_unplug(struct hpregs *r, unsigned int cpu)
+{
+	struct hpregs_cpu *c;
+	int ret = 0;
+
+	if (cpu >= r->max_cpus)
+		return -EINVAL;
+	if (cpu == 0)
+		return -EPERM; /* the boot CPU is not hot-pluggable */
+	pthread_mutex_lock(&r->lock);
+	c = &r->cpus[cpu];
+	if (!c->enabled) {
+		ret = -ENODEV;
+	} else {
+		c->removing = true;
+		c->unplug_requested = true;
+	}
+	pthread_mutex_unlock(&r->lock);
+	return ret;
+}
+
+int hpregs_cancel_unplug(struct hpregs *r, unsigned int cpu)
+{
+	struct hpregs_cpu *c;
+	int ret = 0;
+
+	if (cpu >= r->max_cpus)
+		return -EINVAL;
+	pthread_mutex_lock(&r->lock);
+	c = &r->cpus[cpu];
+	if (!c->unplug_requested) {
+		ret = -ENOENT;
+	} else {
+		c->unplug_requested = false;
+		c->removing = false;
+		c->fw_remove = false;
+	}
+	pthread_mutex_unlock(&r->lock);
+	return ret;
+}
+
+int hpregs_unplug_force(struct hpregs *r, unsigned int cpu)
+{
+	struct hpregs_cpu *c;
+	int ret = 0;
+
+	if (cpu >= r->max_cpus)
+		return -EINVAL;
+	if (cpu == 0)
+		return -EPERM;
+	pthread_mutex_lock(&r->lock);
+	c = &r->cpus[cpu];
+	if (!c->enabled)
+		ret = -ENODEV;
+	else
+		*c = (struct hpregs_cpu){ .arch_id = c->arch_id,
+					  .ost_event = c->ost_event,
+					  .ost_status = c->ost_status };
+	pthread_mutex_unlock(&r->lock);
+	return ret;
+}
+
+int hpregs_withdraw_plug(struct hpregs *r, unsigned int cpu)
+{
+	struct hpregs_cpu *c;
+	int ret = 0;
+
+	if (cpu >= r->max_cpus)
+		return -EINVAL;
+	if (cpu == 0)
+		return -EPERM;
+	pthread_mutex_lock(&r->lock);
+	c = &r->cpus[cpu];
+	if (!c->enabled) {
+		ret = -ENODEV;
+	} else if (c->inserting && !c->insert_seen) {
+		/* Decided under the lock the guest reads under: it never saw. */
+		*c = (struct hpregs_cpu){ .arch_id = c->arch_id,
+					  .ost_event = c->ost_event,
+					  .ost_status = c->ost_status };
+	} else {
+		c->inserting = false;
+		c->removing = true;
+		c->unplug_requested = true;
+		ret = 1;
+	}
+	pthread_mutex_unlock(&r->lock);
+	return ret;
+}
+
+bool hpregs_is_enabled(struct hpregs *r, unsigned int cpu)
+{
+	bool ret;
+
+	if (cpu >= r->max_cpus)
+		return false;
+	pthread_mutex_lock(&r->lock);
+	ret = r->cpus[cpu].enabled;
+	pthread_mutex_unlock(&r->lock);
+	return ret;
+}
+
+int hpregs_get_cpu(struct hpregs *r, unsigned int cpu, struct hpregs_cpu *out)
+{
+	if (cpu >= r->max_cpus)
+		return -EINVAL;
+	pthread_mutex_lock(&r->lock);
+	*out = r->cpus[cpu];
+	pthread_mutex_unlock(&r->lock);
+	return 0;
+}
+
+void hpregs_stats(struct hpregs *r, struct hpregs_stats *st)
+{
+	pthread_mutex_lock(&r->lock);
+	*st = r->stats;
+	pthread_mutex_unlock(&r->lock);
+}
+
+/* --- guest side ---------------------------------------------------------- */
+
+/* Which (offset, width, direction) triples are registers at all. */
+static int check_layout(uint64_t offset, unsigned int width, bool is_write)
+{
+	unsigned int want;
+
+	switch (offset) {
+	case HPREGS_SELECTOR:
+	case HPREGS_DATA:
+		want = 4;
+		break;
+	case HPREGS_FLAGS:
+		want = 1;
+		break;
+	case HPREGS_COMMAND:
+		if (!is_write)
+			return HPREGS_IGN_RESERVED; /* write-only */
+		want = 1;
+		break;
+	default:
+		return HPREGS_IGN_RESERVED;
+	}
+	return width == want ? HPREGS_OK : HPREGS_IGN_WIDTH;
+}
+
+static bool known_command(uint64_t cmd)
+{
+	switch (cmd) {
+	case ABI_CPUHP_CMD_NEXT_EVENT:
+	case ABI_CPUHP_CMD_OST_EVENT:
+	case ABI_CPUHP_CMD_OST_STATUS:
+	case ABI_CPUHP_CMD_ARCH_ID:
+	case ABI_CPUHP_CMD_GUEST_STATE:
+	case ABI_CPUHP_CMD_GUEST_FAULT:
+	case ABI_CPUHP_CMD_GUEST_TARGET:
+		return true;
+	}
+	return false;
+}
+
+static uint8_t read_flags(const struct hpregs_cpu *c)
+{
+	return (c->enabled ? HPREGS_FLAG_ENABLED : 0) |
+	       (c->inserting ? HPREGS_FLAG_INSERT : 0) |
+	       (c->removing ? HPREGS_FLAG_REMOVE : 0) |
+	       (c->fw_remove ? HPREGS_FLAG_FW_REMOVE : 0);
+}
+
+/*
+ * Command 0: from the selector on, wrapping once, the first CPU with an
+ * event becomes selected.  fw_remove counts as an event, as in QEMU, so
+ * that firmware handed an eject finds the CPU.
+ */
+static void scan_next_event(struct hpregs *r)
+{
+	uint32_t i = r->selector;
+
+	do {
+		const struct hpregs_cpu *c = &r->cpus[i];
+
+		if (c->inserting || c->removing || c->fw_remove) {
+			r->selector = i;
+			return;
+		}
+		i = i + 1 < r->max_cpus ? i + 1 : 0;
+	} while (i != r->selector);
+}
+
+static int read_reg(struct hpregs *r, uint64_t offset, uint64_t *val,
+		    struct call *call)
+{
+	struct hpregs_cpu *c = &r->cpus[r->selector];
+
+	switch (offset) {
+	case HPREGS_SELECTOR: /* command data 2 */
+		if (r->command == ABI_CPUHP_CMD_NEXT_EVENT)
+			*val = 0;
+		else if (r->command == ABI_CPUHP_CMD_ARCH_ID)
+			*val = c->arch_id >> 32;
+		else
+			return HPREGS_IGN_DATA;
+		return HPREGS_OK;
+	case HPREGS_FLAGS:
+		*val = read_flags(c);
+		/* From now on a withdrawn hot-add must be asked back. */
+		if (c->inserting)
+			c->insert_seen = true;
+		return HPREGS_OK;
+	case HPREGS_DATA:
+		switch (r->command) {
+		case ABI_CPUHP_CMD_NEXT_EVENT:
+			*val = r->selector;
+			return HPREGS_OK;
+		case ABI_CPUHP_CMD_ARCH_ID:
+			*val = (uint32_t)c->arch_id;
+			return HPREGS_OK;
+		case ABI_CPUHP_CMD_GUEST_FAULT:
+			*call = (struct call){ .kind = CALL_GUEST_FAULT,
+					       .cpu = r->selector };
+			r->stats.guest_faults++;
+			return HPREGS_OK;
+		case ABI_CPUHP_CMD_GUEST_TARGET:
+			*call = (struct call){ .kind = CALL_GUEST_TARGET,
+					       .cpu = r->selector };
+			r->stats.guest_targets++;
+			return HPREGS_OK;
+		}
+		return HPREGS_IGN_DATA;
+	}
+	return HPREGS_IGN_RESERVED; /* unreachable: check_layout() */
+}
+
+static int write_flags(struct hpregs *r, uint8_t val, struct call *call)
+{
+	unsigned int cpu = r->selector;
+	struct hpregs_cpu *c = &r->cpus[cpu];
+
+	/* One action per write, the lowest bit first, as QEMU does. */
+	if (val & HPREGS_FLAG_INSERT) {
+		if (c->inserting)
+			c->insert_seen = true;
+		c->inserting = false;
+	} else if (val & HPREGS_FLAG_REMOVE) {
+		c->removing = false;
+	} else if (val & HPREGS_FLAG_EJECT) {
+		if (cpu == 0 || !c->enabled || !c->unplug_requested)
+			return HPREGS_IGN_EJECT;
+		*c = (struct hpregs_cpu){ .arch_id = c->arch_id,
+					  .ost_event = c->ost_event,
+					  .ost_status = c->ost_status };
+		*call = (struct call){ .kind = CALL_EJECT, .cpu = cpu };
+		r->stats.ejects++;
+	} else if (val & HPREGS_FLAG_FW_REMOVE) {
+		if (cpu == 0 || !c->enabled)
+			return HPREGS_IGN_EJECT;
+		c->fw_remove = true;
+	} else {
+		return HPREGS_IGN_FLAGS;
+	}
+	return HPREGS_OK;
+}
+
+static int write_data(struct hpregs *r, uint32_t val, struct call *call)
+{
+	unsigned int cpu = r->selector;
+	struct hpregs_cpu *c = &r->cpus[cpu];
+
+	switch (r->command) {
+	case ABI_CPUHP_CMD_OST_EVENT:
+		c->ost_event = val;
+		return HPREGS_OK;
+	case ABI_CPUHP_CMD_OST_STATUS:
+		c->ost_status = val;
+		*call = (struct call){ .kind = CALL_OST,
+				       .cpu = cpu,
+				       .a = c->ost_event,
+				       .b = val };
+		r->stats.osts++;
+		return HPREGS_OK;
+	case ABI_CPUHP_CMD_GUEST_STATE:
+		if (val & ~GUEST_STATE_VALID)
+			return HPREGS_IGN_DATA;
+		*call = (struct call){ .kind = CALL_GUEST_STATE,
+				       .cpu = cpu,
+				       .a = val };
+		r->stats.guest_states++;
+		return HPREGS_OK;
+	}
+	return HPREGS_IGN_DATA;
+}
+
+static int write_reg(struct hpregs *r, uint64_t offset, uint64_t val,
+		     struct call *call)
+{
+	if (offset == HPREGS_SELECTOR) {
+		/* Stored even when out of range: that is how enumeration ends. */
+		r->selector = (uint32_t)val;
+		return HPREGS_OK;
+	}
+	if (r->selector >= r->max_cpus)
+		return HPREGS_IGN_SELECTOR;
+	switch (offset) {
+	case HPREGS_FLAGS:
+		return write_flags(r, (uint8_t)val, call);
+	case HPREGS_COMMAND:
+		if (!known_command(val))
+			return HPREGS_IGN_COMMAND;
+		r->command = (uint8_t)val;
+		if (r->command == ABI_CPUHP_CMD_NEXT_EVENT)
+			scan_next_event(r);
+		return HPREGS_OK;
+	case HPREGS_DATA:
+		return write_data(r, (uint32_t)val, call);
+	}
+	return HPREGS_IGN_RESERVED; /* unreachable: check_layout() */
+}
+
+static uint64_t width_mask(unsigned int width)
+{
+	return width >= 8 ? ~0ULL : (1ULL << (width * 8)) - 1;
+}
+
+static void run_call(struct hpregs *r, const struct call *call, uint64_t *val)
+{
+	const struct hpregs_ops *ops = &r->ops;
+
+	switch (call->kind) {
+	case CALL_NONE:
+		break;
+	case CALL_EJECT:
+		if (ops->eject)
+			ops->eject(r->ctx, call->cpu);
+		break;
+	case CALL_OST:
+		if (ops->ost)
+			ops->ost(r->ctx, call->cpu, call->a, call->b);
+		break;
+	case CALL_GUEST_STATE:
+		if (ops->guest_state)
+			ops->guest_state(r->ctx, call->cpu, call->a);
+		break;
+	case CALL_GUEST_FAULT:
+		*val = ops->guest_fault ? ops->guest_fault(r->ctx, call->cpu)
+					: 0;
+		break;
+	case CALL_GUEST_TARGET:
+		*val = ops->guest_target ? ops->guest_target(r->ctx, call->cpu)
+					 : 0;
+		break;
+	}
+}
+
+int hpregs_access(struct hpregs *r, uint64_t offset, unsigned int width,
+		  bool is_write, uint64_t *data)
+{
+	struct call call = { .kind = CALL_NONE };
+	uint64_t val = is_write ? *data & width_mask(width) : 0;
+	int ign;
+
+	pthread_mutex_lock(&r->lock);
+	r->stats.accesses++;
+	ign = check_layout(offset, width, is_write);
+	if (ign == HPREGS_OK && is_write)
+		ign = write_reg(r, offset, val, &call);
+	else if (ign == HPREGS_OK && r->selector >= r->max_cpus)
+		ign = HPREGS_IGN_SELECTOR;
+	else if (ign == HPREGS_OK)
+		ign = read_reg(r, offset, &val, &call);
+	if (ign != HPREGS_OK) {
+		r->stats.ignored[ign]++;
+		val = 0;
+	}
+	pthread_mutex_unlock(&r->lock);
+
+	run_call(r, &call, &val);
+	if (!is_write)
+		*data = val;
+	return ign;
+}

@@ -1,0 +1,200 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * 16550A UART, transmit side.  The transmitter is always empty (LSR THRE
+ * and TEMT set), so a polling guest never waits; a guest that enables the
+ * THR-empty interrupt gets one per write, which is what Linux's 8250 driver
+ * expects.  No modem, no receive: the console is output only.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "ioport.h"
+#include "serial.h"
+#include "vm.h"
+
+enum {
+	UART_RX_TX = 0,
+	UART_IER = 1,
+	UART_IIR_FCR = 2,
+	UART_LCR = 3,
+	UART_MCR = 4,
+	UART_LSR = 5,
+	UART_MSR = 6,
+	UART_SCR = 7,
+};
+
+#define UART_LCR_DLAB 0x80
+#define UART_IER_THRI 0x02
+#define UART_IIR_NONE 0x01
+#define UART_IIR_THRI 0x02
+#define UART_IIR_FIFO 0xc0
+#define UART_LSR_THRE 0x20
+#define UART_LSR_TEMT 0x40
+#define UART_MCR_LOOP 0x10
+#define UART_MSR_IDLE 0xb0 /* DCD, DSR, CTS: a cable is attached */
+
+int serial_open(struct serial *s, enum serial_sink sink, const char *path,
+		struct vm *vm, unsigned int irq)
+{
+	*s = (struct serial){ .fd = -1, .vm = vm, .irq = irq };
+	pthread_mutex_init(&s->lock, NULL);
+	switch (sink) {
+	case SERIAL_SINK_STDIO:
+		s->fd = STDOUT_FILENO;
+		break;
+	case SERIAL_SINK_FILE:
+		s->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
+			     0644);
+		if (s->fd < 0)
+			return -errno;
+		s->close_fd = true;
+		break;
+	case SERIAL_SINK_NONE:
+		break;
+	}
+	return 0;
+}
+
+static void serial_out(struct serial *s, uint8_t c)
+{
+	ssize_t n;
+
+	if (s->fd < 0 || s->dead)
+		return;
+	/*
+	 * A full pipe blocks here; the stop kick interrupts the write, and
+	 * then the byte is dropped so that the vCPU thread can be joined.
+	 */
+	do {
+		n = write(s->fd, &c, 1);
+	} while (n < 0 && errno == EINTR && !(s->vm && vm_stopping(s->vm)));
+	/* A closed stdout must not stop the guest: drop the console. */
+	if (n < 0)
+		s->dead = true;
+}
+
+/* Pulses the ISA line: the IOAPIC/PIC see an edge. */
+static void serial_irq(struct serial *s)
+{
+	if (!s->vm)
+		return;
+	vm_irq_line(s->vm, s->irq, 1);
+	vm_irq_line(s->vm, s->irq, 0);
+}
+
+static uint8_t serial_read(struct serial *s, unsigned int reg)
+{
+	bool dlab = s->lcr & UART_LCR_DLAB;
+
+	switch (reg) {
+	case UART_RX_TX:
+		return dlab ? s->dll : 0;
+	case UART_IER:
+		return dlab ? s->dlm : s->ier;
+	case UART_IIR_FCR: {
+		uint8_t fifo = (s->fcr & 1) ? UART_IIR_FIFO : 0;
+
+		if (s->thre_pending && (s->ier & UART_IER_THRI)) {
+			s->thre_pending = false; /* reading IIR clears it */
+			return fifo | UART_IIR_THRI;
+		}
+		return fifo | UART_IIR_NONE;
+	}
+	case UART_LCR:
+		return s->lcr;
+	case UART_MCR:
+		return s->mcr;
+	case UART_LSR:
+		return UART_LSR_THRE | UART_LSR_TEMT;
+	case UART_MSR:
+		/* In loopback, the modem inputs mirror MCR (probe tests). */
+		if (s->mcr & UART_MCR_LOOP)
+			return (uint8_t)(((s->mcr & 0x0c) << 4) |
+					 ((s->mcr & 0x01) << 5) |
+					 ((s->mcr & 0x02) << 3));
+		return UART_MSR_IDLE;
+	default:
+		return s->scr;
+	}
+}
+
+/* Returns true when the THR-empty interrupt should fire. */
+static bool serial_write(struct serial *s, unsigned int reg, uint8_t v)
+{
+	bool dlab = s->lcr & UART_LCR_DLAB;
+
+	switch (reg) {
+	case UART_RX_TX:
+		if (dlab) {
+			s->dll = v;
+			return false;
+		}
+		if (!(s->mcr & UART_MCR_LOOP))
+			serial_out(s, v);
+		s->thre_pending = true;
+		return s->ier & UART_IER_THRI;
+	case UART_IER:
+		if (dlab) {
+			s->dlm = v;
+			return false;
+		}
+		/* Enabling THRI with the transmitter empty fires at once. */
+		if ((v & UART_IER_THRI) && !(s->ier & UART_IER_THRI)) {
+			s->ier = v & 0x0f;
+			s->thre_pending = true;
+			return true;
+		}
+		s->ier = v & 0x0f;
+		return false;
+	case UART_IIR_FCR:
+		s->fcr = v;
+		return false;
+	case UART_LCR:
+		s->lcr = v;
+		return false;
+	case UART_MCR:
+		s->mcr = v & 0x1f;
+		return false;
+	case UART_SCR:
+		s->scr = v;
+		return false;
+	default: /* LSR, MSR: read-only */
+		return false;
+	}
+}
+
+static void serial_io(void *opaque, uint16_t port, bool is_write, uint8_t *data,
+		      unsigned int size)
+{
+	struct serial *s = opaque;
+	unsigned int reg = port & 7;
+	bool irq = false;
+
+	pthread_mutex_lock(&s->lock);
+	/* Wider accesses touch the low byte only, the rest floats. */
+	if (is_write) {
+		irq = serial_write(s, reg, data[0]);
+	} else {
+		memset(data, 0xff, size);
+		data[0] = serial_read(s, reg);
+	}
+	pthread_mutex_unlock(&s->lock);
+	if (irq)
+		serial_irq(s);
+}
+
+int serial_register(struct serial *s, struct ioport_bus *bus, uint16_t base)
+{
+	return ioport_register(bus, base, 8, serial_io, s);
+}
+
+void serial_close(struct serial *s)
+{
+	if (s->close_fd && s->fd >= 0)
+		close(s->fd);
+	s->fd = -1;
+	s->close_fd = false;
+	pthread_mutex_destroy(&s->lock);
+}

@@ -1,0 +1,426 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Running orchestration hooks.  A hook is a child process in a process
+ * group of its own, started as if from a clean shell: empty signal mask,
+ * default dispositions, only stdin/stdout/stderr open and a minimal
+ * environment, so nothing of the VMM (its blocked stop signals, its ignored
+ * SIGPIPE, its sockets and KVM fds, its caller's secrets) leaks into it.
+ *
+ * It is waited for through a pidfd, with its output read from a pipe at the
+ * same time, so the timeout needs neither signals nor polling and a chatty
+ * hook can neither block on a full pipe nor flood the log: the first
+ * HOOKS_OUTPUT_MAX bytes are logged, the rest counted and dropped.  When
+ * the hook exits or is killed, its process group is killed too, so its
+ * children do not outlive it.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "hooks.h"
+#include "log.h"
+
+/* Used when the VMM itself has no PATH, as a login shell would set it. */
+#define HOOKS_DEFAULT_PATH                                                     \
+	"/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+
+/*
+ * The most output read in one go: a hook writing without pause must not
+ * keep the wait from seeing its timeout.  After the hook is gone, what it
+ * wrote just before exiting is read up to this much too, so a process that
+ * left its group and keeps the pipe open cannot keep the caller reading.
+ */
+#define HOOKS_READ_MAX (1 << 20)
+
+extern char **environ;
+
+/* One call of one hook: what its messages and log lines are prefixed by. */
+struct hooks_call {
+	const char *path;
+	unsigned int cpu;
+	const char *state;
+	const char *dir;
+};
+
+/* The hook's combined stdout and stderr, as much as is kept of it. */
+struct hooks_output {
+	char buf[HOOKS_OUTPUT_MAX];
+	size_t len;
+	unsigned long long dropped;
+	bool eof;
+};
+
+void hooks_init(struct hooks *h, const char *vm_name, int timeout_ms)
+{
+	*h = (struct hooks){
+		.timeout_ms =
+			timeout_ms > 0 ? timeout_ms : HOOKS_DEFAULT_TIMEOUT,
+		.vm_name = vm_name,
+	};
+}
+
+int hooks_add(struct hooks *h, const char *path, char *err, size_t errlen)
+{
+	struct stat st;
+
+	if (h->nr == HOOKS_MAX) {
+		snprintf(err, errlen, "--hook %s: at most %d hooks", path,
+			 HOOKS_MAX);
+		return -E2BIG;
+	}
+	if (stat(path, &st) || access(path, X_OK)) {
+		int e = errno;
+
+		snprintf(err, errlen,
+			 "--hook %s: %s; give the path of an executable file",
+			 path, strerror(e));
+		return -e;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		snprintf(err, errlen,
+			 "--hook %s: not a regular file; give the path of an "
+			 "executable file",
+			 path);
+		return -EINVAL;
+	}
+	h->paths[h->nr++] = path;
+	return 0;
+}
+
+static int hooks_pidfd_open(pid_t pid)
+{
+	return (int)syscall(SYS_pidfd_open, pid, 0);
+}
+
+static long hooks_elapsed_ms(const struct timespec *t0)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (t.tv_sec - t0->tv_sec) * 1000 +
+	       (t.tv_nsec - t0->tv_nsec) / 1000000;
+}
+
+/* The hook's environment is PATH and the HOTVM_* facts, nothing else. */
+static const char *hooks_path_env(void)
+{
+	for (char **e = environ; e && *e; e++)
+		if (!strncmp(*e, "PATH=", 5))
+			return *e;
+	return "PATH=" HOOKS_DEFAULT_PATH;
+}
+
+/*
+ * A close-on-exec pipe whose ends are above stderr, so the child's dup2
+ * onto 1 and 2 never closes one of them; the read end does not block.
+ */
+static int hooks_pipe(int p[2])
+{
+	if (pipe2(p, O_CLOEXEC))
+		return -errno;
+	for (int i = 0; i < 2; i++) {
+		if (p[i] > STDERR_FILENO)
+			continue;
+		int fd = fcntl(p[i], F_DUPFD_CLOEXEC, STDERR_FILENO + 1);
+
+		if (fd < 0) {
+			int e = errno;
+
+			close(p[0]);
+			close(p[1]);
+			return -e;
+		}
+		close(p[i]);
+		p[i] = fd;
+	}
+	if (fcntl(p[0], F_SETFL, O_NONBLOCK)) {
+		int e = errno;
+
+		close(p[0]);
+		close(p[1]);
+		return -e;
+	}
+	return 0;
+}
+
+/*
+ * Reads what the pipe has now, up to HOOKS_READ_MAX, keeping the first
+ * bytes and counting the rest; 0 or -errno.
+ */
+static int hooks_read_output(int fd, struct hooks_output *o)
+{
+	char scratch[4096];
+	size_t total = 0;
+
+	while (total < HOOKS_READ_MAX) {
+		size_t room = sizeof(o->buf) - o->len;
+		char *dst = room ? o->buf + o->len : scratch;
+		ssize_t n = read(fd, dst, room ? room : sizeof(scratch));
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return errno == EAGAIN ? 0 : -errno;
+		if (n == 0) {
+			o->eof = true;
+			return 0;
+		}
+		if (room)
+			o->len += (size_t)n;
+		else
+			o->dropped += (unsigned long long)n;
+		total += (size_t)n;
+	}
+	return 0;
+}
+
+/*
+ * Waits up to @timeout_ms for the hook to exit while collecting its output;
+ * then kills whatever is left of its process group and reaps it.  The group
+ * is killed before the reap: until then the leader's pid (the group's id)
+ * cannot be reused, so the kill cannot reach anyone else.
+ */
+static int hooks_wait(pid_t pid, int out_fd, int timeout_ms,
+		      struct hooks_output *o, int *status)
+{
+	int pidfd = hooks_pidfd_open(pid);
+	int ret = pidfd < 0 ? -errno : 0; /* no bounded wait: do not hang */
+	struct pollfd p[2] = {
+		{ .fd = pidfd, .events = POLLIN },
+		{ .fd = out_fd, .events = POLLIN },
+	};
+	struct timespec t0;
+	int r;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	while (!ret) {
+		long left = timeout_ms - hooks_elapsed_ms(&t0);
+
+		if (left <= 0) {
+			ret = -ETIMEDOUT;
+			break;
+		}
+		r = poll(p, 2, (int)left);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			ret = -errno;
+			break;
+		}
+		if (p[1].revents) {
+			r = hooks_read_output(out_fd, o);
+			if (r || o->eof)
+				p[1].fd = -1; /* the exit still ends the wait */
+		}
+		if (p[0].revents)
+			break;
+	}
+	kill(-pid, SIGKILL);
+	if (!o->eof)
+		hooks_read_output(out_fd, o);
+	if (pidfd >= 0)
+		close(pidfd);
+	while (waitpid(pid, status, 0) < 0)
+		if (errno != EINTR)
+			return ret ? ret : -errno;
+	return ret;
+}
+
+/* One line of output, with control characters made harmless for the log. */
+static void hooks_log_line(const struct hooks_call *c, const char *s,
+			   size_t len)
+{
+	char line[HOOKS_OUTPUT_MAX + 1];
+
+	for (size_t i = 0; i < len; i++) {
+		unsigned char ch = (unsigned char)s[i];
+
+		line[i] = (ch < 0x20 && ch != '\t') || ch == 0x7f ? '?' : s[i];
+	}
+	line[len] = '\0';
+	pr_err("hook %s (cpu %u, %s %s): %s", c->path, c->cpu, c->state, c->dir,
+	       line);
+}
+
+/*
+ * The kept output, line by line; a flood of short lines would multiply
+ * the log by the prefix, so HOOKS_OUTPUT_LINES lines at most.
+ */
+static void hooks_log_output(const struct hooks_call *c,
+			     const struct hooks_output *o)
+{
+	unsigned long long dropped = o->dropped;
+	size_t start = 0, i;
+	unsigned int lines = 0;
+
+	for (i = 0; i < o->len && lines < HOOKS_OUTPUT_LINES; i++) {
+		if (o->buf[i] != '\n')
+			continue;
+		hooks_log_line(c, o->buf + start, i - start);
+		start = i + 1;
+		lines++;
+	}
+	if (start < o->len && lines < HOOKS_OUTPUT_LINES) {
+		hooks_log_line(c, o->buf + start, o->len - start);
+		start = o->len;
+	}
+	dropped += o->len - start;
+	if (dropped)
+		pr_err("hook %s (cpu %u, %s %s): %llu more bytes of output "
+		       "dropped; only the first %zu bytes (at most %d lines) "
+		       "are logged",
+		       c->path, c->cpu, c->state, c->dir, dropped, start,
+		       HOOKS_OUTPUT_LINES);
+}
+
+/*
+ * Starts the hook in its own process group, with a clean signal state,
+ * stdin from /dev/null, stdout and stderr into @out_fd (the guest console
+ * owns the VMM's stdout) and every other descriptor closed.
+ */
+static int hooks_spawn(pid_t *pid, const char *path, char **argv, char **envp,
+		       int out_fd)
+{
+	posix_spawn_file_actions_t fa;
+	posix_spawnattr_t attr;
+	sigset_t none, all;
+	int ret;
+
+	sigemptyset(&none);
+	sigfillset(&all);
+	ret = posix_spawnattr_init(&attr);
+	if (ret)
+		return -ret;
+	ret = posix_spawn_file_actions_init(&fa);
+	if (ret) {
+		posix_spawnattr_destroy(&attr);
+		return -ret;
+	}
+	ret = posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP |
+						      POSIX_SPAWN_SETSIGMASK |
+						      POSIX_SPAWN_SETSIGDEF);
+	if (!ret)
+		ret = posix_spawnattr_setpgroup(&attr, 0);
+	if (!ret)
+		ret = posix_spawnattr_setsigmask(&attr, &none);
+	if (!ret)
+		ret = posix_spawnattr_setsigdefault(&attr, &all);
+	if (!ret)
+		ret = posix_spawn_file_actions_addopen(
+			&fa, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
+	if (!ret)
+		ret = posix_spawn_file_actions_adddup2(&fa, out_fd,
+						       STDOUT_FILENO);
+	if (!ret)
+		ret = posix_spawn_file_actions_adddup2(&fa, out_fd,
+						       STDERR_FILENO);
+	if (!ret)
+		ret = posix_spawn_file_actions_addclosefrom_np(
+			&fa, STDERR_FILENO + 1);
+	if (!ret)
+		ret = posix_spawn(pid, path, &fa, &attr, argv, envp);
+	posix_spawn_file_actions_destroy(&fa);
+	posix_spawnattr_destroy(&attr);
+	return -ret;
+}
+
+static int hooks_run_one(const struct hooks *h, const struct hooks_call *c,
+			 char *err, size_t errlen)
+{
+	char cpu_s[16], env_vm[256], env_cpu[32], env_state[128], env_dir[32];
+	char *argv[] = { (char *)c->path,  (char *)h->vm_name, cpu_s,
+			 (char *)c->state, (char *)c->dir,     NULL };
+	char *envp[] = { (char *)hooks_path_env(),
+			 env_vm,
+			 env_cpu,
+			 env_state,
+			 env_dir,
+			 NULL };
+	struct hooks_output *o;
+	int ret, status, out[2];
+	pid_t pid;
+
+	snprintf(cpu_s, sizeof(cpu_s), "%u", c->cpu);
+	snprintf(env_vm, sizeof(env_vm), "HOTVM_VM=%s", h->vm_name);
+	snprintf(env_cpu, sizeof(env_cpu), "HOTVM_CPU=%u", c->cpu);
+	snprintf(env_state, sizeof(env_state), "HOTVM_STATE=%s", c->state);
+	snprintf(env_dir, sizeof(env_dir), "HOTVM_DIRECTION=%s", c->dir);
+
+	o = calloc(1, sizeof(*o));
+	if (!o) {
+		snprintf(err, errlen, "hook %s: out of memory", c->path);
+		return -ENOMEM;
+	}
+	ret = hooks_pipe(out);
+	if (ret) {
+		snprintf(err, errlen,
+			 "hook %s: cannot make its output pipe: %s", c->path,
+			 strerror(-ret));
+		free(o);
+		return ret;
+	}
+	ret = hooks_spawn(&pid, c->path, argv, envp, out[1]);
+	close(out[1]); /* the hook holds the only write end: EOF is its end */
+	if (ret) {
+		snprintf(err, errlen, "hook %s could not be started: %s",
+			 c->path, strerror(-ret));
+		close(out[0]);
+		free(o);
+		return ret;
+	}
+	ret = hooks_wait(pid, out[0], h->timeout_ms, o, &status);
+	close(out[0]);
+	hooks_log_output(c, o);
+	free(o);
+	if (ret == -ETIMEDOUT) {
+		snprintf(err, errlen,
+			 "hook %s (cpu %u, %s, %s) did not finish within %d "
+			 "ms: killed",
+			 c->path, c->cpu, c->state, c->dir, h->timeout_ms);
+		return ret;
+	}
+	if (ret) {
+		snprintf(err, errlen, "hook %s: wait failed: %s", c->path,
+			 strerror(-ret));
+		return ret;
+	}
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
+		return 0;
+	if (WIFEXITED(status))
+		snprintf(err, errlen, "hook %s (cpu %u, %s, %s) exited with %d",
+			 c->path, c->cpu, c->state, c->dir,
+			 WEXITSTATUS(status));
+	else
+		snprintf(err, errlen, "hook %s (cpu %u, %s, %s) killed by %s",
+			 c->path, c->cpu, c->state, c->dir,
+			 strsignal(WTERMSIG(status)));
+	return -EPERM;
+}
+
+int hooks_run(const struct hooks *h, unsigned int cpu, const char *state,
+	      bool up, char *err, size_t errlen)
+{
+	for (unsigned int i = 0; i < h->nr; i++) {
+		const struct hooks_call c = {
+			.path = h->paths[i],
+			.cpu = cpu,
+			.state = state,
+			.dir = up ? "up" : "down",
+		};
+		int ret = hooks_run_one(h, &c, err, errlen);
+
+		if (ret)
+			return ret;
+	}
+	return 0;
+}

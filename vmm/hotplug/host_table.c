@@ -1,0 +1,517 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The host state table (DESIGN.md section 2): host:prepare, vcpu:create,
+ * guest:ap-starting, a dynamic range, online.  Each callback does its own
+ * work and runs the --hook executables, after that work going up (a hook
+ * failure undoes it and vetoes the step) and before it going down (a hook
+ * failure leaves the work in place and fails the step).  The cpuhp library
+ * rolls a failed walk back, so every callback undoes only itself.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "hotvm/guest_states.h"
+#include "hooks.h"
+#include "hotplug_internal.h"
+#include "hotvm/abi.h"
+#include "log.h"
+#include "vm.h"
+
+/*
+ * How long a timed-out hot-add waits at least for the guest to give the
+ * CPU back (withdraw_plug()): a bring-up it has started takes a few ms.
+ */
+#define HP_WITHDRAW_MIN_MS 2000
+
+static const char *const host_names[HOST_NR_STATES] = {
+	[HOST_OFFLINE] = "offline",
+	[HOST_PREPARE] = "host:prepare",
+	[HOST_VCPU_CREATE] = "vcpu:create",
+	[HOST_AP_STARTING] = "guest:ap-starting",
+	[HOST_ONLINE] = "online",
+};
+
+static int run_hooks(struct hotplug *hp, unsigned int cpu, int state, bool up)
+{
+	char err[512];
+	int ret;
+
+	if (!hp->hooks || !hp->hooks->nr)
+		return 0;
+	pthread_mutex_lock(&hp->lock);
+	ret = hp->stopping;
+	pthread_mutex_unlock(&hp->lock);
+	if (ret) /* the VM is going away: nothing to orchestrate */
+		return 0;
+	ret = hooks_run(hp->hooks, cpu, host_names[state], up, err,
+			sizeof(err));
+	if (ret)
+		hp_fail(hp, cpu, "%s; the %s is refused", err,
+			up ? "bring-up" : "removal");
+	return ret;
+}
+
+/* --- host:prepare -------------------------------------------------------- */
+
+static int prepare_up(unsigned int cpu, void *data)
+{
+	struct hotplug *hp = data;
+	struct hp_slot *s = &hp->slots[cpu];
+	int ret;
+
+	/* APIC ID = slot: the MADT, the FDT and CPUID (vcpu.c) all say so. */
+	s->vcpu.apic_id = cpu;
+	s->prepared = true;
+	ret = run_hooks(hp, cpu, HOST_PREPARE, true);
+	if (ret)
+		s->prepared = false;
+	return ret;
+}
+
+static int prepare_down(unsigned int cpu, void *data)
+{
+	struct hotplug *hp = data;
+	int ret = run_hooks(hp, cpu, HOST_PREPARE, false);
+
+	if (!ret)
+		hp->slots[cpu].prepared = false;
+	return ret;
+}
+
+/* --- vcpu:create --------------------------------------------------------- */
+
+static int create_fd(struct hotplug *hp, unsigned int cpu)
+{
+	struct hp_slot *s = &hp->slots[cpu];
+	int ret;
+
+	if (s->kvm_ready)
+		return vcpu_unpark(&s->vcpu);
+	if (s->vcpu.fd >= 0) {
+		/* KVM cannot destroy it, nor create the same id again. */
+		pr_err("vCPU %u was half created by an earlier failure and "
+		       "KVM cannot create it again; use another slot",
+		       cpu);
+		return -EIO;
+	}
+	ret = vcpu_create(&s->vcpu, hp->vm, hp->io, cpu, hp->max_cpus);
+	s->vcpu.mmio = hp->mmio;
+	s->vcpu.on_start = hp_vcpu_started;
+	s->vcpu.start_ctx = hp;
+	if (!ret)
+		s->kvm_ready = true;
+	return ret;
+}
+
+static void set_stage(struct hotplug *hp, unsigned int cpu, enum hp_stage st)
+{
+	struct hp_events ev;
+	char id[sizeof(hp->slots[0].id)];
+
+	pthread_mutex_lock(&hp->lock);
+	hp_set_stage_locked(hp, cpu, st, &ev, id, sizeof(id));
+	pthread_mutex_unlock(&hp->lock);
+	hp_stage_notify(&ev, cpu, id, st);
+}
+
+static int create_up(unsigned int cpu, void *data)
+{
+	struct hotplug *hp = data;
+	struct hp_slot *s = &hp->slots[cpu];
+	int ret;
+
+	ret = create_fd(hp, cpu);
+	if (!ret && cpu == 0 && hp->booting) {
+		if (hp->boot_mode == HOTPLUG_BOOT_LINUX64)
+			ret = vcpu_setup_long64(
+				&s->vcpu, hp->entry, hp->start_info,
+				ABI_BOOT64_PML4_PADDR, ABI_BOOT64_GDT_PADDR);
+		else
+			ret = vcpu_setup_pvh(&s->vcpu, hp->entry,
+					     hp->start_info);
+		if (ret)
+			pr_err("cannot set the boot vCPU's registers: %s",
+			       strerror(-ret));
+	}
+	if (ret)
+		return ret;
+	/* The thread sits in KVM_RUN until the guest's INIT/SIPI. */
+	ret = vcpu_start(&s->vcpu);
+	if (ret)
+		return ret;
+	ret = run_hooks(hp, cpu, HOST_VCPU_CREATE, true);
+	if (ret)
+		vcpu_stop(&s->vcpu);
+	return ret;
+}
+
+static int create_down(unsigned int cpu, void *data)
+{
+	struct hotplug *hp = data;
+	int ret = run_hooks(hp, cpu, HOST_VCPU_CREATE, false);
+
+	/* Parked: the fd and run area stay for the next add of this slot. */
+	if (!ret) {
+		vcpu_stop(&hp->slots[cpu].vcpu);
+		set_stage(hp, cpu, HP_STAGE_ABSENT);
+	}
+	return ret;
+}
+
+/* --- guest:ap-starting --------------------------------------------------- */
+
+static int add_done(const struct hp_slot *s)
+{
+	if (s->w.failed)
+		return -EIO;
+	return s->w.reached || s->w.ost_ok ? 1 : 0;
+}
+
+static int remove_done(const struct hp_slot *s)
+{
+	if (s->w.ejected)
+		return 1;
+	return s->w.failed || s->w.ost_fail ? -EIO : 0;
+}
+
+/* The vCPU's start is a fact about the vCPU, not about one request. */
+static void arm_wait(struct hotplug *hp, struct hp_slot *s)
+{
+	pthread_mutex_lock(&hp->lock);
+	s->w = (struct hp_wait_flags){ .started =
+					       atomic_load(&s->vcpu.started) };
+	pthread_mutex_unlock(&hp->lock);
+}
+
+static int raise_cpu_event(struct hotplug *hp, unsigned int cpu)
+{
+	int ret = ged_raise(&hp->ged, ABI_GED_EVT_CPU);
+
+	if (ret)
+		pr_err("CPU %u: cannot raise the GED interrupt: %s", cpu,
+		       strerror(-ret));
+	return ret;
+}
+
+/*
+ * Puts @request (present, or ask to remove) to the guest for @cpu through
+ * the register block, raises the GED and waits until @done says the guest
+ * answered.  *asked tells the caller whether there is a request to undo.
+ */
+static int ask_guest(struct hotplug *hp, unsigned int cpu,
+		     int (*request)(struct hpregs *, unsigned int),
+		     int (*done)(const struct hp_slot *), bool *asked)
+{
+	struct hp_slot *s = &hp->slots[cpu];
+	int ret;
+
+	arm_wait(hp, s);
+	if (request == hpregs_plug)
+		set_stage(hp, cpu, HP_STAGE_PRESENTED);
+	ret = request(&hp->regs, cpu);
+	*asked = !ret;
+	if (ret) {
+		pr_err("CPU %u: the register block refused the request: %s",
+		       cpu, strerror(-ret));
+		return ret;
+	}
+	ret = raise_cpu_event(hp, cpu);
+	if (ret)
+		return ret;
+	pthread_mutex_lock(&hp->lock);
+	ret = hp_wait_locked(hp, s, done, hp->op_timeout_ms);
+	pthread_mutex_unlock(&hp->lock);
+	return ret < 0 ? ret : 0;
+}
+
+static int withdraw_done(const struct hp_slot *s)
+{
+	if (s->w.ejected)
+		return 1;
+	return s->w.ost_fail ? -EIO : 0;
+}
+
+/*
+ * A hot-add timed out.  A guest that has seen the insert may be starting
+ * the CPU this very moment: stopping its vCPU now would leave the guest
+ * waiting for an AP that never answers (tens of seconds in its hotplug
+ * worker, and a broken CPU after that).  So the request is withdrawn in a
+ * way it sees: the insert becomes a removal, and the vCPU keeps running
+ * until the guest has finished with it and ejected it.  Only a guest that
+ * does not give it back within the grace period loses it without being
+ * told.
+ */
+static void withdraw_plug(struct hotplug *hp, unsigned int cpu)
+{
+	struct hp_slot *s = &hp->slots[cpu];
+	int grace = hp->op_timeout_ms > HP_WITHDRAW_MIN_MS ? hp->op_timeout_ms
+							   : HP_WITHDRAW_MIN_MS;
+	int ret = hpregs_withdraw_plug(&hp->regs, cpu);
+
+	if (ret <= 0)
+		return; /* the guest never saw it: taken back silently */
+	pthread_mutex_lock(&hp->lock);
+	s->w.ejected = s->w.ost_fail = false;
+	pthread_mutex_unlock(&hp->lock);
+	ret = raise_cpu_event(hp, cpu);
+	if (!ret) {
+		pthread_mutex_lock(&hp->lock);
+		ret = hp_wait_locked(hp, s, withdraw_done, grace);
+		pthread_mutex_unlock(&hp->lock);
+	}
+	if (ret > 0) {
+		pr_err("CPU %u: the guest gave back the timed-out hot-add",
+		       cpu);
+		return;
+	}
+	pr_err("CPU %u: the guest did not give back the timed-out hot-add "
+	       "within %d ms (%s); taken back without it",
+	       cpu, grace, strerror(-ret));
+	hpregs_unplug_force(&hp->regs, cpu);
+}
+
+/* Presents @cpu, tells the guest, waits until the guest has it running. */
+static int plug_and_wait(struct hotplug *hp, unsigned int cpu)
+{
+	bool asked;
+	int ret = ask_guest(hp, cpu, hpregs_plug, add_done, &asked);
+
+	if (!ret || !asked)
+		return ret;
+	if (ret == -ETIMEDOUT)
+		hp_fail(hp, cpu,
+			"the guest did not bring it up within %d ms (is the "
+			"guest's hotplug driver running? give a longer "
+			"timeout for a slow guest)",
+			hp->op_timeout_ms);
+	else if (ret == -EIO)
+		hp_fail(hp, cpu,
+			"the guest failed to bring it up; see the guest's "
+			"console");
+	if (ret == -EIO)
+		/* The guest rolled back and reported it: it is done with it. */
+		hpregs_unplug_force(&hp->regs, cpu);
+	else
+		withdraw_plug(hp, cpu);
+	set_stage(hp, cpu,
+		  atomic_load(&hp->slots[cpu].vcpu.started) ? HP_STAGE_STARTED
+							    : HP_STAGE_ABSENT);
+	return ret;
+}
+
+/*
+ * Asks the guest to offline and eject @cpu and waits for it.  On failure
+ * the request is withdrawn, so a late eject is ignored and the CPU stays.
+ */
+int hp_stop_and_eject(struct hotplug *hp, unsigned int cpu)
+{
+	bool asked;
+	int ret =
+		ask_guest(hp, cpu, hpregs_request_unplug, remove_done, &asked);
+
+	if (!ret || !asked)
+		return ret;
+	if (ret == -ETIMEDOUT)
+		hp_fail(hp, cpu,
+			"the guest did not eject it within %d ms (give a "
+			"longer timeout for a slow guest)",
+			hp->op_timeout_ms);
+	else if (ret == -EIO && hp->slots[cpu].w.ost_fail)
+		hp_fail(hp, cpu,
+			"the guest refused the eject: _OST status 0x%x (%s)",
+			hp->slots[cpu].w.ost_status,
+			hp_ost_status_name(hp->slots[cpu].w.ost_status));
+	else if (ret == -EIO)
+		hp_fail(hp, cpu, "the guest refused to offline it");
+	hpregs_cancel_unplug(&hp->regs, cpu);
+	return ret;
+}
+
+static int ap_starting_up(unsigned int cpu, void *data)
+{
+	struct hotplug *hp = data;
+	int ret;
+
+	if (hp->booting) {
+		/* Boot CPUs are there from the start: no event, no wait. */
+		ret = hpregs_coldplug(&hp->regs, cpu);
+		if (!ret)
+			ret = run_hooks(hp, cpu, HOST_AP_STARTING, true);
+		return ret;
+	}
+	/*
+	 * Present already: cpuhp-recover of a CPU the guest holds.  It has
+	 * it: nothing to ask, nothing to wait for.
+	 */
+	if (hpregs_is_enabled(&hp->regs, cpu)) {
+		hp->slots[cpu].guest_joining = false;
+		return run_hooks(hp, cpu, HOST_AP_STARTING, true);
+	}
+	ret = plug_and_wait(hp, cpu);
+	if (ret)
+		return ret;
+	ret = run_hooks(hp, cpu, HOST_AP_STARTING, true);
+	if (ret && hp_stop_and_eject(hp, cpu))
+		hpregs_unplug_force(&hp->regs, cpu); /* the guest is stuck */
+	hp->slots[cpu].guest_joining = !ret;
+	return ret;
+}
+
+static int ap_starting_down(unsigned int cpu, void *data)
+{
+	struct hotplug *hp = data;
+	int ret;
+
+	if (cpu == 0)
+		return -EPERM; /* never reached: hotplug.c refuses first */
+	hp->slots[cpu].guest_joining = false;
+	ret = run_hooks(hp, cpu, HOST_AP_STARTING, false);
+	if (ret)
+		return ret;
+	/*
+	 * Not present: a failed hot-add already took it back from the guest
+	 * (cpuhp-recover walks such a CPU down): there is nothing to eject.
+	 */
+	if (!hpregs_is_enabled(&hp->regs, cpu))
+		return 0;
+	return hp_stop_and_eject(hp, cpu);
+}
+
+/* --- online -------------------------------------------------------------- */
+
+static void account(struct hotplug *hp, unsigned int cpu, bool online)
+{
+	pthread_mutex_lock(&hp->lock);
+	if (hp->slots[cpu].online != online) {
+		hp->slots[cpu].online = online;
+		if (online)
+			hp->nr_online++;
+		else
+			hp->nr_online--;
+	}
+	pthread_mutex_unlock(&hp->lock);
+}
+
+static int guest_finished(const struct hp_slot *s)
+{
+	if (s->w.failed)
+		return -EIO;
+	return s->w.done;
+}
+
+static int guest_started(const struct hp_slot *s)
+{
+	return s->w.started;
+}
+
+/*
+ * A guest that does not report: wait for it to start the vCPU only when
+ * the caller asked for that; Linux leaves it to user space, which may
+ * never do it.
+ */
+static int wait_guest_started(struct hotplug *hp, unsigned int cpu)
+{
+	struct hp_slot *s = &hp->slots[cpu];
+	int ret;
+
+	pthread_mutex_lock(&hp->lock);
+	ret = hp->op_wait == HOTPLUG_WAIT_STARTED
+		      ? hp_wait_locked(hp, s, guest_started, hp->op_timeout_ms)
+		      : 0;
+	pthread_mutex_unlock(&hp->lock);
+	if (ret == -ETIMEDOUT) {
+		hp_fail(hp, cpu,
+			"the guest acknowledged it but did not start it "
+			"within %d ms (a Linux guest starts a hot-added CPU "
+			"only when user space writes 1 to "
+			"/sys/devices/system/cpu/cpu%u/online, e.g. from a "
+			"udev rule; or wait for 'acknowledged' only)",
+			hp->op_timeout_ms, cpu);
+		return -ETIME;
+	}
+	return ret < 0 ? ret : 0;
+}
+
+/*
+ * A guest that reports its table finishes its own walk after the host's
+ * guest:ap-starting: wait for that, so that a guest failing in its later
+ * states fails the hot-add, and both tables end at online together.
+ */
+static int wait_guest_online(struct hotplug *hp, unsigned int cpu)
+{
+	struct hp_slot *s = &hp->slots[cpu];
+	bool reports;
+	int ret = 0;
+
+	/* Only when this operation presented it: else the guest has it. */
+	if (!s->guest_joining)
+		return 0;
+	s->guest_joining = false;
+	pthread_mutex_lock(&hp->lock);
+	reports = hp->guest_ext; /* set by a vCPU thread */
+	if (reports)
+		ret = hp_wait_locked(hp, s, guest_finished, hp->op_timeout_ms);
+	pthread_mutex_unlock(&hp->lock);
+	if (!reports)
+		return wait_guest_started(hp, cpu);
+	if (ret == -ETIMEDOUT)
+		hp_fail(hp, cpu,
+			"the guest did not finish onlining it within %d ms",
+			hp->op_timeout_ms);
+	else if (ret == -EIO)
+		hp_fail(hp, cpu,
+			"the guest failed to online it; see the guest's "
+			"console");
+	return ret < 0 ? ret : 0;
+}
+
+static int online_up(unsigned int cpu, void *data)
+{
+	struct hotplug *hp = data;
+	int ret = wait_guest_online(hp, cpu);
+
+	if (ret)
+		return ret;
+	account(hp, cpu, true);
+	ret = run_hooks(hp, cpu, HOST_ONLINE, true);
+	if (ret)
+		account(hp, cpu, false);
+	return ret;
+}
+
+static int online_down(unsigned int cpu, void *data)
+{
+	struct hotplug *hp = data;
+	int ret = run_hooks(hp, cpu, HOST_ONLINE, false);
+
+	if (!ret)
+		account(hp, cpu, false);
+	return ret;
+}
+
+void hp_host_table_init(struct hotplug *hp)
+{
+	const struct cpuhp_step steps[HOST_NR_STATES] = {
+		[HOST_OFFLINE] = { .name = "offline" },
+		[HOST_PREPARE] = { .name = "host:prepare",
+				   .startup = prepare_up,
+				   .teardown = prepare_down,
+				   .data = hp },
+		[HOST_VCPU_CREATE] = { .name = "vcpu:create",
+				       .startup = create_up,
+				       .teardown = create_down,
+				       .data = hp },
+		[HOST_AP_STARTING] = { .name = "guest:ap-starting",
+				       .startup = ap_starting_up,
+				       .teardown = ap_starting_down,
+				       .data = hp },
+		[HOST_DYN_FIRST...
+			HOST_DYN_LAST] = { .flags = CPUHP_F_DYN_ONLINE },
+		[HOST_ONLINE] = { .name = "online",
+				  .startup = online_up,
+				  .teardown = online_down,
+				  .data = hp },
+	};
+
+	memcpy(hp->steps, steps, sizeof(steps));
+}

@@ -1,0 +1,899 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The hotplug controller: one cpuhp machine with the host table
+ * (host_table.c) for every vCPU slot, the GED and the register block on
+ * the MMIO bus, the mirror of the guest's table (hotplug_guest.c), and the
+ * operations of hotplug.h.  Operations come one at a time from the control
+ * thread and are synchronous; each one is recorded in a struct hp_report.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "hotvm/guest_states.h"
+#include "hotplug_internal.h"
+#include "hotplug_vmm.h"
+#include "hotvm/abi.h"
+#include "log.h"
+#include "mmio.h"
+#include "vm.h"
+
+/*
+ * How long an operation waits for the guest to finish a walk it is still
+ * doing on that CPU (the tail of a hot-add: ap:online-work to online)
+ * before it is refused with -EBUSY.
+ */
+#define HP_BUSY_GRACE_MS 2000
+
+uint64_t hp_now_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
+}
+
+/* --- the platform for the cpuhp library ---------------------------------- */
+
+static void plat_lock(void *ctx)
+{
+	pthread_mutex_lock(&((struct hotplug *)ctx)->table_lock);
+}
+
+static void plat_unlock(void *ctx)
+{
+	pthread_mutex_unlock(&((struct hotplug *)ctx)->table_lock);
+}
+
+static void plat_log(void *ctx, enum cpuhp_log_level level, const char *fmt,
+		     va_list ap)
+{
+	(void)ctx;
+	if (level >= CPUHP_LOG_DEBUG)
+		return;
+	/* The library's messages end in a newline already. */
+	fputs("hotvm: ", stderr);
+	vfprintf(stderr, fmt, ap);
+}
+
+void hp_record_locked(struct hotplug *hp, unsigned int cpu, enum hp_side side,
+		      const struct cpuhp_notice *n)
+{
+	struct hp_report *rep = hp->rep;
+	uint64_t now;
+
+	if (!hp->op_active || cpu != hp->op_cpu || !rep ||
+	    n->kind != CPUHP_NOTICE_STEP)
+		return;
+	now = hp_now_ns();
+	if (rep->n < HP_REPORT_MAX)
+		rep->steps[rep->n++] = (struct hp_step_time){
+			.side = side,
+			.state = n->state,
+			.up = n->bringup,
+			.rollback = n->rollback,
+			.injected = n->injected,
+			.ret = n->ret,
+			.ns = now - hp->op_last_ns,
+		};
+	else
+		rep->dropped++;
+	hp->op_last_ns = now;
+}
+
+/*
+ * Takes a fresh copy of @cpu's host table entry for queries.  table_lock
+ * is recursive: a walk that notifies already holds it.
+ */
+static void snap_host_at(struct hotplug *hp, unsigned int cpu,
+			 const struct cpuhp_notice *n)
+{
+	struct hp_slot *s = &hp->slots[cpu];
+	struct cpuhp_cpu c;
+	bool parked;
+
+	pthread_mutex_lock(&hp->table_lock);
+	cpuhp_cpu_info(&hp->m, cpu, &c);
+	/* A step is notified before the library moves the CPU past it. */
+	if (n && n->kind == CPUHP_NOTICE_STEP && !n->ret)
+		c.state = n->bringup ? n->state : n->state - 1;
+	parked = s->vcpu.fd >= 0 && !s->vcpu.thread_started;
+	pthread_mutex_unlock(&hp->table_lock);
+	pthread_mutex_lock(&hp->lock);
+	s->host_view = c;
+	s->parked_view = parked;
+	pthread_mutex_unlock(&hp->lock);
+}
+
+static void snap_host(struct hotplug *hp, unsigned int cpu)
+{
+	snap_host_at(hp, cpu, NULL);
+}
+
+static void plat_notify(void *ctx, const struct cpuhp_notice *n)
+{
+	struct hotplug *hp = ctx;
+	struct hp_events ev;
+
+	if (n->cpu < hp->max_cpus)
+		snap_host_at(hp, n->cpu, n);
+	pthread_mutex_lock(&hp->lock);
+	hp_record_locked(hp, n->cpu, HP_SIDE_HOST, n);
+	ev = hp->ev;
+	pthread_mutex_unlock(&hp->lock);
+	if (ev.state)
+		ev.state(ev.ctx, HP_SIDE_HOST, n);
+}
+
+int hp_wait_locked(struct hotplug *hp, struct hp_slot *s,
+		   int (*done)(const struct hp_slot *s), int timeout_ms)
+{
+	struct timespec dl;
+	uint64_t end = hp_now_ns() + (uint64_t)timeout_ms * 1000000ull;
+
+	dl.tv_sec = (time_t)(end / 1000000000ull);
+	dl.tv_nsec = (long)(end % 1000000000ull);
+	for (;;) {
+		int ret;
+
+		if (hp->stopping)
+			return -ESHUTDOWN;
+		ret = done(s);
+		if (ret)
+			return ret;
+		if (pthread_cond_timedwait(&hp->cond, &hp->lock, &dl) ==
+		    ETIMEDOUT) {
+			ret = done(s);
+			return ret ? ret : -ETIMEDOUT;
+		}
+	}
+}
+
+/* --- devices ------------------------------------------------------------- */
+
+static int ged_irq(void *ctx)
+{
+	struct vm *vm = ctx;
+	int ret = vm_irq_line(vm, ABI_GED_IRQ, 1);
+
+	/* An edge: the IOAPIC pin is edge-triggered, active high. */
+	if (!ret)
+		ret = vm_irq_line(vm, ABI_GED_IRQ, 0);
+	return ret;
+}
+
+static void ged_mmio(void *opaque, uint64_t off, bool is_write, uint64_t *val,
+		     unsigned int len)
+{
+	ged_access(opaque, off, len, is_write, val);
+}
+
+static void regs_mmio(void *opaque, uint64_t off, bool is_write, uint64_t *val,
+		      unsigned int len)
+{
+	hpregs_access(opaque, off, len, is_write, val);
+}
+
+static int init_devices(struct hotplug *hp)
+{
+	int ret;
+
+	ret = ged_init(&hp->ged, ged_irq, hp->vm);
+	if (ret)
+		return ret;
+	hp->ged_init = true;
+	ret = hpregs_init(&hp->regs, &(struct hpregs_config){
+					     .max_cpus = hp->max_cpus,
+					     .ops = &hp_regs_ops,
+					     .ctx = hp,
+				     });
+	if (ret)
+		return ret;
+	hp->regs_init = true;
+	ret = mmio_register(hp->mmio, ABI_GED_MMIO, ABI_GED_SIZE, ged_mmio,
+			    &hp->ged);
+	if (!ret)
+		ret = mmio_register(hp->mmio, ABI_CPUHP_MMIO, ABI_CPUHP_SIZE,
+				    regs_mmio, &hp->regs);
+	return ret;
+}
+
+/* --- life cycle ---------------------------------------------------------- */
+
+static int init_locks(struct hotplug *hp)
+{
+	pthread_mutexattr_t ma;
+	pthread_condattr_t ca;
+	int ret;
+
+	pthread_mutexattr_init(&ma);
+	/* The library's lock must be recursive (cpuhp.h). */
+	pthread_mutexattr_settype(&ma, PTHREAD_MUTEX_RECURSIVE);
+	ret = pthread_mutex_init(&hp->table_lock, &ma);
+	pthread_mutexattr_destroy(&ma);
+	if (ret)
+		return -ret;
+	pthread_mutex_init(&hp->lock, NULL);
+	pthread_condattr_init(&ca);
+	/* Timeouts must not jump with the wall clock. */
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&hp->cond, &ca);
+	pthread_condattr_destroy(&ca);
+	return 0;
+}
+
+void hp_set_stage_locked(struct hotplug *hp, unsigned int cpu, enum hp_stage st,
+			 struct hp_events *ev, char *id, size_t idlen)
+{
+	struct hp_slot *s = &hp->slots[cpu];
+
+	*ev = (struct hp_events){ 0 };
+	if (s->stage == st)
+		return;
+	s->stage = st;
+	*ev = hp->ev;
+	snprintf(id, idlen, "%s", s->id);
+}
+
+void hp_stage_notify(const struct hp_events *ev, unsigned int cpu,
+		     const char *id, enum hp_stage st)
+{
+	if (ev->stage)
+		ev->stage(ev->ctx, cpu, id, st);
+}
+
+void hp_fail(struct hotplug *hp, unsigned int cpu, const char *fmt, ...)
+{
+	char why[sizeof(hp->op_reason)];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(why, sizeof(why), fmt, ap);
+	va_end(ap);
+	pr_err("CPU %u: %s", cpu, why);
+	if (!hp->op_reason[0])
+		memcpy(hp->op_reason, why, sizeof(why));
+}
+
+const char *hotplug_op_reason(struct hotplug *hp)
+{
+	return hp->op_reason;
+}
+
+void hp_vcpu_started(void *ctx, unsigned int cpu)
+{
+	struct hotplug *hp = ctx;
+	struct hp_events ev;
+	char id[sizeof(hp->slots[0].id)];
+
+	if (cpu >= hp->max_cpus)
+		return;
+	pthread_mutex_lock(&hp->lock);
+	hp->slots[cpu].w.started = true;
+	hp_set_stage_locked(hp, cpu, HP_STAGE_STARTED, &ev, id, sizeof(id));
+	pthread_cond_broadcast(&hp->cond);
+	pthread_mutex_unlock(&hp->lock);
+	hp_stage_notify(&ev, cpu, id, HP_STAGE_STARTED);
+}
+
+int hotplug_create(const struct hotplug_config *cfg, struct hotplug **out)
+{
+	struct hotplug *hp;
+	int ret;
+
+	if (!cfg->max_cpus || cfg->boot_cpus < 1 ||
+	    cfg->boot_cpus > cfg->max_cpus || cfg->max_cpus > HPREGS_MAX_CPUS)
+		return -EINVAL;
+	hp = calloc(1, sizeof(*hp));
+	if (!hp)
+		return -ENOMEM;
+	*hp = (struct hotplug){
+		.vm = cfg->vm,
+		.io = cfg->io,
+		.mmio = cfg->mmio,
+		.boot_cpus = cfg->boot_cpus,
+		.max_cpus = cfg->max_cpus,
+		.hooks = cfg->hooks,
+		.timeout_ms = cfg->timeout_ms > 0 ? cfg->timeout_ms
+						  : HOTPLUG_DEFAULT_TIMEOUT_MS,
+		.wait = cfg->wait == HOTPLUG_WAIT_STARTED
+				? HOTPLUG_WAIT_STARTED
+				: HOTPLUG_WAIT_ACKNOWLEDGED,
+		.boot_mode = cfg->boot_mode,
+		.entry = cfg->entry,
+		.start_info = cfg->start_info,
+		.plat = {
+			.lock = plat_lock,
+			.unlock = plat_unlock,
+			.log = plat_log,
+			.notify = plat_notify,
+			.ctx = hp,
+		},
+	};
+	ret = init_locks(hp);
+	if (ret) {
+		free(hp);
+		return ret;
+	}
+	hp->slots = calloc(cfg->max_cpus, sizeof(*hp->slots));
+	hp->hcpus = calloc(cfg->max_cpus, sizeof(*hp->hcpus));
+	if (!hp->slots || !hp->hcpus) {
+		ret = -ENOMEM;
+		goto fail;
+	}
+	for (unsigned int i = 0; i < cfg->max_cpus; i++)
+		hp->slots[i] = (struct hp_slot){
+			.vcpu = { .fd = -1, .id = i, .apic_id = i },
+			.boot = i < cfg->boot_cpus,
+			.guest_fault = CPUHP_INVALID,
+			.guest_target = CPUHP_INVALID,
+			.fault_given = CPUHP_INVALID,
+			/* The guest starts on CPU 0 and never reports it. */
+			.guest_state = i ? GUEST_OFFLINE : GUEST_ONLINE,
+		};
+	hp_host_table_init(hp);
+	ret = cpuhp_init(&hp->m, &hp->plat, hp->steps, HOST_NR_STATES,
+			 hp->hcpus, cfg->max_cpus);
+	for (unsigned int i = 0; !ret && i < cfg->max_cpus; i++)
+		snap_host(hp, i);
+	if (!ret)
+		ret = init_devices(hp);
+	if (ret)
+		goto fail;
+	*out = hp;
+	return 0;
+fail:
+	pr_err("cannot set up CPU hotplug: %s", strerror(-ret));
+	hotplug_destroy(hp);
+	return ret;
+}
+
+int hotplug_boot(struct hotplug *hp)
+{
+	int ret = 0;
+
+	hp->booting = true;
+	/* CPU 0 last: when it starts the guest, its APs' vCPUs exist. */
+	for (unsigned int i = hp->boot_cpus; i-- > 0 && !ret;) {
+		ret = cpuhp_cpu_up(&hp->m, i, HOST_ONLINE);
+		if (ret)
+			pr_err("boot vCPU %u did not come up: %s", i,
+			       strerror(-ret));
+	}
+	hp->booting = false;
+	return ret;
+}
+
+void hotplug_shutdown(struct hotplug *hp)
+{
+	if (!hp)
+		return;
+	pthread_mutex_lock(&hp->lock);
+	hp->stopping = true;
+	pthread_cond_broadcast(&hp->cond);
+	pthread_mutex_unlock(&hp->lock);
+}
+
+void hotplug_stop_vcpus(struct hotplug *hp)
+{
+	if (!hp || !hp->slots)
+		return;
+	/* Kick them all first, so they stop in parallel, then join. */
+	for (unsigned int i = 0; i < hp->max_cpus; i++) {
+		atomic_store(&hp->slots[i].vcpu.stop, true);
+		vcpu_kick(&hp->slots[i].vcpu);
+	}
+	for (unsigned int i = 0; i < hp->max_cpus; i++)
+		vcpu_join(&hp->slots[i].vcpu);
+}
+
+void hotplug_destroy(struct hotplug *hp)
+{
+	if (!hp)
+		return;
+	if (hp->slots) {
+		hotplug_stop_vcpus(hp);
+		for (unsigned int i = 0; i < hp->max_cpus; i++)
+			if (hp->slots[i].vcpu.vm)
+				vcpu_destroy(&hp->slots[i].vcpu);
+	}
+	if (hp->regs_init)
+		hpregs_destroy(&hp->regs);
+	if (hp->ged_init)
+		ged_destroy(&hp->ged);
+	pthread_cond_destroy(&hp->cond);
+	pthread_mutex_destroy(&hp->lock);
+	pthread_mutex_destroy(&hp->table_lock);
+	free(hp->slots);
+	free(hp->hcpus);
+	free(hp);
+}
+
+/* --- operations ---------------------------------------------------------- */
+
+void hotplug_set_events(struct hotplug *hp, const struct hp_events *ev)
+{
+	pthread_mutex_lock(&hp->lock);
+	hp->ev = ev ? *ev : (struct hp_events){ 0 };
+	pthread_mutex_unlock(&hp->lock);
+}
+
+unsigned int hotplug_max_cpus(const struct hotplug *hp)
+{
+	return hp->max_cpus;
+}
+
+int hotplug_cpu_view(struct hotplug *hp, unsigned int cpu,
+		     struct hp_cpu_view *v)
+{
+	struct hp_slot *s;
+
+	if (cpu >= hp->max_cpus)
+		return -EINVAL;
+	s = &hp->slots[cpu];
+	*v = (struct hp_cpu_view){
+		.cpu = cpu,
+		.apic_id = cpu,
+		.boot = s->boot,
+		.present = hpregs_is_enabled(&hp->regs, cpu),
+	};
+	/*
+	 * A walk holds table_lock for as long as the guest takes: a query
+	 * then reads the copy its last step left instead of waiting.
+	 */
+	if (!pthread_mutex_trylock(&hp->table_lock)) {
+		snap_host(hp, cpu);
+		pthread_mutex_unlock(&hp->table_lock);
+	}
+	v->host_tid = atomic_load(&s->vcpu.tid);
+	pthread_mutex_lock(&hp->lock);
+	v->host = s->host_view;
+	v->parked = s->parked_view;
+	memcpy(v->id, s->id, sizeof(v->id));
+	v->guest_state = s->guest_state;
+	v->guest_fault = s->guest_fault;
+	v->guest_target = s->guest_target;
+	v->guest_broken = s->guest_broken;
+	v->guest_reports = hp->guest_ext;
+	v->stage = s->stage;
+	pthread_mutex_unlock(&hp->lock);
+	return 0;
+}
+
+int hotplug_nr_states(const struct hotplug *hp, enum hp_side side)
+{
+	return side == HP_SIDE_HOST ? (int)hp->m.nr_states
+				    : hp_guest_nr_states();
+}
+
+int hotplug_state_info(struct hotplug *hp, enum hp_side side, int state,
+		       struct cpuhp_state_info *info)
+{
+	if (side == HP_SIDE_GUEST)
+		return hp_guest_state_info(state, info);
+	return cpuhp_state_info(&hp->m, state, info);
+}
+
+int hotplug_state_lookup(struct hotplug *hp, enum hp_side side,
+			 const char *name)
+{
+	int n = hotplug_nr_states(hp, side);
+	char *end;
+	long v;
+
+	if (!name || !*name)
+		return -ENOENT;
+	if (*name >= '0' && *name <= '9') {
+		v = strtol(name, &end, 10);
+		return !*end && v < n ? (int)v : -ENOENT;
+	}
+	return side == HP_SIDE_HOST ? cpuhp_state_by_name(&hp->m, name)
+				    : hp_guest_state_by_name(name);
+}
+
+/*
+ * A late guest may still be walking this CPU (the end of a hot-add, or a
+ * walk that outlived its timeout): give it a moment, then refuse.
+ */
+static int wait_guest_idle(struct hotplug *hp, unsigned int cpu, int timeout)
+{
+	struct hp_slot *s = &hp->slots[cpu];
+	uint64_t end = hp_now_ns() + (uint64_t)(timeout < HP_BUSY_GRACE_MS
+							? timeout
+							: HP_BUSY_GRACE_MS) *
+					     1000000ull;
+	struct timespec dl = { .tv_sec = (time_t)(end / 1000000000ull),
+			       .tv_nsec = (long)(end % 1000000000ull) };
+	int ret = 0;
+
+	pthread_mutex_lock(&hp->lock);
+	while (s->guest_walking && !hp->stopping)
+		if (pthread_cond_timedwait(&hp->cond, &hp->lock, &dl) ==
+		    ETIMEDOUT)
+			break;
+	if (hp->stopping)
+		ret = -ESHUTDOWN;
+	else if (s->guest_walking)
+		ret = -EBUSY;
+	pthread_mutex_unlock(&hp->lock);
+	if (ret == -EBUSY)
+		pr_err("CPU %u: the guest is still walking its table for it "
+		       "(a late guest after a timeout?); try again once it "
+		       "reports done",
+		       cpu);
+	return ret;
+}
+
+static int op_begin(struct hotplug *hp, unsigned int cpu, int timeout_ms,
+		    struct hp_report *rep)
+{
+	int timeout = timeout_ms > 0 ? timeout_ms : hp->timeout_ms;
+	int ret;
+
+	if (cpu >= hp->max_cpus) {
+		pr_err("CPU %u: no such slot; this VM has %u (0-%u)", cpu,
+		       hp->max_cpus, hp->max_cpus - 1);
+		return -EINVAL;
+	}
+	ret = wait_guest_idle(hp, cpu, timeout);
+	if (ret)
+		return ret;
+	if (rep)
+		memset(rep, 0, sizeof(*rep));
+	pthread_mutex_lock(&hp->lock);
+	hp->op_active = true;
+	hp->op_cpu = cpu;
+	hp->op_timeout_ms = timeout;
+	hp->op_wait = hp->wait;
+	hp->op_reason[0] = 0;
+	hp->rep = rep;
+	hp->op_start_ns = hp->op_last_ns = hp_now_ns();
+	pthread_mutex_unlock(&hp->lock);
+	return 0;
+}
+
+static void op_end(struct hotplug *hp)
+{
+	snap_host(hp, hp->op_cpu);
+	pthread_mutex_lock(&hp->lock);
+	if (hp->rep)
+		hp->rep->total_ns = hp_now_ns() - hp->op_start_ns;
+	hp->op_active = false;
+	hp->rep = NULL;
+	pthread_mutex_unlock(&hp->lock);
+}
+
+static int host_state(struct hotplug *hp, unsigned int cpu)
+{
+	struct cpuhp_cpu c;
+
+	pthread_mutex_lock(&hp->table_lock);
+	cpuhp_cpu_info(&hp->m, cpu, &c);
+	pthread_mutex_unlock(&hp->table_lock);
+	return c.state;
+}
+
+/*
+ * A CPU a failed rollback left broken is refused until cpuhp-recover
+ * (hotplug_cpu_recover()) has put its two sides back in line: walking it
+ * from where it is would start from a state nobody can vouch for.
+ */
+static int check_broken(struct hotplug *hp, unsigned int cpu)
+{
+	struct hp_slot *s;
+	struct cpuhp_cpu c;
+	bool guest;
+
+	if (cpu >= hp->max_cpus)
+		return 0; /* op_begin() says why */
+	s = &hp->slots[cpu];
+	pthread_mutex_lock(&hp->table_lock);
+	cpuhp_cpu_info(&hp->m, cpu, &c);
+	pthread_mutex_unlock(&hp->table_lock);
+	pthread_mutex_lock(&hp->lock);
+	guest = s->guest_broken;
+	pthread_mutex_unlock(&hp->lock);
+	if (!c.broken && !guest)
+		return 0;
+	pr_err("CPU %u: refused: an earlier rollback failed on the %s side "
+	       "and left it broken at host state %d; cpuhp-recover it first",
+	       cpu, c.broken ? "host" : "guest", c.state);
+	return -ENOTRECOVERABLE;
+}
+
+static void set_id(struct hotplug *hp, unsigned int cpu, const char *id)
+{
+	struct hp_slot *s = &hp->slots[cpu];
+
+	pthread_mutex_lock(&hp->lock);
+	snprintf(s->id, sizeof(s->id), "%s", id ? id : "");
+	pthread_mutex_unlock(&hp->lock);
+}
+
+static bool stopping(struct hotplug *hp)
+{
+	bool ret;
+
+	pthread_mutex_lock(&hp->lock);
+	ret = hp->stopping;
+	pthread_mutex_unlock(&hp->lock);
+	return ret;
+}
+
+int hotplug_cpu_add(struct hotplug *hp, unsigned int cpu, const char *id,
+		    int timeout_ms, enum hotplug_wait wait,
+		    struct hp_report *rep)
+{
+	char prev[sizeof(hp->slots[0].id)];
+	int ret;
+
+	if (stopping(hp))
+		return -ESHUTDOWN;
+	if (cpu < hp->max_cpus && host_state(hp, cpu) == HOST_ONLINE)
+		return -EEXIST;
+	ret = check_broken(hp, cpu);
+	if (!ret)
+		ret = op_begin(hp, cpu, timeout_ms, rep);
+	if (ret)
+		return ret;
+	pthread_mutex_lock(&hp->lock);
+	hp->op_wait = wait == HOTPLUG_WAIT_DEFAULT ? hp->wait : wait;
+	memcpy(prev, hp->slots[cpu].id, sizeof(prev));
+	pthread_mutex_unlock(&hp->lock);
+	/* A partly-up CPU keeps the id it was added with, unless given one. */
+	if (id || host_state(hp, cpu) == HOST_OFFLINE)
+		set_id(hp, cpu, id);
+	ret = cpuhp_cpu_up(&hp->m, cpu, HOST_ONLINE);
+	op_end(hp);
+	/* Rolled back to where it was: so is its id (none if offline). */
+	if (ret)
+		set_id(hp, cpu,
+		       host_state(hp, cpu) == HOST_OFFLINE ? NULL : prev);
+	return ret;
+}
+
+int hotplug_cpu_remove(struct hotplug *hp, unsigned int cpu, int timeout_ms,
+		       struct hp_report *rep)
+{
+	struct hp_events ev;
+	char id[sizeof(hp->slots[0].id)];
+	int ret;
+
+	if (cpu == 0) {
+		pr_err("CPU 0 is the boot CPU and cannot be removed");
+		return -EPERM;
+	}
+	if (stopping(hp))
+		return -ESHUTDOWN;
+	if (cpu < hp->max_cpus && host_state(hp, cpu) == HOST_OFFLINE)
+		return -ENODEV;
+	ret = check_broken(hp, cpu);
+	if (!ret)
+		ret = op_begin(hp, cpu, timeout_ms, rep);
+	if (ret)
+		return ret;
+	ret = cpuhp_cpu_down(&hp->m, cpu, HOST_OFFLINE);
+	op_end(hp);
+	if (ret)
+		return ret;
+	pthread_mutex_lock(&hp->lock);
+	memcpy(id, hp->slots[cpu].id, sizeof(id));
+	hp->slots[cpu].id[0] = 0;
+	ev = hp->ev;
+	pthread_mutex_unlock(&hp->lock);
+	if (ev.deleted)
+		ev.deleted(ev.ctx, cpu, id);
+	return 0;
+}
+
+static int guest_done(const struct hp_slot *s)
+{
+	if (!s->w.done)
+		return 0;
+	return s->w.failed ? -EIO : 1;
+}
+
+static int guest_set_target(struct hotplug *hp, unsigned int cpu, int state,
+			    bool recover)
+{
+	struct hp_slot *s = &hp->slots[cpu];
+	int ret;
+
+	pthread_mutex_lock(&hp->lock);
+	s->w = (struct hp_wait_flags){ 0 };
+	s->guest_target = state;
+	s->guest_recover = recover;
+	pthread_mutex_unlock(&hp->lock);
+	ret = ged_raise(&hp->ged, ABI_GED_EVT_GUEST);
+	pthread_mutex_lock(&hp->lock);
+	if (!ret)
+		ret = hp_wait_locked(hp, s, guest_done, hp->op_timeout_ms);
+	if (ret < 0)
+		s->guest_target = CPUHP_INVALID; /* not taken: withdrawn */
+	pthread_mutex_unlock(&hp->lock);
+	if (ret == -ETIMEDOUT)
+		pr_err("CPU %u: the guest did not walk to state %d within %d "
+		       "ms; is its hotplug driver running?",
+		       cpu, state, hp->op_timeout_ms);
+	else if (ret == -EIO)
+		pr_err("CPU %u: the guest failed to reach state %d and rolled "
+		       "back; see the guest's console",
+		       cpu, state);
+	return ret < 0 ? ret : 0;
+}
+
+/*
+ * Guest-side targets and faults travel through hotvm's extension commands:
+ * a guest that never used them (Linux) would never pick them up.
+ */
+static bool guest_reports(struct hotplug *hp)
+{
+	bool r;
+
+	pthread_mutex_lock(&hp->lock);
+	r = hp->guest_ext;
+	pthread_mutex_unlock(&hp->lock);
+	if (!r)
+		pr_err("the guest does not report its hotplug states (a Linux "
+		       "guest, or the tiny guest with ignore-hotplug): "
+		       "guest-side targets and faults need hotvm's tiny guest");
+	return r;
+}
+
+int hotplug_set_target(struct hotplug *hp, unsigned int cpu, enum hp_side side,
+		       int state, int timeout_ms, struct hp_report *rep)
+{
+	int ret, cur;
+
+	if (stopping(hp))
+		return -ESHUTDOWN;
+	if (cpu >= hp->max_cpus)
+		return -EINVAL;
+	cur = host_state(hp, cpu);
+	if (side == HP_SIDE_GUEST) {
+		if (!hp_guest_target_valid(state))
+			return -EINVAL;
+		if (!guest_reports(hp))
+			return -EOPNOTSUPP;
+		if (cpu == 0 && state != GUEST_ONLINE) {
+			pr_err("CPU 0 is the guest's boot CPU: it stays "
+			       "online");
+			return -EPERM;
+		}
+		/* The guest never walks its boot CPU: nothing to ask. */
+		if (cpu == 0) {
+			if (rep)
+				memset(rep, 0, sizeof(*rep));
+			return 0;
+		}
+		if (cur < HOST_AP_STARTING) {
+			pr_err("CPU %u: the guest does not have it yet (host "
+			       "state %d); bring the host side to %s first",
+			       cpu, cur, "guest:ap-starting");
+			return -ENODEV;
+		}
+	} else if (cpu == 0 && state != HOST_ONLINE) {
+		pr_err("CPU 0 is the boot CPU and cannot be taken down");
+		return -EPERM;
+	}
+	ret = check_broken(hp, cpu);
+	if (!ret)
+		ret = op_begin(hp, cpu, timeout_ms, rep);
+	if (ret)
+		return ret;
+	if (side == HP_SIDE_GUEST)
+		ret = guest_set_target(hp, cpu, state, false);
+	else
+		ret = cpuhp_set_target(&hp->m, cpu, state);
+	op_end(hp);
+	return ret;
+}
+
+/* Whether the guest holds @cpu as far as it lets the host see. */
+static bool guest_holds(struct hotplug *hp, unsigned int cpu)
+{
+	struct hp_slot *s = &hp->slots[cpu];
+	bool r;
+
+	if (!hpregs_is_enabled(&hp->regs, cpu))
+		return false;
+	pthread_mutex_lock(&hp->lock);
+	r = hp->guest_ext ? s->guest_state == GUEST_ONLINE
+			  : s->stage == HP_STAGE_ACKNOWLEDGED ||
+				    s->stage == HP_STAGE_STARTED;
+	pthread_mutex_unlock(&hp->lock);
+	return r;
+}
+
+int hotplug_cpu_recover(struct hotplug *hp, unsigned int cpu, int timeout_ms,
+			struct hp_report *rep, bool *online)
+{
+	struct hp_slot *s;
+	struct hp_events ev = { 0 };
+	char id[sizeof(hp->slots[0].id)];
+	bool gbroken, keep = false;
+	int ret, before;
+
+	*online = false;
+	if (stopping(hp))
+		return -ESHUTDOWN;
+	if (cpu == 0) {
+		pr_err("CPU 0 is the boot CPU: it is never walked, so there "
+		       "is nothing to recover");
+		return -EPERM;
+	}
+	ret = op_begin(hp, cpu, timeout_ms, rep);
+	if (ret)
+		return ret;
+	s = &hp->slots[cpu];
+	before = host_state(hp, cpu);
+	pthread_mutex_lock(&hp->lock);
+	gbroken = s->guest_broken;
+	pthread_mutex_unlock(&hp->lock);
+	if (gbroken) {
+		/* The guest clears its own mark and takes the CPU down. */
+		ret = guest_set_target(hp, cpu, GUEST_OFFLINE, true);
+		if (ret) {
+			hp_fail(hp, cpu,
+				"the guest could not take it offline to "
+				"recover it (%s); see the guest's console",
+				strerror(-ret));
+			goto out;
+		}
+		pthread_mutex_lock(&hp->lock);
+		s->guest_broken = false;
+		pthread_mutex_unlock(&hp->lock);
+	}
+	keep = guest_holds(hp, cpu);
+	*online = keep;
+	pthread_mutex_lock(&hp->table_lock);
+	ret = cpuhp_clear_broken(&hp->m, cpu);
+	if (!ret)
+		ret = keep ? cpuhp_cpu_up(&hp->m, cpu, HOST_ONLINE)
+			   : cpuhp_cpu_down(&hp->m, cpu, HOST_OFFLINE);
+	pthread_mutex_unlock(&hp->table_lock);
+out:
+	op_end(hp);
+	if (ret || keep || before == HOST_OFFLINE)
+		return ret;
+	/* Gone from both sides now: as a hot-remove ends. */
+	pthread_mutex_lock(&hp->lock);
+	memcpy(id, s->id, sizeof(id));
+	s->id[0] = 0;
+	ev = hp->ev;
+	pthread_mutex_unlock(&hp->lock);
+	if (ev.deleted)
+		ev.deleted(ev.ctx, cpu, id);
+	return 0;
+}
+
+int hotplug_inject(struct hotplug *hp, unsigned int cpu, enum hp_side side,
+		   int state)
+{
+	if (cpu >= hp->max_cpus)
+		return -EINVAL;
+	if (side == HP_SIDE_HOST) {
+		int ret = cpuhp_set_fail(&hp->m, cpu, state);
+
+		snap_host(hp, cpu);
+		return ret;
+	}
+	if (!hp_guest_fault_valid(state))
+		return -EINVAL;
+	if (!guest_reports(hp))
+		return -EOPNOTSUPP;
+	pthread_mutex_lock(&hp->lock);
+	hp->slots[cpu].guest_fault = state;
+	pthread_mutex_unlock(&hp->lock);
+	return 0;
+}
+
+void hotplug_device_stats(struct hotplug *hp, struct hpregs_stats *regs,
+			  struct ged_stats *ged)
+{
+	hpregs_stats(&hp->regs, regs);
+	ged_stats(&hp->ged, ged);
+}

@@ -1,0 +1,162 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The hotplug controller's insides, shared by hotplug.c (life cycle and
+ * operations), host_table.c (the host state callbacks) and hotplug_guest.c
+ * (what the guest tells us through the register block).
+ *
+ * Locks, always taken in this order:
+ *  - table_lock (recursive): the cpuhp library's; held by the control
+ *    thread for a whole walk, including its waits for the guest;
+ *  - lock: the guest mirror, the wait conditions and the current report;
+ *    the only one a vCPU thread takes (in a register-block callback), so a
+ *    guest report is never stuck behind a walk that waits for it.
+ * The register block's and the GED's own locks are leaves: their callbacks
+ * run after they are dropped.
+ */
+#ifndef HOTVM_HOTPLUG_INTERNAL_H
+#define HOTVM_HOTPLUG_INTERNAL_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "cpuhp.h"
+#include "cpuhp_regs.h"
+#include "ged.h"
+#include "hotplug.h"
+#include "vcpu.h"
+
+struct hooks;
+struct ioport_bus;
+struct mmio_bus;
+struct vm;
+
+/* What a waiter is waiting for; set by the guest, cleared by the waiter. */
+struct hp_wait_flags {
+	bool reached; /* a successful step at or past GUEST_AP_WORK, going up */
+	bool done;    /* an operation on this CPU finished (DONE) */
+	bool failed;  /* ... with FAILED: the guest rolled back */
+	bool ejected; /* the guest wrote eject */
+	bool ost_ok;  /* _OST insert (event 1) with status 0 */
+	bool ost_fail; /* _OST eject (event 3) with a failure status */
+	bool started;  /* the vCPU left wait-for-INIT/SIPI */
+	uint32_t ost_status;
+};
+
+struct hp_slot {
+	struct vcpu vcpu; /* fd -1 until the slot's first vcpu:create */
+	bool kvm_ready;	  /* fd, run area and CPUID set up: reusable */
+	bool prepared;	  /* host:prepare has run */
+	bool boot;
+	bool online; /* accounted by the online state */
+	char id[64];
+
+	/* Under hp->lock. */
+	int guest_state;
+	bool guest_walking; /* a STEP came, its DONE has not */
+	bool guest_joining; /* presented by this operation: online waits */
+	bool guest_broken;
+	enum hp_stage stage; /* observed; see hp_set_stage_locked() */
+	/*
+	 * The host table's view of this CPU as of its last step: what a
+	 * query reads while a walk holds table_lock (and waits for a guest).
+	 */
+	struct cpuhp_cpu host_view;
+	bool parked_view;
+	int guest_fault;    /* pending for command 0x11, or CPUHP_INVALID */
+	int guest_target;   /* pending for command 0x12, or CPUHP_INVALID */
+	bool guest_recover; /* ... with ABI_GUEST_TARGET_RECOVER */
+	int fault_given;    /* the last fault handed over, to mark injection */
+	struct hp_wait_flags w;
+};
+
+struct hotplug {
+	struct vm *vm;
+	const struct ioport_bus *io;
+	struct mmio_bus *mmio;
+	unsigned int boot_cpus, max_cpus;
+	const struct hooks *hooks;
+	int timeout_ms;
+	enum hotplug_boot_mode boot_mode;
+	uint64_t entry, start_info;
+	struct hp_slot *slots;
+
+	struct cpuhp_machine m;
+	struct cpuhp_step steps[HOST_NR_STATES];
+	struct cpuhp_cpu *hcpus;
+	struct cpuhp_platform plat;
+	pthread_mutex_t table_lock;
+	bool booting; /* hotplug_boot(): present CPUs without waiting */
+	enum hotplug_wait wait; /* the VM's default, never DEFAULT */
+
+	pthread_mutex_t lock;
+	pthread_cond_t cond; /* CLOCK_MONOTONIC */
+	bool stopping;
+	bool guest_ext; /* the guest has used command 0x10: it is ours */
+	struct hp_events ev;
+	unsigned int nr_online;
+
+	/* The current operation (one at a time), under lock. */
+	bool op_active;
+	unsigned int op_cpu;
+	int op_timeout_ms;
+	enum hotplug_wait op_wait;
+	char op_reason[320]; /* why the operation failed; the op thread's */
+	struct hp_report *rep;
+	uint64_t op_start_ns, op_last_ns;
+
+	struct ged ged;
+	struct hpregs regs;
+	bool ged_init, regs_init;
+};
+
+uint64_t hp_now_ns(void);
+
+/* Appends one step to the current report, if it is about @cpu.  Locked. */
+void hp_record_locked(struct hotplug *hp, unsigned int cpu, enum hp_side side,
+		      const struct cpuhp_notice *n);
+
+/*
+ * Waits under hp->lock (held) until @done(slot) says something (> 0
+ * success, < 0 that error) or @timeout_ms pass (-ETIMEDOUT) or the VM
+ * stops (-ESHUTDOWN).
+ */
+int hp_wait_locked(struct hotplug *hp, struct hp_slot *s,
+		   int (*done)(const struct hp_slot *s), int timeout_ms);
+
+/*
+ * Records what the host observed of the guest and tells the QMP layer:
+ * *ev is filled for the caller to call after dropping hp->lock.
+ */
+void hp_set_stage_locked(struct hotplug *hp, unsigned int cpu, enum hp_stage st,
+			 struct hp_events *ev, char *id, size_t idlen);
+void hp_stage_notify(const struct hp_events *ev, unsigned int cpu,
+		     const char *id, enum hp_stage st);
+/* vCPU thread: the guest started this vCPU (vcpu.on_start). */
+void hp_vcpu_started(void *ctx, unsigned int cpu);
+
+/*
+ * A step of the current operation failed for @cpu: logs it and keeps the
+ * reason for the caller (hotplug_op_reason()).  The first one wins: it is
+ * the cause, later ones come from the rollback.
+ */
+void hp_fail(struct hotplug *hp, unsigned int cpu, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* What an _OST status for an eject means, for error messages. */
+const char *hp_ost_status_name(uint32_t status);
+
+/* The host table (host_table.c). */
+void hp_host_table_init(struct hotplug *hp);
+int hp_stop_and_eject(struct hotplug *hp, unsigned int cpu);
+
+/* The guest side (hotplug_guest.c). */
+extern const struct hpregs_ops hp_regs_ops;
+int hp_guest_nr_states(void);
+int hp_guest_state_info(int state, struct cpuhp_state_info *info);
+int hp_guest_state_by_name(const char *name);
+/* A valid guest-side fault injection state (or CPUHP_INVALID). */
+bool hp_guest_fault_valid(int state);
+bool hp_guest_target_valid(int state);
+
+#endif

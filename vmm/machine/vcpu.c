@@ -1,0 +1,555 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * vCPU threads.  Each thread loops on KVM_RUN and handles the exits that
+ * reach user space; everything else (LAPIC, IOAPIC, PIC, PIT, HLT, INIT and
+ * SIPI) stays in the kernel.  A thread stops when the VM is stopping: the
+ * main thread sets immediate_exit and sends VCPU_KICK_SIGNAL, so a thread
+ * about to enter KVM_RUN and one already inside both come back out.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <linux/kvm.h>
+
+#include "hotvm/abi.h"
+#include "cpuid.h"
+#include "ioport.h"
+#include "log.h"
+#include "mmio.h"
+#include "msr.h"
+#include "seccomp_policy.h"
+#include "vcpu.h"
+#include "vm.h"
+
+#define X86_CR0_PE   (1ULL << 0)
+#define X86_CR0_ET   (1ULL << 4)
+#define X86_CR0_PG   (1ULL << 31)
+#define X86_CR4_PAE  (1ULL << 5)
+#define X86_EFER_LME (1ULL << 8)
+#define X86_EFER_LMA (1ULL << 10)
+
+static void vcpu_kick_handler(int sig)
+{
+	(void)sig; /* only here to interrupt KVM_RUN with EINTR */
+}
+
+int vcpu_signal_init(void)
+{
+	struct sigaction sa = { .sa_handler = vcpu_kick_handler };
+
+	sigemptyset(&sa.sa_mask);
+	/* No SA_RESTART: KVM_RUN must return EINTR to the loop. */
+	return sigaction(VCPU_KICK_SIGNAL, &sa, NULL) ? -errno : 0;
+}
+
+/*
+ * The policy is cpuid.c's; this is the vCPU's part: which APIC ID, and
+ * whether its in-kernel LAPIC has the TSC-deadline mode.
+ */
+static int vcpu_set_cpuid(struct vcpu *vcpu)
+{
+	struct cpuid_vcpu v = {
+		.apic_id = vcpu->apic_id,
+		.topo = CPUID_TOPOLOGY_SOCKETS,
+		.tsc_deadline = ioctl(vcpu->vm->kvm_fd, KVM_CHECK_EXTENSION,
+				      KVM_CAP_TSC_DEADLINE_TIMER) > 0,
+	};
+	struct kvm_cpuid2 *c = cpuid_build(vcpu->vm->cpuid, &v);
+	int ret = 0;
+
+	if (!c)
+		return -ENOMEM;
+	if (ioctl(vcpu->fd, KVM_SET_CPUID2, c))
+		ret = -errno;
+	free(c);
+	return ret;
+}
+
+#define MSR_IA32_APICBASE 0x1b
+#define APICBASE_EXTD	  (1ULL << 10) /* x2APIC mode */
+#define APICBASE_EN	  (1ULL << 11)
+
+/*
+ * A VM with APIC IDs above 254 (vm.c enables 32-bit x2APIC IDs for it,
+ * the MADT gives them x2APIC entries) hands every CPU over in x2APIC
+ * mode, as firmware must when some APIC ID does not fit in 8 bits.  A
+ * CPU left in xAPIC mode has an 8-bit ID: KVM routes an IPI to APIC ID n
+ * to whichever vCPU with ID n mod 256 it meets first, so INIT/SIPI for
+ * CPU 1 could start CPU 257 instead, and ID 255 would be the broadcast.
+ */
+static int vcpu_set_apic_mode(struct vcpu *vcpu)
+{
+	struct {
+		struct kvm_msrs hdr;
+		struct kvm_msr_entry e;
+	} m = { .hdr.nmsrs = 1, .e.index = MSR_IA32_APICBASE };
+
+	if (vcpu->max_cpus <= 255)
+		return 0;
+	if (ioctl(vcpu->fd, KVM_GET_MSRS, &m) != 1)
+		return -EIO;
+	m.e.data |= APICBASE_EN | APICBASE_EXTD;
+	if (ioctl(vcpu->fd, KVM_SET_MSRS, &m) != 1)
+		return -EIO;
+	return 0;
+}
+
+/* After the CPUID: KVM checks some MSR writes against it. */
+static int vcpu_set_msrs(struct vcpu *vcpu)
+{
+	enum cpuid_vendor vendor = cpuid_vendor(vcpu->vm->cpuid);
+	uint32_t failed = 0;
+	int ret = msr_set_boot(vcpu->fd, vendor, &failed);
+
+	if (ret) {
+		pr_err("cannot set vCPU %u's MSR 0x%x: %s", vcpu->id, failed,
+		       strerror(-ret));
+		return ret;
+	}
+	ret = vcpu_set_apic_mode(vcpu);
+	if (ret)
+		pr_err("cannot put vCPU %u's LAPIC in x2APIC mode (its APIC ID "
+		       "needs it with %u possible CPUs)",
+		       vcpu->id, vcpu->max_cpus);
+	return ret;
+}
+
+/*
+ * Writes the LAPIC state back unchanged.  KVM routes the guest's IPIs
+ * (INIT/SIPI too) through a map of APIC IDs that it rebuilds when a LAPIC
+ * changes; a vCPU created after the others have run is not in it until
+ * then (seen on this machine's /dev/kvm: a hot-added AP never got its
+ * INIT), and KVM_SET_LAPIC rebuilds it.
+ */
+static int vcpu_refresh_lapic(struct vcpu *vcpu)
+{
+	struct kvm_lapic_state st;
+
+	if (ioctl(vcpu->fd, KVM_GET_LAPIC, &st) ||
+	    ioctl(vcpu->fd, KVM_SET_LAPIC, &st))
+		return -errno;
+	return 0;
+}
+
+int vcpu_create(struct vcpu *vcpu, struct vm *vm, const struct ioport_bus *io,
+		unsigned int id, unsigned int max_cpus)
+{
+	void *run;
+	int ret;
+
+	*vcpu = (struct vcpu){
+		.vm = vm,
+		.io = io,
+		.id = id,
+		.apic_id = id,
+		.max_cpus = max_cpus,
+		.fd = -1,
+	};
+	/* KVM's vCPU fds are O_CLOEXEC already: hooks inherit none. */
+	vcpu->fd = ioctl(vm->vm_fd, KVM_CREATE_VCPU, (unsigned long)id);
+	if (vcpu->fd < 0) {
+		ret = -errno;
+		pr_err("cannot create vCPU %u: KVM_CREATE_VCPU: %s", id,
+		       strerror(errno));
+		return ret;
+	}
+	run = mmap(NULL, vm->run_size, PROT_READ | PROT_WRITE, MAP_SHARED,
+		   vcpu->fd, 0);
+	if (run == MAP_FAILED) {
+		ret = -errno;
+		pr_err("cannot map vCPU %u's run area: %s", id,
+		       strerror(errno));
+		return ret;
+	}
+	vcpu->run = run;
+	ret = vcpu_set_cpuid(vcpu);
+	if (ret) {
+		pr_err("cannot set vCPU %u's CPUID: %s", id, strerror(-ret));
+		return ret;
+	}
+	ret = vcpu_set_msrs(vcpu);
+	if (ret)
+		return ret;
+	ret = vcpu_refresh_lapic(vcpu);
+	if (ret)
+		pr_err("cannot set vCPU %u's LAPIC: %s", id, strerror(-ret));
+	return ret;
+}
+
+int vcpu_unpark(struct vcpu *vcpu)
+{
+	struct kvm_mp_state mp = { .mp_state = KVM_MP_STATE_UNINITIALIZED };
+
+	if (ioctl(vcpu->fd, KVM_SET_MP_STATE, &mp)) {
+		int ret = -errno;
+
+		pr_err("cannot reset parked vCPU %u: KVM_SET_MP_STATE: %s",
+		       vcpu->id, strerror(errno));
+		return ret;
+	}
+	/* INIT keeps MSRs; a newly plugged CPU comes with firmware's. */
+	return vcpu_set_msrs(vcpu);
+}
+
+int vcpu_setup_pvh(struct vcpu *vcpu, uint64_t entry, uint64_t start_info)
+{
+	struct kvm_segment code = {
+		.base = 0,
+		.limit = 0xffffffff,
+		.selector = 0x8,
+		.type = 0xb, /* execute/read, accessed */
+		.present = 1,
+		.dpl = 0,
+		.db = 1,
+		.s = 1,
+		.l = 0,
+		.g = 1,
+	};
+	struct kvm_segment data = code;
+	struct kvm_sregs sregs;
+	struct kvm_regs regs = {
+		.rip = entry,
+		.rbx = start_info,
+		.rflags = 0x2,
+	};
+
+	data.selector = 0x10;
+	data.type = 0x3; /* read/write, accessed */
+	if (ioctl(vcpu->fd, KVM_GET_SREGS, &sregs))
+		return -errno;
+	sregs.cs = code;
+	sregs.ds = sregs.es = sregs.fs = sregs.gs = sregs.ss = data;
+	sregs.cr0 = X86_CR0_PE | X86_CR0_ET; /* protected mode, no paging */
+	sregs.cr3 = 0;
+	sregs.cr4 = 0;
+	sregs.efer = 0;
+	if (ioctl(vcpu->fd, KVM_SET_SREGS, &sregs))
+		return -errno;
+	if (ioctl(vcpu->fd, KVM_SET_REGS, &regs))
+		return -errno;
+	return 0;
+}
+
+int vcpu_setup_long64(struct vcpu *vcpu, uint64_t entry, uint64_t boot_params,
+		      uint64_t cr3, uint64_t gdt)
+{
+	struct kvm_segment code = {
+		.base = 0,
+		.limit = 0xffffffff,
+		.selector = VCPU_LONG64_CS,
+		.type = 0xb, /* execute/read, accessed */
+		.present = 1,
+		.dpl = 0,
+		.db = 0, /* must be 0 with l = 1 */
+		.s = 1,
+		.l = 1,
+		.g = 1,
+	};
+	struct kvm_segment data = code;
+	struct kvm_sregs sregs;
+	struct kvm_regs regs = {
+		.rip = entry,
+		.rsi = boot_params,
+		.rflags = 0x2, /* IF clear: the protocol wants interrupts off */
+	};
+
+	data.selector = VCPU_LONG64_DS;
+	data.type = 0x3; /* read/write, accessed */
+	data.db = 1;
+	data.l = 0;
+	if (ioctl(vcpu->fd, KVM_GET_SREGS, &sregs))
+		return -errno;
+	sregs.cs = code;
+	sregs.ds = sregs.es = sregs.fs = sregs.gs = sregs.ss = data;
+	/* The descriptors the kernel finds if it reloads a selector. */
+	sregs.gdt.base = gdt;
+	sregs.gdt.limit = VCPU_LONG64_GDT_LIMIT;
+	/* No IDT until the kernel loads its own: a fault is a triple fault. */
+	sregs.idt.base = 0;
+	sregs.idt.limit = 0;
+	sregs.cr0 = X86_CR0_PE | X86_CR0_ET | X86_CR0_PG;
+	sregs.cr3 = cr3;
+	sregs.cr4 = X86_CR4_PAE;
+	sregs.efer = X86_EFER_LME | X86_EFER_LMA;
+	if (ioctl(vcpu->fd, KVM_SET_SREGS, &sregs))
+		return -errno;
+	if (ioctl(vcpu->fd, KVM_SET_REGS, &regs))
+		return -errno;
+	return 0;
+}
+
+/* Returns false when the VM must stop. */
+static bool vcpu_handle_io(struct vcpu *vcpu)
+{
+	struct kvm_run *run = vcpu->run;
+	uint64_t size = run->io.size, count = run->io.count;
+	uint64_t off = run->io.data_offset;
+	uint8_t *data = (uint8_t *)run + off;
+
+	/* The data lives in the run area: never trust KVM's numbers blindly. */
+	if ((size != 1 && size != 2 && size != 4) || off > vcpu->vm->run_size ||
+	    size * count > vcpu->vm->run_size - off) {
+		vm_request_stop(vcpu->vm, ABI_STATUS_VMFAIL,
+				"vCPU %u: malformed I/O exit (port 0x%x)",
+				vcpu->id, run->io.port);
+		return false;
+	}
+	for (uint64_t i = 0; i < count; i++)
+		ioport_dispatch(vcpu->io, run->io.port,
+				run->io.direction == KVM_EXIT_IO_OUT,
+				data + i * size, (unsigned int)size);
+	return true;
+}
+
+static bool vcpu_handle_exit(struct vcpu *vcpu)
+{
+	struct kvm_run *run = vcpu->run;
+	struct vm *vm = vcpu->vm;
+
+	switch (run->exit_reason) {
+	case KVM_EXIT_IO:
+		return vcpu_handle_io(vcpu);
+	case KVM_EXIT_MMIO:
+		/* mmio.len lives in the shared run area: never trust it. */
+		if (!run->mmio.len || run->mmio.len > sizeof(run->mmio.data)) {
+			vm_request_stop(
+				vm, ABI_STATUS_VMFAIL,
+				"vCPU %u: malformed MMIO exit (0x%llx)",
+				vcpu->id,
+				(unsigned long long)run->mmio.phys_addr);
+			return false;
+		}
+		if (vcpu->mmio)
+			mmio_dispatch(vcpu->mmio, run->mmio.phys_addr,
+				      run->mmio.is_write, run->mmio.data,
+				      run->mmio.len);
+		else if (!run->mmio.is_write)
+			memset(run->mmio.data, 0, sizeof(run->mmio.data));
+		return true;
+	case KVM_EXIT_HLT:
+	case KVM_EXIT_INTR:
+		return true;
+	case KVM_EXIT_SHUTDOWN:
+		vm_request_stop(vm, ABI_STATUS_VMFAIL,
+				"guest shut down on vCPU %u (triple fault)",
+				vcpu->id);
+		return false;
+	case KVM_EXIT_INTERNAL_ERROR:
+		vm_request_stop(vm, ABI_STATUS_VMFAIL,
+				"vCPU %u: KVM internal error %u (%s)", vcpu->id,
+				run->internal.suberror,
+				run->internal.suberror ==
+						KVM_INTERNAL_ERROR_EMULATION
+					? "instruction emulation failed"
+					: "see KVM's documentation");
+		return false;
+	case KVM_EXIT_FAIL_ENTRY:
+		vm_request_stop(
+			vm, ABI_STATUS_VMFAIL,
+			"vCPU %u: VM entry failed, reason 0x%llx", vcpu->id,
+			(unsigned long long)
+				run->fail_entry.hardware_entry_failure_reason);
+		return false;
+	case KVM_EXIT_SYSTEM_EVENT:
+		vm_request_stop(
+			vm, ABI_STATUS_VMFAIL,
+			"vCPU %u: guest system event %u (reset or power-off)",
+			vcpu->id, run->system_event.type);
+		return false;
+	default:
+		vm_request_stop(vm, ABI_STATUS_VMFAIL,
+				"vCPU %u: unexpected KVM exit %u", vcpu->id,
+				run->exit_reason);
+		return false;
+	}
+}
+
+/*
+ * Watching for the guest to start an AP.  With the in-kernel LAPIC an AP
+ * waits for INIT/SIPI inside KVM_RUN and a started one need never exit to
+ * user space, so its thread is kicked by a timer while it waits and looks
+ * at its MP state after each return; the interval grows from 1 ms to
+ * 64 ms, so a CPU the guest never starts costs a few exits a second, and
+ * the timer is gone once the CPU runs.  Only then does the guest execute
+ * on this vCPU: until then no device callback runs here, so the signals
+ * cannot interrupt anything but KVM_RUN.
+ */
+#define VCPU_WATCH_FIRST_NS 1000000L
+#define VCPU_WATCH_MAX_NS   64000000L
+
+struct vcpu_watch {
+	timer_t timer;
+	bool armed;
+	long next_ns;
+};
+
+/*
+ * Periodic, so that a tick that lands while the thread is outside KVM_RUN
+ * (and so interrupts nothing) is followed by another.
+ */
+static void watch_arm(struct vcpu_watch *w)
+{
+	struct timespec t = { .tv_sec = w->next_ns / 1000000000L,
+			      .tv_nsec = w->next_ns % 1000000000L };
+	struct itimerspec it = { .it_value = t, .it_interval = t };
+
+	timer_settime(w->timer, 0, &it, NULL);
+	if (w->next_ns < VCPU_WATCH_MAX_NS)
+		w->next_ns *= 2;
+}
+
+static void watch_start(struct vcpu *vcpu, struct vcpu_watch *w)
+{
+	struct sigevent sev = {
+		.sigev_notify = SIGEV_THREAD_ID,
+		.sigev_signo = VCPU_KICK_SIGNAL,
+	};
+
+	/* glibc 2.36 names the field only by its union member. */
+	sev._sigev_un._tid = atomic_load(&vcpu->tid);
+	w->armed = false;
+	w->next_ns = VCPU_WATCH_FIRST_NS;
+	if (atomic_load(&vcpu->started))
+		return;
+	if (timer_create(CLOCK_MONOTONIC, &sev, &w->timer)) {
+		/* Without it, any exit still shows the start, only later. */
+		pr_err("vCPU %u: cannot watch for its start: %s", vcpu->id,
+		       strerror(errno));
+		return;
+	}
+	w->armed = true;
+	watch_arm(w);
+}
+
+static void watch_stop(struct vcpu_watch *w)
+{
+	if (w->armed)
+		timer_delete(w->timer);
+	w->armed = false;
+}
+
+/* After each return from KVM_RUN while the guest has not started it. */
+static void watch_check(struct vcpu *vcpu, struct vcpu_watch *w, bool timer)
+{
+	struct kvm_mp_state mp;
+
+	if (atomic_load(&vcpu->started) ||
+	    ioctl(vcpu->fd, KVM_GET_MP_STATE, &mp))
+		return;
+	if (mp.mp_state == KVM_MP_STATE_UNINITIALIZED ||
+	    mp.mp_state == KVM_MP_STATE_INIT_RECEIVED ||
+	    mp.mp_state == KVM_MP_STATE_SIPI_RECEIVED) {
+		if (timer && w->armed)
+			watch_arm(w);
+		return;
+	}
+	watch_stop(w);
+	atomic_store(&vcpu->started, true);
+	if (vcpu->on_start)
+		vcpu->on_start(vcpu->start_ctx, vcpu->id);
+}
+
+static void *vcpu_thread(void *arg)
+{
+	struct vcpu *vcpu = arg;
+	struct vcpu_watch w = { 0 }; /* watch_check() may stop it first */
+	sigset_t kick;
+
+	seccomp_enter(SECCOMP_THREAD_VCPU);
+	sigemptyset(&kick);
+	sigaddset(&kick, VCPU_KICK_SIGNAL);
+	pthread_sigmask(SIG_UNBLOCK, &kick, NULL);
+	atomic_store(&vcpu->tid, (int)syscall(SYS_gettid));
+	watch_check(vcpu, &w, false); /* the boot CPU runs from the start */
+	watch_start(vcpu, &w);
+
+	while (!vm_stopping(vcpu->vm) && !atomic_load(&vcpu->stop)) {
+		int ret = ioctl(vcpu->fd, KVM_RUN, 0);
+		int err = errno;
+
+		if (!atomic_load(&vcpu->started))
+			watch_check(vcpu, &w, ret < 0 && err == EINTR);
+		errno = err;
+		if (ret < 0) {
+			/*
+			 * EINTR: kicked (or a stray signal).  EAGAIN: an AP
+			 * received INIT and must simply run again.
+			 */
+			if (errno == EINTR || errno == EAGAIN)
+				continue;
+			vm_request_stop(vcpu->vm, ABI_STATUS_VMFAIL,
+					"vCPU %u: KVM_RUN failed: %s", vcpu->id,
+					strerror(errno));
+			break;
+		}
+		if (!vcpu_handle_exit(vcpu))
+			break;
+	}
+	watch_stop(&w);
+	atomic_store(&vcpu->tid, 0);
+	return NULL;
+}
+
+int vcpu_start(struct vcpu *vcpu)
+{
+	int ret;
+
+	/* A restarted (unparked) vCPU carries the last stop's marks. */
+	atomic_store(&vcpu->stop, false);
+	atomic_store(&vcpu->started, false);
+	__atomic_store_n(&vcpu->run->immediate_exit, 0, __ATOMIC_SEQ_CST);
+	ret = pthread_create(&vcpu->thread, NULL, vcpu_thread, vcpu);
+
+	if (ret) {
+		pr_err("cannot start vCPU %u's thread: %s", vcpu->id,
+		       strerror(ret));
+		return -ret;
+	}
+	vcpu->thread_started = true;
+	return 0;
+}
+
+void vcpu_kick(struct vcpu *vcpu)
+{
+	if (!vcpu->thread_started)
+		return;
+	/* Seen by a KVM_RUN that has not started yet ... */
+	__atomic_store_n(&vcpu->run->immediate_exit, 1, __ATOMIC_SEQ_CST);
+	/* ... and this interrupts one that is already inside. */
+	pthread_kill(vcpu->thread, VCPU_KICK_SIGNAL);
+}
+
+void vcpu_join(struct vcpu *vcpu)
+{
+	if (!vcpu->thread_started)
+		return;
+	pthread_join(vcpu->thread, NULL);
+	vcpu->thread_started = false;
+}
+
+void vcpu_stop(struct vcpu *vcpu)
+{
+	if (!vcpu->thread_started)
+		return;
+	/* The flag first: a thread woken by the kick must see it. */
+	atomic_store(&vcpu->stop, true);
+	vcpu_kick(vcpu);
+	vcpu_join(vcpu);
+}
+
+void vcpu_destroy(struct vcpu *vcpu)
+{
+	if (vcpu->run)
+		munmap(vcpu->run, vcpu->vm->run_size);
+	if (vcpu->fd >= 0)
+		close(vcpu->fd);
+	vcpu->run = NULL;
+	vcpu->fd = -1;
+}

@@ -1,0 +1,257 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* The KVM VM: fds, guest RAM, in-kernel irqchip, the stop request. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <linux/kvm.h>
+
+#include "log.h"
+#include "vm.h"
+
+/* Where KVM may put its VMX real-mode TSS and identity map: above RAM. */
+#define VM_TSS_ADDR	     0xfffbd000UL
+#define VM_IDENTITY_MAP_ADDR 0xfffbc000UL
+
+static int get_supported_cpuid(struct vm *vm)
+{
+	/* Grow until KVM stops answering E2BIG. */
+	for (unsigned int nent = 64; nent <= 4096; nent *= 2) {
+		struct kvm_cpuid2 *c;
+
+		c = calloc(1, sizeof(*c) + nent * sizeof(c->entries[0]));
+		if (!c)
+			return -ENOMEM;
+		c->nent = nent;
+		if (!ioctl(vm->kvm_fd, KVM_GET_SUPPORTED_CPUID, c)) {
+			vm->cpuid = c;
+			return 0;
+		}
+		free(c);
+		if (errno != E2BIG)
+			return -errno;
+	}
+	return -E2BIG;
+}
+
+int vm_kvm_open(struct vm *vm)
+{
+	int ret, vcpus, ids;
+
+	*vm = (struct vm){ .kvm_fd = -1, .vm_fd = -1, .stop_efd = -1 };
+	pthread_mutex_init(&vm->stop_lock, NULL);
+	vm->stop_efd = eventfd(0, EFD_CLOEXEC);
+	if (vm->stop_efd < 0) {
+		ret = -errno;
+		pr_err("cannot create an eventfd: %s", strerror(errno));
+		return ret;
+	}
+	vm->kvm_fd = open("/dev/kvm", O_RDWR | O_CLOEXEC);
+	if (vm->kvm_fd < 0) {
+		ret = -errno;
+		pr_err("cannot open /dev/kvm: %s; load the kvm module and "
+		       "check the device's permissions",
+		       strerror(errno));
+		return ret;
+	}
+	ret = ioctl(vm->kvm_fd, KVM_GET_API_VERSION, 0);
+	if (ret != KVM_API_VERSION) {
+		pr_err("/dev/kvm speaks KVM API %d, hotvm needs %d; use a "
+		       "newer kernel",
+		       ret, KVM_API_VERSION);
+		return -ENOTSUP;
+	}
+	vcpus = ioctl(vm->kvm_fd, KVM_CHECK_EXTENSION, KVM_CAP_MAX_VCPUS);
+	if (vcpus <= 0)
+		vcpus = ioctl(vm->kvm_fd, KVM_CHECK_EXTENSION,
+			      KVM_CAP_NR_VCPUS);
+	if (vcpus <= 0)
+		vcpus = 4; /* what KVM guarantees without the capability */
+	ids = ioctl(vm->kvm_fd, KVM_CHECK_EXTENSION, KVM_CAP_MAX_VCPU_ID);
+	if (ids > 0 && ids < vcpus)
+		vcpus = ids;
+	vm->max_vcpus = (unsigned int)vcpus;
+
+	ret = ioctl(vm->kvm_fd, KVM_GET_VCPU_MMAP_SIZE, 0);
+	if (ret < (int)sizeof(struct kvm_run)) {
+		pr_err("/dev/kvm: bad vCPU mmap size %d; this KVM is not "
+		       "usable",
+		       ret);
+		return -ENOTSUP;
+	}
+	vm->run_size = (size_t)ret;
+
+	ret = get_supported_cpuid(vm);
+	if (ret) {
+		pr_err("/dev/kvm: KVM_GET_SUPPORTED_CPUID failed: %s",
+		       strerror(-ret));
+		return ret;
+	}
+	return 0;
+}
+
+static int vm_add_region(struct vm *vm, uint64_t gpa, uint64_t size,
+			 uint8_t *hva)
+{
+	struct kvm_userspace_memory_region r = {
+		.slot = vm->nr_regions,
+		.guest_phys_addr = gpa,
+		.memory_size = size,
+		.userspace_addr = (uintptr_t)hva,
+	};
+
+	if (ioctl(vm->vm_fd, KVM_SET_USER_MEMORY_REGION, &r))
+		return -errno;
+	vm->regions[vm->nr_regions++] = (struct vm_region){
+		.gpa = gpa,
+		.size = size,
+		.hva = hva,
+	};
+	return 0;
+}
+
+int vm_create(struct vm *vm, uint64_t mem, unsigned int max_cpus)
+{
+	uint64_t low = mem < VM_LOW_RAM_MAX ? mem : VM_LOW_RAM_MAX;
+	const char *step;
+	void *p;
+	int ret;
+
+	vm->vm_fd = ioctl(vm->kvm_fd, KVM_CREATE_VM, 0);
+	if (vm->vm_fd < 0) {
+		step = "KVM_CREATE_VM";
+		goto fail;
+	}
+	/* Intel needs these below 4 GiB before the first vCPU; AMD ignores. */
+	if (ioctl(vm->vm_fd, KVM_SET_TSS_ADDR, VM_TSS_ADDR)) {
+		step = "KVM_SET_TSS_ADDR";
+		goto fail;
+	}
+	if (ioctl(vm->kvm_fd, KVM_CHECK_EXTENSION,
+		  KVM_CAP_SET_IDENTITY_MAP_ADDR) > 0) {
+		uint64_t addr = VM_IDENTITY_MAP_ADDR;
+
+		if (ioctl(vm->vm_fd, KVM_SET_IDENTITY_MAP_ADDR, &addr)) {
+			step = "KVM_SET_IDENTITY_MAP_ADDR";
+			goto fail;
+		}
+	}
+
+	/* Untouched pages cost nothing: the guest's RAM is demand-zero. */
+	p = mmap(NULL, mem, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (p == MAP_FAILED) {
+		ret = -errno;
+		pr_err("cannot allocate %llu MiB of guest memory: %s; use a "
+		       "smaller --memory",
+		       (unsigned long long)(mem >> 20), strerror(errno));
+		return ret;
+	}
+	vm->ram = p;
+	vm->ram_size = mem;
+	ret = vm_add_region(vm, 0, low, vm->ram);
+	if (!ret && mem > low)
+		ret = vm_add_region(vm, VM_HIGH_RAM_GPA, mem - low,
+				    vm->ram + low);
+	if (ret) {
+		errno = -ret;
+		step = "KVM_SET_USER_MEMORY_REGION";
+		goto fail;
+	}
+
+	if (ioctl(vm->vm_fd, KVM_CREATE_IRQCHIP, 0)) {
+		step = "KVM_CREATE_IRQCHIP";
+		goto fail;
+	}
+	if (max_cpus > 255) {
+		struct kvm_enable_cap cap = {
+			.cap = KVM_CAP_X2APIC_API,
+			.args[0] = KVM_X2APIC_API_USE_32BIT_IDS |
+				   KVM_X2APIC_API_DISABLE_BROADCAST_QUIRK,
+		};
+
+		if (ioctl(vm->vm_fd, KVM_ENABLE_CAP, &cap)) {
+			step = "KVM_ENABLE_CAP(KVM_CAP_X2APIC_API)";
+			goto fail;
+		}
+	}
+	if (ioctl(vm->kvm_fd, KVM_CHECK_EXTENSION, KVM_CAP_PIT2) > 0) {
+		struct kvm_pit_config pit = { .flags = KVM_PIT_SPEAKER_DUMMY };
+
+		if (ioctl(vm->vm_fd, KVM_CREATE_PIT2, &pit)) {
+			step = "KVM_CREATE_PIT2";
+			goto fail;
+		}
+	}
+	return 0;
+
+fail:
+	ret = -errno;
+	pr_err("cannot create the VM: %s: %s", step, strerror(errno));
+	return ret;
+}
+
+void *vm_gpa(const struct vm *vm, uint64_t gpa, uint64_t len)
+{
+	for (unsigned int i = 0; i < vm->nr_regions; i++) {
+		const struct vm_region *r = &vm->regions[i];
+
+		if (gpa >= r->gpa && gpa - r->gpa <= r->size &&
+		    len <= r->size - (gpa - r->gpa))
+			return r->hva + (gpa - r->gpa);
+	}
+	return NULL;
+}
+
+int vm_irq_line(struct vm *vm, unsigned int irq, int level)
+{
+	struct kvm_irq_level l = { .irq = irq, .level = level };
+
+	return ioctl(vm->vm_fd, KVM_IRQ_LINE, &l) ? -errno : 0;
+}
+
+bool vm_request_stop(struct vm *vm, int status, const char *fmt, ...)
+{
+	uint64_t one = 1;
+	bool first;
+	va_list ap;
+
+	pthread_mutex_lock(&vm->stop_lock);
+	first = !vm_stopping(vm);
+	if (first) {
+		vm->stop_status = status;
+		va_start(ap, fmt);
+		vsnprintf(vm->stop_reason, sizeof(vm->stop_reason), fmt, ap);
+		va_end(ap);
+		atomic_store_explicit(&vm->stopping, true,
+				      memory_order_release);
+	}
+	pthread_mutex_unlock(&vm->stop_lock);
+	if (first && write(vm->stop_efd, &one, sizeof(one)) < 0) {
+		/* Only fails if the counter overflows: cannot happen once. */
+	}
+	return first;
+}
+
+void vm_destroy(struct vm *vm)
+{
+	if (vm->ram)
+		munmap(vm->ram, vm->ram_size);
+	if (vm->vm_fd >= 0)
+		close(vm->vm_fd);
+	if (vm->kvm_fd >= 0)
+		close(vm->kvm_fd);
+	if (vm->stop_efd >= 0)
+		close(vm->stop_efd);
+	free(vm->cpuid);
+	pthread_mutex_destroy(&vm->stop_lock);
+	*vm = (struct vm){ .kvm_fd = -1, .vm_fd = -1, .stop_efd = -1 };
+}
