@@ -465,6 +465,15 @@ bad "malformed --cpus (empty)" "--cpus" --cpus ""
 bad "malformed --cpus (boot=0)" "at least 1" --cpus boot=0
 bad "--cpus without a value" "needs a value" --cpus
 bad "memory 1 (MiB) too small" "too small" ${good:+--kernel "$good"} --memory 1
+# A step after api:bind fails: start-up unwinds and the socket goes too.
+bad "missing initrd, with --api-socket" "initrd.*No such file" \
+	${good:+--kernel "$good"} --initrd "$tmp/does-not-exist" \
+	--api-socket "$tmp/unwind.sock"
+if [ -e "$tmp/unwind.sock" ]; then
+	not_ok "start-up unwinds: no socket left" "$tmp/unwind.sock exists"
+else
+	ok "start-up unwinds: no socket left"
+fi
 if [ -n "$BZSTUB" ]; then
 	bad "bzImage: boot protocol 2.11" "older than 2.12" --kernel "$tmp/bz-old"
 	bad "bzImage: no 64-bit entry" "XLF_KERNEL_64" --kernel "$tmp/bz-32"

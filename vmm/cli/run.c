@@ -47,7 +47,6 @@ struct machine {
 	struct ioport_bus io;
 	struct mmio_bus mmio;
 	struct serial serial;
-	bool serial_open;
 	struct hooks hooks;
 	struct hotplug *hp; /* owns every vCPU */
 	struct qmp_server *qmp;
@@ -358,6 +357,7 @@ static int build_tables(struct machine *m)
 	return 0;
 }
 
+/* Registration can fail only on a clash: the UART is closed again then. */
 static int setup_devices(struct machine *m)
 {
 	const struct cli_serial *sc = &m->opts->serial;
@@ -371,12 +371,13 @@ static int setup_devices(struct machine *m)
 		serial_close(&m->serial);
 		return ret;
 	}
-	m->serial_open = true;
 	ret = serial_register(&m->serial, &m->io, ABI_COM1_PORT);
 	if (!ret)
 		ret = debug_exit_register(&m->io, &m->vm, ABI_DEBUG_EXIT_PORT);
-	if (ret)
+	if (ret) {
 		pr_err("cannot register the I/O ports: %s", strerror(-ret));
+		serial_close(&m->serial);
+	}
 	return ret;
 }
 
@@ -549,12 +550,138 @@ static int setup_signals(struct machine *m)
 	return m->sig_fd < 0 ? -errno : 0;
 }
 
+static int input_memory(struct machine *m)
+{
+	return check_memory(m->opts->memory);
+}
+
+static void close_kernel(struct machine *m)
+{
+	image_unmap(&m->kernel);
+}
+
+static void free_qmp(struct machine *m)
+{
+	qmp_server_stop(m->qmp); /* never started here: frees, unlinks */
+	m->qmp = NULL;
+}
+
+static int start_signals(struct machine *m)
+{
+	int ret = setup_signals(m);
+
+	if (ret)
+		pr_err("cannot set up signal handling: %s", strerror(-ret));
+	return ret;
+}
+
+static void close_signals(struct machine *m)
+{
+	close(m->sig_fd);
+	m->sig_fd = -1;
+}
+
+static int load_seccomp(struct machine *m)
+{
+	return seccomp_setup(m->opts->seccomp, m->opts->nr_hooks > 0);
+}
+
+static int open_kvm(struct machine *m)
+{
+	return vm_kvm_open(&m->vm);
+}
+
+static void destroy_vm(struct machine *m)
+{
+	vm_destroy(&m->vm);
+}
+
+static int input_cpus(struct machine *m)
+{
+	const struct cli_run_opts *o = m->opts;
+
+	if (o->cpus.max <= m->vm.max_vcpus)
+		return 0;
+	pr_err("--cpus max=%u: more than this KVM's limit of %u vCPUs; "
+	       "give max=%u or less",
+	       o->cpus.max, m->vm.max_vcpus, m->vm.max_vcpus);
+	return -EINVAL;
+}
+
+static int create_vm(struct machine *m)
+{
+	int ret = vm_create(&m->vm, m->opts->memory, m->opts->cpus.max);
+
+	if (!ret)
+		m->low_end = m->vm.regions[0].size;
+	return ret;
+}
+
+static int load_images(struct machine *m)
+{
+	return load_kernel(m) ?: load_initrd(m);
+}
+
+static int write_tables(struct machine *m)
+{
+	build_memmap(m);
+	return build_tables(m);
+}
+
+static void close_devices(struct machine *m)
+{
+	serial_close(&m->serial);
+}
+
+static void destroy_hotplug(struct machine *m)
+{
+	hotplug_destroy(m->hp); /* joins and closes every vCPU */
+	m->hp = NULL;
+}
+
+static int register_qmp(struct machine *m)
+{
+	if (!m->qmp || !qmp_cmds_register(m->qmp, m->hp, &m->vm))
+		return 0;
+	pr_err("cannot register the QMP commands");
+	return -ENOMEM;
+}
+
+static void unregister_qmp(struct machine *m)
+{
+	if (m->qmp)
+		qmp_cmds_unregister(m->hp);
+}
+
+static int boot_vcpus(struct machine *m)
+{
+	int ret = hotplug_boot(m->hp);
+
+	if (ret)
+		pr_err("the VM failed: the boot vCPUs did not start");
+	return ret;
+}
+
+static void stop_vcpus(struct machine *m)
+{
+	hotplug_stop_vcpus(m->hp);
+}
+
+static int start_qmp(struct machine *m)
+{
+	int ret = m->qmp ? qmp_server_start(m->qmp) : 0;
+
+	if (ret)
+		pr_err("the VM failed: the QMP server did not start");
+	return ret;
+}
+
 /*
  * In this order: a command may be running on a server thread, and a vCPU
  * thread may be in an event callback.  Wake the command (it fails with
  * -ESHUTDOWN), detach the callbacks so no late event reaches the server,
- * join the server's threads, and only then free the command state they
- * used.  The server removes its socket file.
+ * and join the server's threads; the command state they used is freed
+ * later, by api:commands.  The server removes its socket file.
  */
 static void stop_qmp(struct machine *m)
 {
@@ -562,60 +689,115 @@ static void stop_qmp(struct machine *m)
 		return;
 	hotplug_shutdown(m->hp);
 	qmp_cmds_detach(m->hp);
-	qmp_server_stop(m->qmp);
-	m->qmp = NULL;
-	qmp_cmds_unregister(m->hp);
+	free_qmp(m);
 }
 
-static void machine_destroy(struct machine *m)
+/*
+ * The machine's start-up, walked forward by machine_build and unwound
+ * backward by machine_destroy from the last step that succeeded, as the
+ * vCPU tables are.  A step that fails cleans up after itself and says why;
+ * .status is the exit status it ends the run with.
+ */
+struct machine_step {
+	const char *name;
+	int (*setup)(struct machine *m);
+	void (*teardown)(struct machine *m);
+	int status;
+};
+
+static const struct machine_step machine_steps[] = {
+	/* Input first, before any KVM resource: a typo fails fast. */
+	{ .name = "input:memory",
+	  .setup = input_memory,
+	  .status = ABI_STATUS_USAGE },
+	{ .name = "input:hooks",
+	  .setup = setup_hooks,
+	  .status = ABI_STATUS_USAGE },
+	{ .name = "kernel:open",
+	  .setup = open_kernel,
+	  .teardown = close_kernel,
+	  .status = ABI_STATUS_USAGE },
+	/* The socket is bound early, so a bad path fails fast too. */
+	{ .name = "api:bind",
+	  .setup = create_qmp,
+	  .teardown = free_qmp,
+	  .status = ABI_STATUS_USAGE },
+	/* Before any thread: the stop signals must be blocked in all. */
+	{ .name = "signals",
+	  .setup = start_signals,
+	  .teardown = close_signals,
+	  .status = ABI_STATUS_VMFAIL },
+	/* Before any thread: each loads its own filter as it starts. */
+	{ .name = "seccomp",
+	  .setup = load_seccomp,
+	  .status = ABI_STATUS_VMFAIL },
+	/* Its teardown releases the whole VM, which is one object. */
+	{ .name = "kvm:open",
+	  .setup = open_kvm,
+	  .teardown = destroy_vm,
+	  .status = ABI_STATUS_VMFAIL },
+	/* Only an open /dev/kvm knows its vCPU limit. */
+	{ .name = "input:cpus",
+	  .setup = input_cpus,
+	  .status = ABI_STATUS_USAGE },
+	{ .name = "vm:create",
+	  .setup = create_vm,
+	  .status = ABI_STATUS_VMFAIL },
+	{ .name = "kernel:load",
+	  .setup = load_images,
+	  .status = ABI_STATUS_USAGE },
+	/* After the loaders: the memory map and start_info need their ends. */
+	{ .name = "tables", .setup = write_tables, .status = ABI_STATUS_USAGE },
+	{ .name = "devices",
+	  .setup = setup_devices,
+	  .teardown = close_devices,
+	  .status = ABI_STATUS_USAGE },
+	/* Creates the boot vCPUs, stopped; destroying joins every one. */
+	{ .name = "hotplug",
+	  .setup = create_hotplug,
+	  .teardown = destroy_hotplug,
+	  .status = ABI_STATUS_VMFAIL },
+	{ .name = "api:commands",
+	  .setup = register_qmp,
+	  .teardown = unregister_qmp,
+	  .status = ABI_STATUS_VMFAIL },
+	{ .name = "vcpus:boot",
+	  .setup = boot_vcpus,
+	  .teardown = stop_vcpus,
+	  .status = ABI_STATUS_VMFAIL },
+	/* Last up, first down: a command may use the vCPUs. */
+	{ .name = "api:start",
+	  .setup = start_qmp,
+	  .teardown = stop_qmp,
+	  .status = ABI_STATUS_VMFAIL },
+};
+
+#define MACHINE_STEPS (sizeof(machine_steps) / sizeof(machine_steps[0]))
+
+/* Unwinds the steps below @done, last first. */
+static void machine_destroy(struct machine *m, size_t done)
 {
-	stop_qmp(m);
-	hotplug_destroy(m->hp); /* joins and closes every vCPU */
-	m->hp = NULL;
-	if (m->serial_open)
-		serial_close(&m->serial);
-	vm_destroy(&m->vm);
-	image_unmap(&m->kernel);
-	if (m->sig_fd >= 0)
-		close(m->sig_fd);
+	while (done--)
+		if (machine_steps[done].teardown)
+			machine_steps[done].teardown(m);
 }
 
-/* Everything before the first vCPU runs; returns an exit status or -1. */
+/*
+ * Everything before the guest runs alone.  Returns -1 with every step up,
+ * or the failing step's exit status with the machine already unwound.
+ */
 static int machine_build(struct machine *m)
 {
-	const struct cli_run_opts *o = m->opts;
+	for (size_t i = 0; i < MACHINE_STEPS; i++) {
+		const struct machine_step *st = &machine_steps[i];
 
-	if (check_memory(o->memory) || setup_hooks(m) || open_kernel(m) ||
-	    create_qmp(m))
-		return ABI_STATUS_USAGE;
-	if (setup_signals(m)) {
-		pr_err("cannot set up signal handling: %s", strerror(errno));
-		return ABI_STATUS_VMFAIL;
-	}
-	/* Before any thread: each loads its own filter as it starts. */
-	if (seccomp_setup(o->seccomp, o->nr_hooks > 0))
-		return ABI_STATUS_VMFAIL;
-	if (vm_kvm_open(&m->vm))
-		return ABI_STATUS_VMFAIL;
-	if (o->cpus.max > m->vm.max_vcpus) {
-		pr_err("--cpus max=%u: more than this KVM's limit of %u vCPUs; "
-		       "give max=%u or less",
-		       o->cpus.max, m->vm.max_vcpus, m->vm.max_vcpus);
-		return ABI_STATUS_USAGE;
-	}
-	if (vm_create(&m->vm, o->memory, o->cpus.max))
-		return ABI_STATUS_VMFAIL;
-	m->low_end = m->vm.regions[0].size;
-	if (load_kernel(m) || load_initrd(m))
-		return ABI_STATUS_USAGE;
-	build_memmap(m);
-	if (build_tables(m) || setup_devices(m))
-		return ABI_STATUS_USAGE;
-	if (create_hotplug(m))
-		return ABI_STATUS_VMFAIL;
-	if (m->qmp && qmp_cmds_register(m->qmp, m->hp, &m->vm)) {
-		pr_err("cannot register the QMP commands");
-		return ABI_STATUS_VMFAIL;
+		if (st->setup(m)) {
+			/* Bad input was explained by the step itself. */
+			if (st->status != ABI_STATUS_USAGE)
+				pr_err("start-up failed at %s", st->name);
+			machine_destroy(m, i);
+			return st->status;
+		}
 	}
 	return -1;
 }
@@ -665,23 +847,13 @@ int run_main(int argc, char **argv)
 		return dump_acpi(&opts);
 	status = machine_build(&m);
 	if (status >= 0)
-		goto out;
+		return status;
 
-	if (hotplug_boot(m.hp))
-		vm_request_stop(&m.vm, ABI_STATUS_VMFAIL,
-				"the boot vCPUs did not start");
-	else if (m.qmp && qmp_server_start(m.qmp))
-		vm_request_stop(&m.vm, ABI_STATUS_VMFAIL,
-				"the QMP server did not start");
 	seccomp_enter(SECCOMP_THREAD_MAIN);
 	wait_for_stop(&m);
-	/* The control threads first: a command may use the vCPUs. */
-	stop_qmp(&m);
-	hotplug_stop_vcpus(m.hp);
 	status = m.vm.stop_status;
 	if (status == ABI_STATUS_VMFAIL)
 		pr_err("the VM failed: %s", m.vm.stop_reason);
-out:
-	machine_destroy(&m);
+	machine_destroy(&m, MACHINE_STEPS);
 	return status;
 }
