@@ -6,6 +6,7 @@
  * rather than insisting on a layout.
  */
 #include <errno.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -14,20 +15,14 @@
 #include <json-c/json.h>
 
 #include "cpu_cmd.h"
+#include "cpu_trace.h"
+#include "cpu_verb.h"
+#include "cpu_watch.h"
 #include "qmp_client.h"
 
 #define DEFAULT_DRIVER	  "host-x86_64-cpu"
 #define PERIPHERAL_PREFIX "/machine/peripheral/"
 #define CELL_MAX	  128
-
-struct cpu_opts {
-	const char *socket;
-	bool json;
-	bool no_wait;
-	int timeout_ms;
-	const char *pos[8];
-	int npos;
-};
 
 static void usage(FILE *f)
 {
@@ -49,6 +44,12 @@ static void usage(FILE *f)
 	      "on CPU\n"
 	      "  resize N                  add or remove vCPUs until N are "
 	      "online\n"
+	      "  watch                     a live view of every vCPU's "
+	      "states, from events\n"
+	      "  trace add|remove CPU      hot-add or remove CPU and draw "
+	      "its timeline\n"
+	      "  trace --from FILE|-       the timeline of an earlier "
+	      "cpu-hotplug reply\n"
 	      "\n"
 	      "Options:\n"
 	      "  --api-socket PATH         the VMM's control socket "
@@ -58,6 +59,8 @@ static void usage(FILE *f)
 	      "reply (default 60)\n"
 	      "  --no-wait                 remove: do not wait for "
 	      "DEVICE_DELETED\n"
+	      "  --wide                    states CPU: every column\n"
+	      "  --svg FILE                trace: also draw it as SVG\n"
 	      "  -h, --help                this text\n",
 	      f);
 }
@@ -533,7 +536,67 @@ static void print_state_tables(FILE *out, struct json_object *r,
 	free(g);
 }
 
-void cpu_cmd_print_states(FILE *out, struct json_object *r, long cpu)
+/* Shown by the tables already: the summary leaves them out. */
+static bool in_tables(const char *key)
+{
+	static const char *const keys[] = { "state",	   "name", "target",
+					    "target-name", "fail", "fail-name",
+					    "states" };
+
+	for (size_t i = 0; i < sizeof(keys) / sizeof(*keys); i++)
+		if (!strcmp(key, keys[i]))
+			return true;
+	return false;
+}
+
+/* "key value" pairs, wrapped to fit 80 columns. */
+static void summary_add(FILE *out, size_t *col, const char *key,
+			struct json_object *v)
+{
+	char buf[CELL_MAX], item[CELL_MAX + 64];
+	size_t len;
+
+	snprintf(item, sizeof(item), "%s %s", key, cell(v, buf, sizeof(buf)));
+	len = strlen(item);
+	if (*col && *col + 2 + len > 80) {
+		fputc('\n', out);
+		*col = 0;
+	}
+	fprintf(out, "%s%s", *col ? "  " : "", item);
+	*col += (*col ? 2 : 0) + len;
+}
+
+/* One vCPU's scalars that its state tables do not show. */
+static void print_state_summary(FILE *out, struct json_object *e)
+{
+	size_t col = 0;
+
+	json_object_object_foreach(e, key, v)
+	{
+		if (!is_side(key) && scalar(v))
+			summary_add(out, &col, key, v);
+	}
+	for (int s = 0; s < 2; s++) {
+		const char *side = s ? "guest" : "host";
+		struct json_object *o = member(e, side);
+
+		if (!json_object_is_type(o, json_type_object))
+			continue;
+		json_object_object_foreach(o, k2, v2)
+		{
+			char name[64];
+
+			if (in_tables(k2) || !scalar(v2))
+				continue;
+			snprintf(name, sizeof(name), "%s:%s", side, k2);
+			summary_add(out, &col, name, v2);
+		}
+	}
+	if (col)
+		fputc('\n', out);
+}
+
+static void print_states(FILE *out, struct json_object *r, long cpu, bool wide)
 {
 	struct json_object *cpus = cpu_list(r);
 	size_t n;
@@ -542,7 +605,8 @@ void cpu_cmd_print_states(FILE *out, struct json_object *r, long cpu)
 		cpu_cmd_print_value(out, r);
 		return;
 	}
-	print_state_rows(out, cpus, cpu);
+	if (cpu < 0 || wide)
+		print_state_rows(out, cpus, cpu);
 	if (cpu < 0)
 		return;
 	n = json_object_array_length(cpus);
@@ -552,11 +616,23 @@ void cpu_cmd_print_states(FILE *out, struct json_object *r, long cpu)
 
 		if (json_object_is_type(num, json_type_int) &&
 		    json_object_get_int64(num) == cpu) {
+			if (!wide && json_object_is_type(e, json_type_object))
+				print_state_summary(out, e);
 			fputc('\n', out);
 			print_state_tables(out, r, e);
 			return;
 		}
 	}
+}
+
+void cpu_cmd_print_states(FILE *out, struct json_object *r, long cpu)
+{
+	print_states(out, r, cpu, false);
+}
+
+void cpu_cmd_print_states_wide(FILE *out, struct json_object *r, long cpu)
+{
+	print_states(out, r, cpu, true);
 }
 
 /* ---- any other reply ---- */
@@ -604,14 +680,9 @@ void cpu_cmd_print_value(FILE *out, struct json_object *v)
 
 /* ---- commands ---- */
 
-struct ctx {
-	struct cpu_opts *o;
-	struct qmp_client *c;
-	FILE *out, *errf;
-};
-
-static int vmm_error(struct ctx *x, const struct qmp_client_error *e)
+static int vmm_error(struct cpu_ctx *x, const struct qmp_client_error *e)
 {
+	fflush(x->out); /* a partial line of results first, whole */
 	if (e->class[0])
 		fprintf(x->errf, "hotvm: error: %s: %s\n", e->class, e->desc);
 	else
@@ -619,7 +690,7 @@ static int vmm_error(struct ctx *x, const struct qmp_client_error *e)
 	return 1;
 }
 
-static int call(struct ctx *x, const char *name, struct json_object *args,
+static int call(struct cpu_ctx *x, const char *name, struct json_object *args,
 		struct json_object **ret)
 {
 	struct qmp_client_error e;
@@ -630,7 +701,7 @@ static int call(struct ctx *x, const char *name, struct json_object *args,
 	return rc ? vmm_error(x, &e) : 0;
 }
 
-static void print_json(struct ctx *x, struct json_object *v)
+static void print_json(struct cpu_ctx *x, struct json_object *v)
 {
 	fprintf(x->out, "%s\n",
 		json_object_to_json_string_ext(
@@ -652,7 +723,8 @@ static int parse_cpu(const char *s, long *cpu)
 	return *end || errno || *cpu > UINT32_MAX ? -EINVAL : 0;
 }
 
-static void print_done(struct ctx *x, struct json_object *ret, const char *what)
+static void print_done(struct cpu_ctx *x, struct json_object *ret,
+		       const char *what)
 {
 	if (x->o->json) {
 		print_json(x, ret);
@@ -675,7 +747,7 @@ static struct json_object *slot_of(struct json_object **slots, size_t n,
 	return NULL;
 }
 
-static int do_add(struct ctx *x)
+static int do_add(struct cpu_ctx *x)
 {
 	struct json_object *hp = NULL, *slot = NULL, *args, *ret = NULL;
 	struct json_object **slots;
@@ -747,7 +819,7 @@ static int do_add(struct ctx *x)
 }
 
 /* QEMU's device_del only starts the removal; the event says it is done. */
-static int wait_deleted(struct ctx *x, const char *id)
+static int wait_deleted(struct cpu_ctx *x, const char *id)
 {
 	for (;;) {
 		struct json_object *ev;
@@ -773,7 +845,7 @@ static int wait_deleted(struct ctx *x, const char *id)
 	}
 }
 
-static int do_remove(struct ctx *x)
+static int do_remove(struct cpu_ctx *x)
 {
 	struct json_object *args, *ret = NULL;
 	char id[128], what[160];
@@ -822,7 +894,7 @@ static int do_remove(struct ctx *x)
 	return rc;
 }
 
-static int do_list(struct ctx *x)
+static int do_list(struct cpu_ctx *x)
 {
 	struct json_object *hp = NULL, *fast = NULL;
 	int rc;
@@ -849,7 +921,7 @@ static int do_list(struct ctx *x)
 	return rc;
 }
 
-static int do_states(struct ctx *x)
+static int do_states(struct cpu_ctx *x)
 {
 	struct json_object *ret = NULL;
 	long cpu = -1;
@@ -862,13 +934,13 @@ static int do_states(struct ctx *x)
 	if (!rc && x->o->json)
 		print_json(x, ret);
 	else if (!rc)
-		cpu_cmd_print_states(x->out, ret, cpu);
+		print_states(x->out, ret, cpu, x->o->wide);
 	json_object_put(ret);
 	return rc;
 }
 
 /* target and inject: CPU host|guest STATE. */
-static int do_state_op(struct ctx *x, const char *cmd, const char *key)
+static int do_state_op(struct cpu_ctx *x, const char *cmd, const char *key)
 {
 	struct json_object *args, *ret = NULL, *state;
 	const char *side, *name;
@@ -900,7 +972,7 @@ static int do_state_op(struct ctx *x, const char *cmd, const char *key)
 	return rc;
 }
 
-static int do_resize(struct ctx *x)
+static int do_resize(struct cpu_ctx *x)
 {
 	struct json_object *args, *ret = NULL;
 	char what[64];
@@ -932,6 +1004,12 @@ static int parse_opts(int argc, char **argv, struct cpu_opts *o, bool *help)
 			o->json = true;
 		} else if (!strcmp(a, "--no-wait")) {
 			o->no_wait = true;
+		} else if (!strcmp(a, "--wide")) {
+			o->wide = true;
+		} else if (!strcmp(a, "--svg") || !strcmp(a, "--from")) {
+			if (++i == argc)
+				return -EINVAL;
+			*(a[2] == 's' ? &o->svg : &o->from) = argv[i];
 		} else if (!strcmp(a, "--api-socket") ||
 			   !strcmp(a, "--timeout")) {
 			if (++i == argc)
@@ -961,12 +1039,12 @@ static int parse_opts(int argc, char **argv, struct cpu_opts *o, bool *help)
 	return 0;
 }
 
-static int do_target(struct ctx *x)
+static int do_target(struct cpu_ctx *x)
 {
 	return do_state_op(x, "cpuhp-set-target", "target");
 }
 
-static int do_inject(struct ctx *x)
+static int do_inject(struct cpu_ctx *x)
 {
 	return do_state_op(x, "cpuhp-inject-fault", "state");
 }
@@ -975,7 +1053,7 @@ static int do_inject(struct ctx *x)
 static const struct verb {
 	const char *name;
 	int min, max;
-	int (*fn)(struct ctx *x);
+	int (*fn)(struct cpu_ctx *x);
 } verbs[] = {
 	{ .name = "add", .min = 1, .max = 2, .fn = do_add },
 	{ .name = "remove", .min = 2, .max = 2, .fn = do_remove },
@@ -984,6 +1062,8 @@ static const struct verb {
 	{ .name = "target", .min = 4, .max = 4, .fn = do_target },
 	{ .name = "inject", .min = 4, .max = 4, .fn = do_inject },
 	{ .name = "resize", .min = 2, .max = 2, .fn = do_resize },
+	{ .name = "watch", .min = 1, .max = 1, .fn = cpu_watch_verb },
+	{ .name = "trace", .min = 1, .max = 3, .fn = cpu_trace_verb },
 };
 
 static bool args_ok(const struct verb *v, const struct cpu_opts *o)
@@ -994,6 +1074,8 @@ static bool args_ok(const struct verb *v, const struct cpu_opts *o)
 		return false;
 	if (v->fn == do_remove)
 		return true; /* a number or any device id */
+	if (v->fn == cpu_trace_verb)
+		return cpu_trace_args_ok(o);
 	if (v->min == 4 && strcmp(o->pos[2], "host") &&
 	    strcmp(o->pos[2], "guest"))
 		return false;
@@ -1005,7 +1087,7 @@ static bool args_ok(const struct verb *v, const struct cpu_opts *o)
 int cpu_cmd_run(int argc, char **argv, FILE *out, FILE *errf)
 {
 	struct cpu_opts o = { .timeout_ms = CPU_CMD_DEFAULT_TIMEOUT_S * 1000 };
-	struct ctx x = { .o = &o, .out = out, .errf = errf };
+	struct cpu_ctx x = { .o = &o, .out = out, .errf = errf };
 	struct qmp_client_error e;
 	bool help = false;
 	size_t v;
@@ -1035,16 +1117,20 @@ int cpu_cmd_run(int argc, char **argv, FILE *out, FILE *errf)
 		usage(errf);
 		return 2;
 	}
-	if (!o.socket) {
+	/* trace --from reads an earlier reply: no VMM needed. */
+	if (!o.socket && !(verbs[v].fn == cpu_trace_verb && o.from)) {
 		fprintf(errf, "hotvm: cpu: --api-socket PATH is required\n");
 		usage(errf);
 		return 2;
 	}
-	rc = qmp_client_connect(o.socket, 1, o.timeout_ms, &x.c, &e);
-	if (rc)
-		return vmm_error(&x, &e);
+	if (o.socket) {
+		rc = qmp_client_connect(o.socket, 1, o.timeout_ms, &x.c, &e);
+		if (rc)
+			return vmm_error(&x, &e);
+	}
 	rc = verbs[v].fn(&x);
-	qmp_client_close(x.c);
+	if (x.c)
+		qmp_client_close(x.c);
 	if (rc == -EINVAL) {
 		fprintf(errf, "hotvm: cpu %s: bad arguments\n", o.pos[0]);
 		usage(errf);
@@ -1056,5 +1142,47 @@ int cpu_cmd_run(int argc, char **argv, FILE *out, FILE *errf)
 
 int cpu_cmd_main(int argc, char **argv)
 {
+	/* Whole lines, so that stderr's never land inside one of stdout's. */
+	setvbuf(stdout, NULL, _IOLBF, 0);
 	return cpu_cmd_run(argc, argv, stdout, stderr);
+}
+
+/* ---- for the other verbs (cpu_verb.h) ---- */
+
+int cpu_verb_call(struct cpu_ctx *x, const char *name, struct json_object *args,
+		  struct json_object **ret)
+{
+	return call(x, name, args, ret);
+}
+
+void cpu_verb_error(struct cpu_ctx *x, const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	fflush(x->out);
+	fprintf(x->errf, "hotvm: %s\n", msg);
+}
+
+void cpu_verb_print_json(struct cpu_ctx *x, struct json_object *v)
+{
+	print_json(x, v);
+}
+
+int cpu_verb_parse_cpu(const char *s, long *cpu)
+{
+	return parse_cpu(s, cpu);
+}
+
+struct json_object *cpu_verb_member(struct json_object *o, const char *key)
+{
+	return member(o, key);
+}
+
+const char *cpu_verb_cell(struct json_object *o, char *buf, size_t len)
+{
+	return cell(o, buf, len);
 }

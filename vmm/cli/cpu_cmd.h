@@ -27,6 +27,8 @@ void cpu_cmd_print_list(FILE *out, struct json_object *hotpluggable,
 			struct json_object *cpus_fast);
 /* query-cpuhp's reply; cpu < 0: a row per vCPU, else that vCPU's tables. */
 void cpu_cmd_print_states(FILE *out, struct json_object *cpuhp, long cpu);
+/* The same with every column of the vCPU's row (states --wide). */
+void cpu_cmd_print_states_wide(FILE *out, struct json_object *cpuhp, long cpu);
 /* Any other reply, as indented "key: value" lines. */
 void cpu_cmd_print_value(FILE *out, struct json_object *v);
 

@@ -1,0 +1,743 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * `hotvm cpu trace`: runs one cpu-hotplug (or reads an earlier reply) and
+ * draws where its time went, state by state, host and guest side by side.
+ * The timeline is built once, as JSON (cpu_trace.h), and every picture is
+ * drawn from that JSON alone, so what --json prints is what was plotted.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/time.h>
+#include <unistd.h>
+
+#include <json-c/json.h>
+
+#include "cpu_trace.h"
+#include "cpu_verb.h"
+#include "qmp_client.h"
+#include "svg.h"
+
+#define NAME_MAX_LEN 48
+
+/* One notified step (or observed stage), its end on the trace's clock. */
+struct step {
+	bool guest, stage, up, rollback, injected;
+	char name[NAME_MAX_LEN];
+	int state; /* -1: a stage */
+	int ret;
+	int64_t end_us;
+};
+
+struct steps {
+	struct step *v;
+	size_t n, cap;
+};
+
+static struct step *steps_add(struct steps *s)
+{
+	if (s->n == s->cap) {
+		size_t cap = s->cap ? s->cap * 2 : 32;
+		struct step *p = realloc(s->v, cap * sizeof(*p));
+
+		if (!p)
+			return NULL;
+		s->v = p;
+		s->cap = cap;
+	}
+	memset(&s->v[s->n], 0, sizeof(s->v[0]));
+	return &s->v[s->n++];
+}
+
+#define M(o, k) cpu_verb_member((o), (k))
+
+static int64_t num(struct json_object *o, int64_t dflt)
+{
+	return json_object_is_type(o, json_type_int) ? json_object_get_int64(o)
+						     : dflt;
+}
+
+static bool flag(struct json_object *o)
+{
+	return json_object_is_type(o, json_type_boolean) &&
+	       json_object_get_boolean(o);
+}
+
+static const char *str(struct json_object *o)
+{
+	return json_object_is_type(o, json_type_string)
+		       ? json_object_get_string(o)
+		       : NULL;
+}
+
+static void add_str(struct json_object *o, const char *k, const char *v)
+{
+	json_object_object_add(o, k, json_object_new_string(v));
+}
+
+static void add_int(struct json_object *o, const char *k, int64_t v)
+{
+	json_object_object_add(o, k, json_object_new_int64(v));
+}
+
+static void add_bool(struct json_object *o, const char *k, bool v)
+{
+	json_object_object_add(o, k, json_object_new_boolean(v));
+}
+
+/* A step's common members, from a reply's step or an event's data. */
+static void step_fill(struct step *st, struct json_object *d)
+{
+	const char *name = str(M(d, "name"));
+
+	st->guest =
+		!strcmp(str(M(d, "side")) ? str(M(d, "side")) : "", "guest");
+	st->up = !strcmp(str(M(d, "direction")) ? str(M(d, "direction")) : "",
+			 "up");
+	st->rollback = flag(M(d, "rollback"));
+	st->injected = flag(M(d, "injected"));
+	st->ret = (int)num(M(d, "ret"), 0);
+	st->state = (int)num(M(d, "state"), -1);
+	if (name)
+		snprintf(st->name, sizeof(st->name), "%s", name);
+	else
+		snprintf(st->name, sizeof(st->name), "state %d", st->state);
+}
+
+static struct json_object *bar_json(const struct step *st, int64_t start)
+{
+	struct json_object *b = json_object_new_object();
+
+	add_str(b, "lane", st->guest ? "guest" : "host");
+	add_str(b, "kind", st->stage ? "stage" : "state");
+	add_str(b, "name", st->name);
+	if (!st->stage)
+		add_int(b, "state", st->state);
+	add_str(b, "direction", st->up ? "up" : "down");
+	add_bool(b, "rollback", st->rollback);
+	add_bool(b, "injected", st->injected);
+	add_int(b, "ret", st->ret);
+	add_str(b, "mark",
+		st->ret	       ? "failed"
+		: st->rollback ? "rollback"
+			       : "ok");
+	add_int(b, "start-us", start);
+	add_int(b, "end-us", st->end_us);
+	add_int(b, "us", st->end_us - start);
+	return b;
+}
+
+/* Bars and marks from steps in the order they were notified. */
+static struct json_object *timeline(const struct steps *s, const char *source)
+{
+	struct json_object *t = json_object_new_object();
+	struct json_object *bars = json_object_new_array();
+	struct json_object *marks = json_object_new_array();
+	int64_t host_end = 0, last_end = 0;
+	bool guest_states = false;
+
+	for (size_t i = 0; i < s->n; i++)
+		guest_states |= s->v[i].guest && !s->v[i].stage;
+	for (size_t i = 0; i < s->n; i++) {
+		const struct step *st = &s->v[i];
+		int64_t start = st->guest ? last_end : host_end;
+
+		if (st->stage && guest_states) {
+			struct json_object *m = json_object_new_object();
+
+			add_str(m, "lane", "guest");
+			add_str(m, "name", st->name);
+			add_int(m, "at-us", st->end_us);
+			json_object_array_add(marks, m);
+		} else {
+			json_object_array_add(
+				bars,
+				bar_json(st, start < st->end_us ? start
+								: st->end_us));
+			if (!st->guest)
+				host_end = st->end_us;
+		}
+		if (st->end_us > last_end)
+			last_end = st->end_us;
+	}
+	add_str(t, "source", source);
+	add_int(t, "total-us", last_end);
+	json_object_object_add(t, "bars", bars);
+	json_object_object_add(t, "marks", marks);
+	return t;
+}
+
+struct json_object *cpu_trace_from_reply(struct json_object *reply)
+{
+	struct json_object *r = M(reply, "return") ? M(reply, "return") : reply;
+	struct json_object *a = M(r, "steps"), *t;
+	struct steps s = { 0 };
+	int64_t end = 0;
+	size_t n;
+
+	if (!json_object_is_type(a, json_type_array))
+		return NULL;
+	n = json_object_array_length(a);
+	for (size_t i = 0; i < n; i++) {
+		struct json_object *d = json_object_array_get_idx(a, i);
+		struct step *st = steps_add(&s);
+
+		if (!st)
+			break;
+		step_fill(st, d);
+		end += num(M(d, "us"), 0);
+		st->end_us = end;
+	}
+	t = timeline(&s, "reply");
+	free(s.v);
+	add_int(t, "cpu", num(M(r, "cpu"), -1));
+	add_str(t, "operation",
+		str(M(r, "state")) ? str(M(r, "state")) : "unknown");
+	add_str(t, "result", "ok"); /* a failed operation has no steps */
+	if (num(M(r, "total-us"), -1) >= 0)
+		add_int(t, "total-us", num(M(r, "total-us"), 0));
+	if (num(M(r, "steps-dropped"), 0))
+		add_int(t, "steps-dropped", num(M(r, "steps-dropped"), 0));
+	return t;
+}
+
+struct json_object *cpu_trace_from_events(struct json_object *events, long cpu,
+					  int64_t t0_us)
+{
+	size_t n = json_object_is_type(events, json_type_array)
+			   ? json_object_array_length(events)
+			   : 0;
+	struct steps s = { 0 };
+	int64_t lost = 0;
+	struct json_object *t;
+
+	for (size_t i = 0; i < n; i++) {
+		struct json_object *ev = json_object_array_get_idx(events, i);
+		struct json_object *d = M(ev, "data"), *ts = M(ev, "timestamp");
+		const char *name = str(M(ev, "event")), *kind;
+		struct step *st;
+		int64_t at;
+
+		if (name && !strcmp(name, "EVENTS_LOST"))
+			lost += num(M(d, "count"), 0);
+		kind = str(M(d, "kind"));
+		if (!name || strcmp(name, "CPUHP_STATE") || !kind ||
+		    num(M(d, "cpu"), -1) != cpu ||
+		    (strcmp(kind, "step") && strcmp(kind, "stage")))
+			continue;
+		st = steps_add(&s);
+		if (!st)
+			break;
+		step_fill(st, d);
+		if (!strcmp(kind, "stage")) {
+			st->stage = true;
+			st->state = -1;
+			snprintf(st->name, sizeof(st->name), "%s",
+				 str(M(d, "stage")) ? str(M(d, "stage")) : "?");
+		}
+		at = num(M(ts, "seconds"), 0) * 1000000 +
+		     num(M(ts, "microseconds"), 0) - t0_us;
+		st->end_us = at > 0 ? at : 0;
+	}
+	t = timeline(&s, "events");
+	free(s.v);
+	add_int(t, "cpu", cpu);
+	if (lost)
+		add_int(t, "events-lost", lost);
+	return t;
+}
+
+/* The members in reading order: what, how it ended, then the bars. */
+static struct json_object *in_order(struct json_object *t)
+{
+	static const char *const keys[] = {
+		"cpu",	  "operation",	 "result",	  "error", "total-us",
+		"source", "events-lost", "steps-dropped", "bars",  "marks",
+	};
+	struct json_object *o = json_object_new_object();
+
+	for (size_t i = 0; i < sizeof(keys) / sizeof(*keys); i++)
+		if (M(t, keys[i]))
+			json_object_object_add(o, keys[i],
+					       json_object_get(M(t, keys[i])));
+	json_object_put(t);
+	return o;
+}
+
+/* ---- drawing ---- */
+
+static void fmt_us(char *buf, size_t len, int64_t us)
+{
+	if (us < 1000)
+		snprintf(buf, len, "%lldus", (long long)us);
+	else if (us < 10000)
+		snprintf(buf, len, "%.2fms", us / 1000.0);
+	else if (us < 1000000)
+		snprintf(buf, len, "%.1fms", us / 1000.0);
+	else
+		snprintf(buf, len, "%.2fs", us / 1e6);
+}
+
+static const char *bar_mark(struct json_object *b)
+{
+	const char *m = str(M(b, "mark"));
+
+	if (m && !strcmp(m, "failed"))
+		return flag(M(b, "injected")) ? "FAILED*" : "FAILED";
+	return m ? m : "?";
+}
+
+static void print_title(FILE *out, struct json_object *t)
+{
+	char tot[32];
+	const char *err = str(M(t, "error"));
+
+	fmt_us(tot, sizeof(tot), num(M(t, "total-us"), 0));
+	fprintf(out, "cpu %lld %s: %s in %s, %zu steps (from the %s)\n",
+		(long long)num(M(t, "cpu"), -1),
+		str(M(t, "operation")) ? str(M(t, "operation")) : "?",
+		str(M(t, "result")) ? str(M(t, "result")) : "?", tot,
+		json_object_array_length(M(t, "bars")),
+		str(M(t, "source")) ? str(M(t, "source")) : "?");
+	if (err)
+		fprintf(out, "  %s\n", err);
+	if (num(M(t, "events-lost"), 0))
+		fprintf(out, "  (%lld events were lost: steps are missing)\n",
+			(long long)num(M(t, "events-lost"), 0));
+}
+
+static int col(int64_t us, int64_t total, int w)
+{
+	int c = total > 0 ? (int)(us * w / total) : 0;
+
+	return c < 0 ? 0 : c >= w ? w - 1 : c;
+}
+
+static void text_row(FILE *out, const char *lane, const char *dir,
+		     const char *mark, const char *name, const char *time,
+		     const char *bar)
+{
+	fprintf(out, "%-5s %-4s %-8s %-18.18s %7s |%s|\n", lane, dir, mark,
+		name, time, bar);
+}
+
+static void text_lane(FILE *out, struct json_object *t, const char *lane, int w)
+{
+	struct json_object *bars = M(t, "bars"), *marks = M(t, "marks");
+	size_t nb = json_object_array_length(bars);
+	size_t nm = json_object_is_type(marks, json_type_array)
+			    ? json_object_array_length(marks)
+			    : 0;
+	int64_t total = num(M(t, "total-us"), 0);
+	char bar[512], time[32];
+	size_t m = 0;
+
+	for (size_t i = 0; i <= nb; i++) {
+		struct json_object *b = json_object_array_get_idx(bars, i);
+		int64_t start = i < nb ? num(M(b, "start-us"), 0) : INT64_MAX;
+
+		/* Observed stages, where they fall among the states. */
+		for (; m < nm; m++) {
+			struct json_object *k =
+				json_object_array_get_idx(marks, m);
+			int64_t at = num(M(k, "at-us"), 0);
+
+			if (at > start)
+				break;
+			if (strcmp(str(M(k, "lane")) ?: "", lane))
+				continue;
+			memset(bar, ' ', w);
+			bar[col(at, total, w)] = '^';
+			bar[w] = '\0';
+			fmt_us(time, sizeof(time), at);
+			text_row(out, lane, "-", "stage",
+				 str(M(k, "name")) ?: "?", time, bar);
+		}
+		if (i == nb)
+			break;
+		if (strcmp(str(M(b, "lane")) ?: "", lane))
+			continue;
+		{
+			int c0 = col(start, total, w);
+			int c1 = col(num(M(b, "end-us"), 0), total, w);
+			const char *mk = str(M(b, "mark")) ?: "";
+			char fill = !strcmp(mk, "failed")     ? 'X'
+				    : !strcmp(mk, "rollback") ? '~'
+							      : '#';
+
+			memset(bar, ' ', w);
+			for (int c = c0; c <= c1 && c < w; c++)
+				bar[c] = fill;
+			bar[w] = '\0';
+			fmt_us(time, sizeof(time), num(M(b, "us"), 0));
+			text_row(out, lane, str(M(b, "direction")) ?: "?",
+				 bar_mark(b), str(M(b, "name")) ?: "?", time,
+				 bar);
+		}
+	}
+}
+
+void cpu_trace_print_text(FILE *out, struct json_object *t, int width)
+{
+	int w = width - 49; /* what the columns before the bar take */
+	char tot[32], axis[512];
+
+	if (w < 10)
+		w = 10;
+	if (w > 400)
+		w = 400;
+	print_title(out, t);
+	if (!json_object_is_type(M(t, "bars"), json_type_array))
+		return;
+	fmt_us(tot, sizeof(tot), num(M(t, "total-us"), 0));
+	snprintf(axis, sizeof(axis), "0%*s", w - 1, tot);
+	text_row(out, "LANE", "DIR", "MARK", "STATE", "TIME", axis);
+	text_lane(out, t, "host", w);
+	text_lane(out, t, "guest", w);
+	fputs("(# ok, X failed, ~ rolled back, * injected fault, ^ stage the "
+	      "host saw)\n",
+	      out);
+}
+
+/* ---- SVG ---- */
+
+#define SVG_W	   980
+#define SVG_LABEL  250 /* x where the plot starts */
+#define SVG_PLOT   620
+#define SVG_ROW	   16
+#define SVG_HEAD   76
+#define SVG_LANE_H 22
+
+static const char *bar_fill(struct json_object *b)
+{
+	const char *mk = str(M(b, "mark")) ?: "";
+	const char *kind = str(M(b, "kind")) ?: "";
+	const char *dir = str(M(b, "direction")) ?: "";
+
+	if (!strcmp(mk, "failed"))
+		return "#d62728";
+	if (!strcmp(mk, "rollback"))
+		return "#ff9f1c";
+	if (!strcmp(kind, "stage"))
+		return "#9467bd";
+	return strcmp(dir, "up") ? "#2ca089" : "#3b75af";
+}
+
+/* 1, 2 or 5 times a power of ten, about a fifth of the total. */
+static int64_t tick_step(int64_t total)
+{
+	int64_t s = 1;
+
+	while (s * 10 <= total / 5 + 1)
+		s *= 10;
+	if (s * 5 <= total / 4)
+		return s * 5;
+	if (s * 2 <= total / 4)
+		return s * 2;
+	return s;
+}
+
+static double xpos(int64_t us, int64_t total)
+{
+	return SVG_LABEL + (total > 0 ? (double)us * SVG_PLOT / total : 0);
+}
+
+static size_t lane_rows(struct json_object *t, const char *lane)
+{
+	size_t n = 0;
+	struct json_object *a[2] = { M(t, "bars"), M(t, "marks") };
+
+	for (int k = 0; k < 2; k++) {
+		size_t len = json_object_is_type(a[k], json_type_array)
+				     ? json_object_array_length(a[k])
+				     : 0;
+
+		for (size_t i = 0; i < len; i++)
+			n += !strcmp(str(M(json_object_array_get_idx(a[k], i),
+					   "lane"))
+					     ?: "",
+				     lane);
+	}
+	return n;
+}
+
+static double svg_lane(FILE *f, struct json_object *t, const char *lane,
+		       double y)
+{
+	struct json_object *bars = M(t, "bars"), *marks = M(t, "marks");
+	size_t nb = json_object_array_length(bars);
+	size_t nm = json_object_is_type(marks, json_type_array)
+			    ? json_object_array_length(marks)
+			    : 0;
+	size_t rows = lane_rows(t, lane), m = 0;
+	int64_t total = num(M(t, "total-us"), 0);
+	char time[32], title[256], cls[64];
+
+	svg_rect(f, 8, y, SVG_W - 16, SVG_LANE_H + rows * SVG_ROW + 4,
+		 strcmp(lane, "host") ? "#f3f7ee" : "#eef3f9", "lane", NULL);
+	svg_text(f, 14, y + 15, "start", 13, "%s",
+		 strcmp(lane, "host") ? "guest (its own table, or what the "
+					"host saw of it)"
+				      : "host (hotvm's table)");
+	y += SVG_LANE_H;
+	for (size_t i = 0; i <= nb; i++) {
+		struct json_object *b = json_object_array_get_idx(bars, i);
+		int64_t start = i < nb ? num(M(b, "start-us"), 0) : INT64_MAX;
+		double x0, x1;
+
+		for (; m < nm; m++) {
+			struct json_object *k =
+				json_object_array_get_idx(marks, m);
+			int64_t at = num(M(k, "at-us"), 0);
+
+			if (at > start)
+				break;
+			if (strcmp(str(M(k, "lane")) ?: "", lane))
+				continue;
+			fmt_us(time, sizeof(time), at);
+			svg_text(f, SVG_LABEL - 6, y + 12, "end", 11,
+				 "stage %s (seen)", str(M(k, "name")) ?: "?");
+			svg_line(f, xpos(at, total), y + 1, xpos(at, total),
+				 y + SVG_ROW - 1, "#9467bd", 0);
+			svg_text(f, xpos(at, total) + 4, y + 12, "start", 10,
+				 "at %s", time);
+			y += SVG_ROW;
+		}
+		if (i == nb)
+			break;
+		if (strcmp(str(M(b, "lane")) ?: "", lane))
+			continue;
+		x0 = xpos(start, total);
+		x1 = xpos(num(M(b, "end-us"), 0), total);
+		if (x1 - x0 < 1.5)
+			x1 = x0 + 1.5;
+		fmt_us(time, sizeof(time), num(M(b, "us"), 0));
+		snprintf(title, sizeof(title), "%s %s %s: %s, %s (ret %lld)",
+			 lane, str(M(b, "name")) ?: "?",
+			 str(M(b, "direction")) ?: "?", bar_mark(b), time,
+			 (long long)num(M(b, "ret"), 0));
+		svg_text(f, SVG_LABEL - 6, y + 12, "end", 11, "%s %s",
+			 strcmp(str(M(b, "direction")) ?: "", "up") ? "\u2193"
+								    : "\u2191",
+			 str(M(b, "name")) ?: "?");
+		snprintf(cls, sizeof(cls), "bar %s", str(M(b, "mark")) ?: "ok");
+		svg_rect(f, x0, y + 2, x1 - x0, SVG_ROW - 4, bar_fill(b), cls,
+			 title);
+		if (strcmp(str(M(b, "mark")) ?: "", "ok"))
+			svg_text(f, x1 + 4, y + 12, "start", 10, "%s %s", time,
+				 strcmp(bar_mark(b), "FAILED*")
+					 ? bar_mark(b)
+					 : "FAILED (injected fault)");
+		else
+			svg_text(f, x1 + 4, y + 12, "start", 10, "%s", time);
+		y += SVG_ROW;
+	}
+	return y + 10;
+}
+
+void cpu_trace_write_svg(FILE *f, struct json_object *t)
+{
+	size_t rows = lane_rows(t, "host") + lane_rows(t, "guest");
+	int64_t total = num(M(t, "total-us"), 0), step;
+	int h = SVG_HEAD + 2 * (SVG_LANE_H + 14) + (int)rows * SVG_ROW + 40;
+	double y = SVG_HEAD, axis_y;
+	const char *err = str(M(t, "error"));
+	char tot[32], lab[32];
+
+	fmt_us(tot, sizeof(tot), total);
+	svg_begin(f, SVG_W, h);
+	svg_text(f, 14, 22, "start", 15, "cpu %lld %s: %s in %s",
+		 (long long)num(M(t, "cpu"), -1), str(M(t, "operation")) ?: "?",
+		 str(M(t, "result")) ?: "?", tot);
+	if (err)
+		svg_text(f, 14, 40, "start", 11, "%s", err);
+	if (json_object_is_type(M(t, "bars"), json_type_array)) {
+		y = svg_lane(f, t, "host", y);
+		y = svg_lane(f, t, "guest", y);
+	}
+	/* The time axis, with a grid line at every tick, over the lanes. */
+	axis_y = SVG_HEAD - 12;
+	svg_line(f, SVG_LABEL, axis_y, SVG_LABEL + SVG_PLOT, axis_y, "#444", 0);
+	step = tick_step(total > 0 ? total : 1);
+	for (int64_t us = 0; total > 0 && us <= total; us += step) {
+		if (us % 1000)
+			fmt_us(lab, sizeof(lab), us);
+		else
+			snprintf(lab, sizeof(lab), "%lldms",
+				 (long long)(us / 1000));
+		svg_line(f, xpos(us, total), axis_y - 4, xpos(us, total),
+			 h - 36, "#bbb", 1);
+		svg_text(f, xpos(us, total), axis_y - 6, "middle", 10, "%s",
+			 lab);
+	}
+	svg_rect(f, 14, h - 24, 10, 10, "#3b75af", "key", NULL);
+	svg_text(f, 28, h - 15, "start", 10, "up");
+	svg_rect(f, 60, h - 24, 10, 10, "#2ca089", "key", NULL);
+	svg_text(f, 74, h - 15, "start", 10, "down");
+	svg_rect(f, 116, h - 24, 10, 10, "#d62728", "key", NULL);
+	svg_text(f, 130, h - 15, "start", 10, "failed");
+	svg_rect(f, 176, h - 24, 10, 10, "#ff9f1c", "key", NULL);
+	svg_text(f, 190, h - 15, "start", 10, "rolled back");
+	svg_rect(f, 260, h - 24, 10, 10, "#9467bd", "key", NULL);
+	svg_text(f, 274, h - 15, "start", 10,
+		 "stage the host observed; a bar ends when the VMM was told "
+		 "the state's callback returned");
+	svg_end(f);
+}
+
+/* ---- the verb ---- */
+
+bool cpu_trace_args_ok(const struct cpu_opts *o)
+{
+	long cpu;
+
+	if (o->from)
+		return o->npos == 1;
+	return o->npos == 3 &&
+	       (!strcmp(o->pos[1], "add") || !strcmp(o->pos[1], "remove")) &&
+	       !cpu_verb_parse_cpu(o->pos[2], &cpu);
+}
+
+static int term_width(FILE *out)
+{
+	struct winsize ws;
+
+	if (isatty(fileno(out)) && !ioctl(fileno(out), TIOCGWINSZ, &ws) &&
+	    ws.ws_col >= 60)
+		return ws.ws_col;
+	return 80;
+}
+
+static struct json_object *read_reply(struct cpu_ctx *x, const char *path)
+{
+	FILE *f = strcmp(path, "-") ? fopen(path, "r") : stdin;
+	struct json_tokener *tok;
+	struct json_object *o = NULL;
+	char buf[4096];
+	size_t n;
+
+	if (!f) {
+		cpu_verb_error(x, "cpu trace: %s: %s", path, strerror(errno));
+		return NULL;
+	}
+	tok = json_tokener_new();
+	while (tok && !o && (n = fread(buf, 1, sizeof(buf), f)) > 0) {
+		o = json_tokener_parse_ex(tok, buf, (int)n);
+		if (!o && json_tokener_get_error(tok) != json_tokener_continue)
+			break;
+	}
+	if (!o)
+		cpu_verb_error(x, "cpu trace: %s: not a JSON reply", path);
+	json_tokener_free(tok);
+	if (f != stdin)
+		fclose(f);
+	return o;
+}
+
+static int64_t now_us(void)
+{
+	struct timeval tv;
+
+	gettimeofday(&tv, NULL);
+	return (int64_t)tv.tv_sec * 1000000 + tv.tv_usec;
+}
+
+/* Runs the operation; its events (kept by the client) make the trace. */
+static struct json_object *run_traced(struct cpu_ctx *x, int *failed)
+{
+	struct json_object *args = json_object_new_object(), *ret = NULL;
+	struct json_object *events = json_object_new_array(), *t;
+	const char *op = strcmp(x->o->pos[1], "add") ? "offline" : "online";
+	struct qmp_client_error e;
+	int64_t t0, total;
+	size_t n;
+	long cpu;
+	int rc;
+
+	cpu_verb_parse_cpu(x->o->pos[2], &cpu);
+	add_int(args, "cpu", cpu);
+	add_str(args, "state", op);
+	t0 = now_us();
+	rc = qmp_client_execute(x->c, "cpu-hotplug", args, &ret, &e,
+				x->o->timeout_ms);
+	total = now_us() - t0;
+	json_object_put(args);
+	if (rc && rc != -EREMOTEIO) {
+		cpu_verb_error(x, "error: %s", e.desc);
+		json_object_put(events);
+		return NULL;
+	}
+	/* Only what came before the reply: the operation's own events. */
+	n = qmp_client_pending_events(x->c);
+	for (size_t i = 0; i < n; i++) {
+		struct json_object *ev;
+
+		if (qmp_client_next_event(x->c, &ev, 0))
+			break;
+		json_object_array_add(events, ev);
+	}
+	t = cpu_trace_from_events(events, cpu, t0);
+	json_object_put(events);
+	add_str(t, "operation", op);
+	add_str(t, "result", rc ? "failed" : "ok");
+	if (rc)
+		add_str(t, "error", e.desc);
+	/* The server's own figure when it gave one, else the client's. */
+	add_int(t, "total-us",
+		num(M(ret, "total-us"), total > num(M(t, "total-us"), 0)
+						? total
+						: num(M(t, "total-us"), 0)));
+	json_object_put(ret);
+	*failed = rc != 0;
+	return t;
+}
+
+int cpu_trace_verb(struct cpu_ctx *x)
+{
+	struct json_object *t = NULL, *reply;
+	int failed = 0, rc = 0;
+
+	if (x->o->from) {
+		reply = read_reply(x, x->o->from);
+		if (!reply)
+			return 1;
+		t = cpu_trace_from_reply(reply);
+		json_object_put(reply);
+		if (!t) {
+			cpu_verb_error(x,
+				       "cpu trace: %s: no \"steps\" in it "
+				       "(a cpu-hotplug reply has them)",
+				       x->o->from);
+			return 1;
+		}
+	} else {
+		t = run_traced(x, &failed);
+		if (!t)
+			return 1;
+	}
+	t = in_order(t);
+	if (x->o->svg) {
+		FILE *f = fopen(x->o->svg, "w");
+
+		if (f) {
+			cpu_trace_write_svg(f, t);
+			if (fclose(f))
+				f = NULL;
+		}
+		if (!f) {
+			cpu_verb_error(x, "cpu trace: %s: %s", x->o->svg,
+				       strerror(errno));
+			rc = 1;
+		}
+	}
+	if (x->o->json)
+		cpu_verb_print_json(x, t);
+	else
+		cpu_trace_print_text(x->out, t, term_width(x->out));
+	/* Drawn either way; the status says whether the operation worked. */
+	if (failed)
+		cpu_verb_error(x, "error: %s", str(M(t, "error")));
+	json_object_put(t);
+	return rc || failed;
+}
