@@ -252,8 +252,9 @@ struct json_object *cpu_trace_from_events(struct json_object *events, long cpu,
 static struct json_object *in_order(struct json_object *t)
 {
 	static const char *const keys[] = {
-		"cpu",	  "operation",	 "result",	  "error", "total-us",
-		"source", "events-lost", "steps-dropped", "bars",  "marks",
+		"cpu",		 "operation", "result", "error",
+		"total-us",	 "vmm-us",    "source", "events-lost",
+		"steps-dropped", "bars",      "marks",
 	};
 	struct json_object *o = json_object_new_object();
 
@@ -288,7 +289,27 @@ static const char *bar_mark(struct json_object *b)
 	return m ? m : "?";
 }
 
-static void print_title(FILE *out, struct json_object *t)
+/* Words of s, indented by two, in lines of at most width columns. */
+static void print_wrapped(FILE *out, const char *s, int width)
+{
+	int col = 0;
+
+	while (*s) {
+		int len = (int)strcspn(s, " ");
+
+		if (col && col + 1 + len > width) {
+			fputc('\n', out);
+			col = 0;
+		}
+		col += fprintf(out, "%s%.*s", col ? " " : "  ", len, s);
+		s += len;
+		s += strspn(s, " ");
+	}
+	if (col)
+		fputc('\n', out);
+}
+
+static void print_title(FILE *out, struct json_object *t, int width)
 {
 	char tot[32];
 	const char *err = str(M(t, "error"));
@@ -301,7 +322,7 @@ static void print_title(FILE *out, struct json_object *t)
 		json_object_array_length(M(t, "bars")),
 		str(M(t, "source")) ? str(M(t, "source")) : "?");
 	if (err)
-		fprintf(out, "  %s\n", err);
+		print_wrapped(out, err, width);
 	if (num(M(t, "events-lost"), 0))
 		fprintf(out, "  (%lld events were lost: steps are missing)\n",
 			(long long)num(M(t, "events-lost"), 0));
@@ -387,7 +408,7 @@ void cpu_trace_print_text(FILE *out, struct json_object *t, int width)
 		w = 10;
 	if (w > 400)
 		w = 400;
-	print_title(out, t);
+	print_title(out, t, width);
 	if (!json_object_is_type(M(t, "bars"), json_type_array))
 		return;
 	fmt_us(tot, sizeof(tot), num(M(t, "total-us"), 0));
@@ -395,8 +416,8 @@ void cpu_trace_print_text(FILE *out, struct json_object *t, int width)
 	text_row(out, "LANE", "DIR", "MARK", "STATE", "TIME", axis);
 	text_lane(out, t, "host", w);
 	text_lane(out, t, "guest", w);
-	fputs("(# ok, X failed, ~ rolled back, * injected fault, ^ stage the "
-	      "host saw)\n",
+	fputs("(# ok, X failed, ~ rolled back, * an injected fault,\n"
+	      " ^ a stage the host saw of the guest)\n",
 	      out);
 }
 
@@ -683,11 +704,15 @@ static struct json_object *run_traced(struct cpu_ctx *x, int *failed)
 	add_str(t, "result", rc ? "failed" : "ok");
 	if (rc)
 		add_str(t, "error", e.desc);
-	/* The server's own figure when it gave one, else the client's. */
-	add_int(t, "total-us",
-		num(M(ret, "total-us"), total > num(M(t, "total-us"), 0)
-						? total
-						: num(M(t, "total-us"), 0)));
+	/*
+	 * The bars are on the client's clock, from when it sent the
+	 * request: the axis spans that; the VMM's own figure (from when its
+	 * operation thread took the request) is kept beside it.
+	 */
+	if (total > num(M(t, "total-us"), 0))
+		add_int(t, "total-us", total);
+	if (M(ret, "total-us"))
+		add_int(t, "vmm-us", num(M(ret, "total-us"), 0));
 	json_object_put(ret);
 	*failed = rc != 0;
 	return t;

@@ -4,8 +4,10 @@
  * on two lanes of one time axis, drawn as a text waterfall and as SVG.
  *
  * The timeline is itself JSON (what --json prints, and what both pictures
- * are drawn from): {"cpu", "operation", "result", "error"?, "total-us",
- * "source": "events"|"reply", "events-lost"?, "bars": [{"lane":
+ * are drawn from): {"cpu", "operation", "result", "error"?, "total-us"
+ * (the time axis: from the request to the reply, on the client's clock),
+ * "vmm-us"? (the VMM's own figure), "source": "events"|"reply",
+ * "events-lost"?, "bars": [{"lane":
  * "host"|"guest", "kind": "state"|"stage", "name", "state"?, "direction",
  * "rollback", "injected", "ret", "mark": "ok"|"failed"|"rollback",
  * "start-us", "end-us", "us"}...], "marks": [{"lane", "name", "at-us"}...]}.

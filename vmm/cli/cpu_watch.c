@@ -177,9 +177,9 @@ static void fmt_us(char *buf, size_t len, int64_t us)
 	if (us < 1000)
 		snprintf(buf, len, "%lldus", (long long)us);
 	else if (us < 1000000)
-		snprintf(buf, len, "%.3fms", us / 1000.0);
+		snprintf(buf, len, "%.1fms", us / 1000.0);
 	else
-		snprintf(buf, len, "%.3fs", us / 1e6);
+		snprintf(buf, len, "%.2fs", us / 1e6);
 }
 
 static void result(char *buf, size_t len, int64_t ret)
@@ -307,6 +307,8 @@ static void on_cpuhp(struct watch *w, struct json_object *ev)
 		if (!ws->op_t0) {
 			ws->op_t0 = ts_us(ts);
 			ws->op_up = !strcmp(dir, "up");
+			/* Whatever it aims at, not the last one's target. */
+			ws->target[0] = '\0';
 		}
 		if (!ret)
 			copy(ws->cur, NAME_LEN,
@@ -331,8 +333,9 @@ static void on_cpuhp(struct watch *w, struct json_object *ev)
 		if (!side) {
 			fmt_us(took, sizeof(took), us);
 			snprintf(c->last, sizeof(c->last), "%s %s%s %s",
-				 ws->op_t0 && !ws->op_up ? "down" : "up", res,
-				 flag(M(d, "rollback")) ? " rolled back" : "",
+				 ws->op_t0 && !ws->op_up ? "down" : "up",
+				 ret ? res + strlen("failed:") : "ok",
+				 flag(M(d, "rollback")) ? " rolled back," : "",
 				 took);
 		}
 		ws->op_t0 = 0;
@@ -358,16 +361,25 @@ static void on_event(struct watch *w, struct json_object *ev)
 			       "ok"));
 	} else if (!strcmp(name, "ACPI_DEVICE_OST")) {
 		const char *slot = str(M(info, "slot"));
+		struct json_object *r =
+			record(ts, slot ? strtol(slot, NULL, 10) : -1, "guest",
+			       "ost", "-", "_OST", "ok");
 
-		snprintf(buf, sizeof(buf), "source 0x%llx status 0x%llx",
-			 (long long)num(M(info, "source"), 0),
+		snprintf(buf, sizeof(buf), "0x%llx",
+			 (long long)num(M(info, "source"), 0));
+		add_str(r, "source", buf);
+		snprintf(buf, sizeof(buf), "0x%llx",
 			 (long long)num(M(info, "status"), 0));
-		emit(w, record(ts, slot ? strtol(slot, NULL, 10) : -1, "guest",
-			       "ost", "-", "_OST", buf));
+		add_str(r, "status", buf);
+		emit(w, r);
 	} else if (!strcmp(name, "EVENTS_LOST")) {
-		snprintf(buf, sizeof(buf), "%lld events lost",
-			 (long long)num(M(d, "count"), 0));
-		emit(w, record(ts, -1, "host", "lost", "-", "-", buf));
+		struct json_object *r =
+			record(ts, -1, "host", "lost", "-", "-", "ok");
+
+		json_object_object_add(
+			r, "count",
+			json_object_new_int64(num(M(d, "count"), 0)));
+		emit(w, r);
 	}
 }
 
@@ -409,7 +421,7 @@ static void draw(struct watch *w)
 
 	if (!ioctl(fileno(out), TIOCGWINSZ, &ws) && ws.ws_col >= 60)
 		cols = ws.ws_col;
-	cw = (cols - 4 - 26) / 2;
+	cw = (cols - 4 - 32) / 2; /* what LAST OPERATION leaves */
 	if (cw > 60)
 		cw = 60;
 	fmt_time(now, sizeof(now), NULL);
@@ -422,7 +434,7 @@ static void draw(struct watch *w)
 
 		cell(h, sizeof(h), c, 0);
 		cell(g, sizeof(g), c, 1);
-		fprintf(out, "%3zu %-*.*s %-*.*s %.25s\n", i, cw, cw, h, cw, cw,
+		fprintf(out, "%3zu %-*.*s %-*.*s %.30s\n", i, cw, cw, h, cw, cw,
 			g, *c->last ? c->last : "-");
 	}
 	fputs("\n(>STATE target, !STATE fault injected there)\n", out);

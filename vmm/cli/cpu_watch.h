@@ -6,7 +6,8 @@
  * screen redrawn at each event; otherwise one line per event, each a
  * record of the same fields as the --json line for it: time, cpu, side,
  * event, direction, state, result, then what applies (rollback, injected,
- * target, fault, stage, us).  It ends when the VM closes the connection.
+ * target, fault, stage, us, source, status, count).  It ends when the VM
+ * closes the connection.
  */
 #ifndef HOTVM_CPU_WATCH_H
 #define HOTVM_CPU_WATCH_H
