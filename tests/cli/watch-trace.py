@@ -334,6 +334,19 @@ try:
     if t4:
         check_svg(svg4, t4, "its SVG too")
 
+    # The same on one pipe for stdout and stderr: whole lines, error last.
+    cli("inject", "2", "host", "vcpu:create", "--api-socket", sock)
+    p = subprocess.run([HOTVM, "cpu", "trace", "add", "2", "--api-socket",
+                        sock], stdout=subprocess.PIPE,
+                       stderr=subprocess.STDOUT, text=True, timeout=TIMEOUT)
+    rows = p.stdout.splitlines()
+    check(p.returncode == 1 and rows and
+          rows[-1].startswith("hotvm: error: cpu 2: ") and
+          not [r for r in rows[:-1] if "hotvm:" in r] and
+          sum(1 for r in rows if r.startswith("host ")) == 3,
+          "stdout and stderr on one pipe: whole lines, the error last",
+          p.stdout)
+
     # 5. The text waterfall and the 80-column states.
     rc, out, err = cli("trace", "add", "3", "--api-socket", sock)
     rows = out.splitlines()
@@ -349,6 +362,11 @@ try:
     rc, out, err = cli("states", "3", "--wide", "--api-socket", sock)
     check(rc == 0 and "HOST:TARGET-NAME" in out and "*>    8 online" in out,
           "states CPU --wide adds the whole row", out + err)
+    rc, out, err = cli("states", "3", "--json", "--api-socket", sock)
+    js3 = json.loads(out) if rc == 0 else {}
+    check([(c["cpu"], c["host"]["name"]) for c in js3.get("cpus", [])] ==
+          [(3, "online")] and "host-states" in js3,
+          "states CPU --json: the same vCPU the text shows", out + err)
     rc, out, err = cli("trace", "remove", "3", "--api-socket", sock)
     check(rc == 0 and out.startswith("cpu 3 offline: ok"), "trace remove",
           out + err)

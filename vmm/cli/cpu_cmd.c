@@ -921,6 +921,27 @@ static int do_list(struct cpu_ctx *x)
 	return rc;
 }
 
+/* The reply as the text shows it: the tables and that vCPU's entry. */
+static void only_cpu(struct json_object *r, long cpu)
+{
+	struct json_object *cpus = member(r, "cpus"), *one;
+	size_t n;
+
+	if (!json_object_is_type(cpus, json_type_array))
+		return;
+	one = json_object_new_array();
+	n = json_object_array_length(cpus);
+	for (size_t i = 0; i < n; i++) {
+		struct json_object *e = json_object_array_get_idx(cpus, i);
+		struct json_object *num = cpu_number(e);
+
+		if (json_object_is_type(num, json_type_int) &&
+		    json_object_get_int64(num) == cpu)
+			json_object_array_add(one, json_object_get(e));
+	}
+	json_object_object_add(r, "cpus", one);
+}
+
 static int do_states(struct cpu_ctx *x)
 {
 	struct json_object *ret = NULL;
@@ -931,6 +952,8 @@ static int do_states(struct cpu_ctx *x)
 	    (x->o->npos == 2 && parse_cpu(x->o->pos[1], &cpu)))
 		return -EINVAL;
 	rc = call(x, "query-cpuhp", NULL, &ret);
+	if (!rc && x->o->json && cpu >= 0)
+		only_cpu(ret, cpu);
 	if (!rc && x->o->json)
 		print_json(x, ret);
 	else if (!rc)
