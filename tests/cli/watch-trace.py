@@ -283,6 +283,16 @@ try:
                   "failed ones marked")
         if SVG_OUT:
             shutil.copy(svg1, SVG_OUT)
+        saved = os.path.join(tmp, "trace.json")
+        with open(saved, "w") as f:
+            json.dump(t1, f)
+        svg1b = os.path.join(tmp, "again.svg")
+        rc, out, err = cli("trace", "--from", saved, "--json", "--svg", svg1b)
+        with open(svg1, "rb") as a, open(svg1b, "rb") as b:
+            same_svg = a.read() == b.read()
+        check(rc == 0 and json.loads(out) == t1 and same_svg,
+              "trace --from a saved timeline draws it again, the same",
+              err)
 
     # 2. The same hot-add again: the fault was one-shot.
     rc, t2, err = trace_json("add", "1")
@@ -348,7 +358,12 @@ try:
           p.stdout)
 
     # 5. The text waterfall and the 80-column states.
-    rc, out, err = cli("trace", "add", "3", "--api-socket", sock)
+    rc, out, err = cli("trace", "remove", "3", "--wait", "started",
+                       "--api-socket", sock)
+    check(rc == 2 and "bad arguments" in err,
+          "--wait is for a hot-add only", err)
+    rc, out, err = cli("trace", "add", "3", "--wait", "started",
+                       "--api-socket", sock)
     rows = out.splitlines()
     check(rc == 0 and rows[0].startswith("cpu 3 online: ok in ") and
           sum(1 for r in rows if r.startswith("host ")) == 4 and

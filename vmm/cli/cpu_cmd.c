@@ -49,7 +49,8 @@ static void usage(FILE *f)
 	      "  trace add|remove CPU      hot-add or remove CPU and draw "
 	      "its timeline\n"
 	      "  trace --from FILE|-       the timeline of an earlier "
-	      "cpu-hotplug reply\n"
+	      "cpu-hotplug reply, or\n"
+	      "                            one trace --json printed\n"
 	      "\n"
 	      "Options:\n"
 	      "  --api-socket PATH         the VMM's control socket "
@@ -61,6 +62,8 @@ static void usage(FILE *f)
 	      "DEVICE_DELETED\n"
 	      "  --wide                    states CPU: every column\n"
 	      "  --svg FILE                trace: also draw it as SVG\n"
+	      "  --wait STAGE              trace add: reply once the guest "
+	      "is acknowledged|started\n"
 	      "  -h, --help                this text\n",
 	      f);
 }
@@ -1029,10 +1032,13 @@ static int parse_opts(int argc, char **argv, struct cpu_opts *o, bool *help)
 			o->no_wait = true;
 		} else if (!strcmp(a, "--wide")) {
 			o->wide = true;
-		} else if (!strcmp(a, "--svg") || !strcmp(a, "--from")) {
+		} else if (!strcmp(a, "--svg") || !strcmp(a, "--from") ||
+			   !strcmp(a, "--wait")) {
 			if (++i == argc)
 				return -EINVAL;
-			*(a[2] == 's' ? &o->svg : &o->from) = argv[i];
+			*(a[2] == 's'	? &o->svg
+			  : a[2] == 'f' ? &o->from
+					: &o->wait) = argv[i];
 		} else if (!strcmp(a, "--api-socket") ||
 			   !strcmp(a, "--timeout")) {
 			if (++i == argc)

@@ -280,6 +280,21 @@ static void fmt_us(char *buf, size_t len, int64_t us)
 		snprintf(buf, len, "%.2fs", us / 1e6);
 }
 
+/* An axis label: round numbers, as short as they go. */
+static void fmt_tick(char *buf, size_t len, int64_t us)
+{
+	if (!us)
+		snprintf(buf, len, "0");
+	else if (us >= 1000000 && !(us % 1000000))
+		snprintf(buf, len, "%llds", (long long)(us / 1000000));
+	else if (us >= 1000000)
+		snprintf(buf, len, "%.1fs", us / 1e6);
+	else if (us && !(us % 1000))
+		snprintf(buf, len, "%lldms", (long long)(us / 1000));
+	else
+		fmt_us(buf, len, us);
+}
+
 static const char *bar_mark(struct json_object *b)
 {
 	const char *m = str(M(b, "mark"));
@@ -582,11 +597,7 @@ void cpu_trace_write_svg(FILE *f, struct json_object *t)
 	svg_line(f, SVG_LABEL, axis_y, SVG_LABEL + SVG_PLOT, axis_y, "#444", 0);
 	step = tick_step(total > 0 ? total : 1);
 	for (int64_t us = 0; total > 0 && us <= total; us += step) {
-		if (us % 1000)
-			fmt_us(lab, sizeof(lab), us);
-		else
-			snprintf(lab, sizeof(lab), "%lldms",
-				 (long long)(us / 1000));
+		fmt_tick(lab, sizeof(lab), us);
 		svg_line(f, xpos(us, total), axis_y - 4, xpos(us, total),
 			 h - 36, "#bbb", 1);
 		svg_text(f, xpos(us, total), axis_y - 6, "middle", 10, "%s",
@@ -614,8 +625,8 @@ bool cpu_trace_args_ok(const struct cpu_opts *o)
 	long cpu;
 
 	if (o->from)
-		return o->npos == 1;
-	return o->npos == 3 &&
+		return o->npos == 1 && !o->wait;
+	return o->npos == 3 && (!o->wait || !strcmp(o->pos[1], "add")) &&
 	       (!strcmp(o->pos[1], "add") || !strcmp(o->pos[1], "remove")) &&
 	       !cpu_verb_parse_cpu(o->pos[2], &cpu);
 }
@@ -679,6 +690,8 @@ static struct json_object *run_traced(struct cpu_ctx *x, int *failed)
 	cpu_verb_parse_cpu(x->o->pos[2], &cpu);
 	add_int(args, "cpu", cpu);
 	add_str(args, "state", op);
+	if (x->o->wait)
+		add_str(args, "wait", x->o->wait);
 	t0 = now_us();
 	rc = qmp_client_execute(x->c, "cpu-hotplug", args, &ret, &e,
 				x->o->timeout_ms);
@@ -727,7 +740,11 @@ int cpu_trace_verb(struct cpu_ctx *x)
 		reply = read_reply(x, x->o->from);
 		if (!reply)
 			return 1;
-		t = cpu_trace_from_reply(reply);
+		/* A saved timeline (trace --json) is drawn again as it is. */
+		if (json_object_is_type(M(reply, "bars"), json_type_array))
+			t = json_object_get(reply);
+		else
+			t = cpu_trace_from_reply(reply);
 		json_object_put(reply);
 		if (!t) {
 			cpu_verb_error(x,

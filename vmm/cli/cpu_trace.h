@@ -28,7 +28,10 @@ struct json_object;
 struct cpu_ctx;
 struct cpu_opts;
 
-/* The verb: trace add|remove CPU, or trace --from FILE|-. */
+/*
+ * The verb: trace add|remove CPU, or trace --from FILE|- (a cpu-hotplug
+ * reply, or a timeline that trace --json printed, drawn again).
+ */
 int cpu_trace_verb(struct cpu_ctx *x);
 bool cpu_trace_args_ok(const struct cpu_opts *o);
 

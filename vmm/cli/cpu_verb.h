@@ -22,6 +22,7 @@ struct cpu_opts {
 	bool wide;	  /* states: every column */
 	const char *svg;  /* trace: write the picture here */
 	const char *from; /* trace: a cpu-hotplug reply ("-": stdin) */
+	const char *wait; /* trace add: cpu-hotplug's "wait" */
 	int timeout_ms;
 	const char *pos[8];
 	int npos;
