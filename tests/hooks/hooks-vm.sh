@@ -112,7 +112,9 @@ bad=
 for f in "$tmp"/st.*.env; do
 	[ -f "$f" ] || continue
 	extra=$(grep -v -e '^PATH=' -e '^HOTVM_VM=' -e '^HOTVM_CPU=' \
-		-e '^HOTVM_STATE=' -e '^HOTVM_DIRECTION=' -e '^PWD=' "$f" |
+		-e '^HOTVM_STATE=' -e '^HOTVM_DIRECTION=' -e '^HOTVM_PID=' \
+		-e '^HOTVM_APIC_ID=' -e '^HOTVM_THREAD_ID=' \
+		-e '^HOTVM_QOM_PATH=' -e '^PWD=' "$f" |
 		head -n 3 | tr '\n' ' ')
 	[ -n "$extra" ] && bad="$extra"
 	grep -q '^HOTVM_STATE=' "$f" || bad="no HOTVM_STATE"

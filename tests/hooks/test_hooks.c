@@ -305,7 +305,8 @@ static void test_minimal_environment(void)
 {
 	static const char *const allowed[] = {
 		"PATH=",	"HOTVM_VM=",	    "HOTVM_CPU=",
-		"HOTVM_STATE=", "HOTVM_DIRECTION=", "PWD="
+		"HOTVM_STATE=", "HOTVM_DIRECTION=", "HOTVM_PID=",
+		"PWD="
 	};
 	struct hooks h;
 	char err[512] = "", path[300], line[4096];
@@ -476,14 +477,18 @@ static void test_endless_output_meets_the_timeout(void)
 static void test_bad_paths_are_refused(void)
 {
 	struct hooks h;
-	char err[512] = "";
+	char err[512] = "", empty[300];
 	const char *noexec;
 
 	hooks_init(&h, "vm0", 0);
 	CHECK_EQ(h.timeout_ms, HOOKS_DEFAULT_TIMEOUT);
 	CHECK_EQ(hooks_add(&h, "/nonexistent/hook", err, sizeof(err)), -ENOENT);
 	CHECK(strstr(err, "/nonexistent/hook") != NULL);
-	CHECK(hooks_add(&h, dir, err, sizeof(err)) < 0);
+	snprintf(empty, sizeof(empty), "%s/empty.d", dir);
+	CHECK_EQ(mkdir(empty, 0755), 0);
+	/* A directory with no hook in it is a mistake, not "no hooks". */
+	CHECK_EQ(hooks_add(&h, empty, err, sizeof(err)), -ENOENT);
+	CHECK(strstr(err, "no executable") != NULL);
 	noexec = strdup(script("noexec", "exit 0"));
 	chmod(noexec, 0644);
 	/* root may execute nothing without an x bit either */
@@ -491,6 +496,96 @@ static void test_bad_paths_are_refused(void)
 	CHECK_EQ(h.nr, 0);
 	CHECK_EQ(hooks_run(&h, 0, "online", true, err, sizeof(err)), 0);
 	free((void *)noexec);
+}
+
+/* A directory: its executables in strcmp order, others skipped. */
+static void test_directory_in_name_order(void)
+{
+	static const char *const names[] = { "20-second", "10-first",
+					     "3-third" };
+	struct hooks h;
+	char d[300], path[400], err[512] = "", line[256] = "", all[1024] = "";
+	FILE *f;
+
+	snprintf(d, sizeof(d), "%s/qemu.d", dir);
+	CHECK_EQ(mkdir(d, 0755), 0);
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		snprintf(path, sizeof(path), "%s/%s", d, names[i]);
+		f = fopen(path, "w");
+		fprintf(f, "#!/bin/sh\necho %s >> %s/order\n", names[i], dir);
+		fclose(f);
+		chmod(path, 0755);
+	}
+	snprintf(path, sizeof(path), "%s/.hidden", d);
+	f = fopen(path, "w");
+	fprintf(f, "#!/bin/sh\nexit 1\n");
+	fclose(f);
+	chmod(path, 0755);
+	snprintf(path, sizeof(path), "%s/40-not-executable", d);
+	f = fopen(path, "w");
+	fprintf(f, "exit 1\n");
+	fclose(f);
+	snprintf(path, sizeof(path), "%s/50-subdir", d);
+	CHECK_EQ(mkdir(path, 0755), 0);
+
+	hooks_init(&h, "vm0", 5000);
+	CHECK_EQ(hooks_add(&h, d, err, sizeof(err)), 0);
+	CHECK_EQ(h.nr, 3);
+	CHECK_EQ(hooks_run(&h, 1, "online", true, err, sizeof(err)), 0);
+	snprintf(path, sizeof(path), "%s/order", dir);
+	f = fopen(path, "r");
+	CHECK(f != NULL);
+	while (f && fgets(line, sizeof(line), f))
+		strncat(all, line, sizeof(all) - strlen(all) - 1);
+	if (f)
+		fclose(f);
+	/* strcmp order, as libvirt's qemu.d: "10-" < "20-" < "3-". */
+	CHECK_STREQ(all, "10-first\n20-second\n3-third\n");
+}
+
+/* What a hook places a vCPU by: its thread, APIC ID, the VMM, QOM path. */
+static void test_vcpu_facts(void)
+{
+	struct hooks h;
+	struct hooks_vcpu f = { .tid = 4242, .apic_id = 7 };
+	char out[300], err[512] = "", line[512] = "", want[512];
+	const char *p;
+	FILE *fp;
+
+	snprintf(out, sizeof(out), "%s/facts-out", dir);
+	snprintf(f.qom_path, sizeof(f.qom_path), "/machine/peripheral/vcpu7");
+	p = strdup(script("facts", "echo \"$HOTVM_PID $HOTVM_APIC_ID "
+				   "$HOTVM_THREAD_ID $HOTVM_QOM_PATH\" > "
+				   "\"$(dirname \"$0\")/facts-out\""));
+	hooks_init(&h, "vm0", 5000);
+	CHECK_EQ(hooks_add(&h, p, err, sizeof(err)), 0);
+	CHECK_EQ(hooks_run_vcpu(&h, 7, "vcpu:create", true, &f, err,
+				sizeof(err)),
+		 0);
+	fp = fopen(out, "r");
+	CHECK(fp != NULL);
+	if (fp) {
+		CHECK(fgets(line, sizeof(line), fp) != NULL);
+		fclose(fp);
+	}
+	snprintf(want, sizeof(want), "%d 7 4242 /machine/peripheral/vcpu7\n",
+		 (int)getpid());
+	CHECK_STREQ(line, want);
+	/* No thread yet, no path yet: the variables are absent. */
+	f.tid = 0;
+	f.qom_path[0] = 0;
+	CHECK_EQ(hooks_run_vcpu(&h, 7, "host:prepare", true, &f, err,
+				sizeof(err)),
+		 0);
+	fp = fopen(out, "r");
+	line[0] = 0;
+	if (fp) {
+		CHECK(fgets(line, sizeof(line), fp) != NULL);
+		fclose(fp);
+	}
+	snprintf(want, sizeof(want), "%d 7  \n", (int)getpid());
+	CHECK_STREQ(line, want);
+	free((void *)p);
 }
 
 static void cleanup(void)
@@ -518,4 +613,5 @@ CHECK_MAIN(TEST(test_setup), TEST(test_arguments_and_environment),
 	   TEST(test_no_inherited_descriptors),
 	   TEST(test_output_is_bounded_and_logged),
 	   TEST(test_endless_output_meets_the_timeout),
-	   TEST(test_bad_paths_are_refused))
+	   TEST(test_bad_paths_are_refused),
+	   TEST(test_directory_in_name_order), TEST(test_vcpu_facts))

@@ -13,6 +13,7 @@
  * the hook exits or is killed, its process group is killed too, so its
  * children do not outlive it.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -29,6 +30,7 @@
 
 #include "hooks.h"
 #include "log.h"
+#include "vcpu.h"
 
 /* Used when the VMM itself has no PATH, as a login shell would set it. */
 #define HOOKS_DEFAULT_PATH                                                     \
@@ -50,6 +52,7 @@ struct hooks_call {
 	unsigned int cpu;
 	const char *state;
 	const char *dir;
+	const struct hooks_vcpu *vcpu; /* may be NULL */
 };
 
 /* The hook's combined stdout and stderr, as much as is kept of it. */
@@ -69,7 +72,27 @@ void hooks_init(struct hooks *h, const char *vm_name, int timeout_ms)
 	};
 }
 
-int hooks_add(struct hooks *h, const char *path, char *err, size_t errlen)
+/* The QOM paths QEMU gives a vCPU (and hotvm's QMP shows). */
+#define HOOKS_QOM_PERIPHERAL "/machine/peripheral/%s"
+#define HOOKS_QOM_UNATTACHED "/machine/unattached/device[%u]"
+
+void hooks_vcpu_facts(struct hooks_vcpu *f, const struct vcpu *vcpu,
+		      const char *id, bool boot)
+{
+	*f = (struct hooks_vcpu){
+		.tid = atomic_load(&vcpu->tid),
+		.apic_id = vcpu->apic_id,
+	};
+	if (id && *id)
+		snprintf(f->qom_path, sizeof(f->qom_path), HOOKS_QOM_PERIPHERAL,
+			 id);
+	else if (boot)
+		snprintf(f->qom_path, sizeof(f->qom_path), HOOKS_QOM_UNATTACHED,
+			 vcpu->id);
+}
+
+static int hooks_add_one(struct hooks *h, const char *path, char *err,
+			 size_t errlen)
 {
 	struct stat st;
 
@@ -95,6 +118,81 @@ int hooks_add(struct hooks *h, const char *path, char *err, size_t errlen)
 	}
 	h->paths[h->nr++] = path;
 	return 0;
+}
+
+static int hooks_name_cmp(const struct dirent **a, const struct dirent **b)
+{
+	return strcmp((*a)->d_name, (*b)->d_name);
+}
+
+/* A directory entry that is a hook: an executable regular file. */
+static bool hooks_is_hook(const char *path)
+{
+	struct stat st;
+
+	return !stat(path, &st) && S_ISREG(st.st_mode) && !access(path, X_OK);
+}
+
+/* @dir/@name, if it is a hook; other entries are skipped. */
+static int hooks_add_found(struct hooks *h, const char *dir, const char *name,
+			   char *err, size_t errlen)
+{
+	char *slot;
+
+	if (h->nr == HOOKS_MAX) {
+		snprintf(err, errlen, "--hook %s: at most %d hooks (%s is one "
+			 "too many)", dir, HOOKS_MAX, name);
+		return -E2BIG;
+	}
+	slot = h->found[h->nr];
+	if (snprintf(slot, HOOKS_PATH_MAX, "%s/%s", dir, name) >=
+	    HOOKS_PATH_MAX) {
+		snprintf(err, errlen,
+			 "--hook %s: the path of %s is longer than %d bytes",
+			 dir, name, HOOKS_PATH_MAX - 1);
+		return -ENAMETOOLONG;
+	}
+	return hooks_is_hook(slot) ? hooks_add_one(h, slot, err, errlen) : 0;
+}
+
+/* Every executable in @dir, in strcmp order, as libvirt's qemu.d. */
+static int hooks_add_dir(struct hooks *h, const char *dir, char *err,
+			 size_t errlen)
+{
+	struct dirent **names;
+	unsigned int before = h->nr;
+	int n = scandir(dir, &names, NULL, hooks_name_cmp);
+	int ret = 0;
+
+	if (n < 0) {
+		ret = -errno;
+		snprintf(err, errlen, "--hook %s: %s", dir, strerror(-ret));
+		return ret;
+	}
+	for (int i = 0; i < n; i++) {
+		const char *name = names[i]->d_name;
+
+		if (!ret && name[0] != '.')
+			ret = hooks_add_found(h, dir, name, err, errlen);
+		free(names[i]);
+	}
+	free(names);
+	if (!ret && h->nr == before) {
+		snprintf(err, errlen,
+			 "--hook %s: the directory holds no executable file",
+			 dir);
+		ret = -ENOENT;
+	}
+	return ret;
+}
+
+int hooks_add(struct hooks *h, const char *path, char *err, size_t errlen)
+{
+	struct stat st;
+
+	if (!stat(path, &st) && S_ISDIR(st.st_mode))
+		return hooks_add_dir(h, path, err, errlen);
+	return hooks_add_one(h, path, err, errlen);
 }
 
 static int hooks_pidfd_open(pid_t pid)
@@ -334,18 +432,40 @@ static int hooks_spawn(pid_t *pid, const char *path, char **argv, char **envp,
 	return -ret;
 }
 
+/* The vCPU's facts as environment strings, appended at envp[*n]. */
+static void hooks_vcpu_env(const struct hooks_call *c, char *pid_s,
+			   char *apic_s, char *tid_s, char *qom_s, char **envp,
+			   unsigned int *n)
+{
+	const struct hooks_vcpu *f = c->vcpu;
+
+	snprintf(pid_s, 32, "HOTVM_PID=%d", (int)getpid());
+	envp[(*n)++] = pid_s;
+	if (!f)
+		return;
+	snprintf(apic_s, 32, "HOTVM_APIC_ID=%u", f->apic_id);
+	envp[(*n)++] = apic_s;
+	if (f->tid > 0) {
+		snprintf(tid_s, 32, "HOTVM_THREAD_ID=%d", f->tid);
+		envp[(*n)++] = tid_s;
+	}
+	if (f->qom_path[0]) {
+		snprintf(qom_s, HOOKS_QOM_MAX + 16, "HOTVM_QOM_PATH=%s",
+			 f->qom_path);
+		envp[(*n)++] = qom_s;
+	}
+}
+
 static int hooks_run_one(const struct hooks *h, const struct hooks_call *c,
 			 char *err, size_t errlen)
 {
 	char cpu_s[16], env_vm[256], env_cpu[32], env_state[128], env_dir[32];
+	char env_pid[32], env_apic[32], env_tid[32], env_qom[HOOKS_QOM_MAX + 16];
 	char *argv[] = { (char *)c->path,  (char *)h->vm_name, cpu_s,
 			 (char *)c->state, (char *)c->dir,     NULL };
-	char *envp[] = { (char *)hooks_path_env(),
-			 env_vm,
-			 env_cpu,
-			 env_state,
-			 env_dir,
-			 NULL };
+	char *envp[10] = { (char *)hooks_path_env(), env_vm, env_cpu, env_state,
+			   env_dir };
+	unsigned int nenv = 5;
 	struct hooks_output *o;
 	int ret, status, out[2];
 	pid_t pid;
@@ -355,6 +475,8 @@ static int hooks_run_one(const struct hooks *h, const struct hooks_call *c,
 	snprintf(env_cpu, sizeof(env_cpu), "HOTVM_CPU=%u", c->cpu);
 	snprintf(env_state, sizeof(env_state), "HOTVM_STATE=%s", c->state);
 	snprintf(env_dir, sizeof(env_dir), "HOTVM_DIRECTION=%s", c->dir);
+	hooks_vcpu_env(c, env_pid, env_apic, env_tid, env_qom, envp, &nenv);
+	envp[nenv] = NULL;
 
 	o = calloc(1, sizeof(*o));
 	if (!o) {
@@ -410,12 +532,20 @@ static int hooks_run_one(const struct hooks *h, const struct hooks_call *c,
 int hooks_run(const struct hooks *h, unsigned int cpu, const char *state,
 	      bool up, char *err, size_t errlen)
 {
+	return hooks_run_vcpu(h, cpu, state, up, NULL, err, errlen);
+}
+
+int hooks_run_vcpu(const struct hooks *h, unsigned int cpu, const char *state,
+		   bool up, const struct hooks_vcpu *f, char *err,
+		   size_t errlen)
+{
 	for (unsigned int i = 0; i < h->nr; i++) {
 		const struct hooks_call c = {
 			.path = h->paths[i],
 			.cpu = cpu,
 			.state = state,
 			.dir = up ? "up" : "down",
+			.vcpu = f,
 		};
 		int ret = hooks_run_one(h, &c, err, errlen);
 

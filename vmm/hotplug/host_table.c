@@ -33,6 +33,7 @@ static const char *const host_names[HOST_NR_STATES] = {
 
 static int run_hooks(struct hotplug *hp, unsigned int cpu, int state, bool up)
 {
+	struct hooks_vcpu facts;
 	char err[512];
 	int ret;
 
@@ -40,11 +41,14 @@ static int run_hooks(struct hotplug *hp, unsigned int cpu, int state, bool up)
 		return 0;
 	pthread_mutex_lock(&hp->lock);
 	ret = hp->stopping;
+	/* What a hook places the vCPU by (hooks.h). */
+	hooks_vcpu_facts(&facts, &hp->slots[cpu].vcpu, hp->slots[cpu].id,
+			 hp->slots[cpu].boot);
 	pthread_mutex_unlock(&hp->lock);
 	if (ret) /* the VM is going away: nothing to orchestrate */
 		return 0;
-	ret = hooks_run(hp->hooks, cpu, host_names[state], up, err,
-			sizeof(err));
+	ret = hooks_run_vcpu(hp->hooks, cpu, host_names[state], up, &facts,
+			     err, sizeof(err));
 	if (ret)
 		hp_fail(hp, cpu, "%s; the %s is refused", err,
 			up ? "bring-up" : "removal");

@@ -7,7 +7,10 @@
  * about to enter KVM_RUN and one already inside both come back out.
  */
 #include <errno.h>
+#include <limits.h>
+#include <pthread.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -16,6 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <linux/futex.h>
 #include <linux/kvm.h>
 
 #include "hotvm/abi.h"
@@ -456,17 +460,36 @@ static void watch_check(struct vcpu *vcpu, struct vcpu_watch *w, bool timer)
 		vcpu->on_start(vcpu->start_ctx, vcpu->id);
 }
 
+/* Waits while *word is @val; a kick (EINTR) just looks again. */
+static void vcpu_futex_wait(_Atomic int *word, int val)
+{
+	while (atomic_load(word) == val)
+		syscall(SYS_futex, word, FUTEX_WAIT_PRIVATE, val, NULL, NULL,
+			0);
+}
+
+static void vcpu_futex_wake(_Atomic int *word)
+{
+	syscall(SYS_futex, word, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
+}
+
 static void *vcpu_thread(void *arg)
 {
 	struct vcpu *vcpu = arg;
 	struct vcpu_watch w = { 0 }; /* watch_check() may stop it first */
+	char name[16];
 	sigset_t kick;
 
+	/* Before the filter: naming oneself is a prctl it does not allow. */
+	snprintf(name, sizeof(name), "vcpu%u", vcpu->id);
+	pthread_setname_np(pthread_self(), name);
 	seccomp_enter(SECCOMP_THREAD_VCPU);
 	sigemptyset(&kick);
 	sigaddset(&kick, VCPU_KICK_SIGNAL);
 	pthread_sigmask(SIG_UNBLOCK, &kick, NULL);
 	atomic_store(&vcpu->tid, (int)syscall(SYS_gettid));
+	vcpu_futex_wake(&vcpu->tid);
+	vcpu_futex_wait(&vcpu->held, 1);
 	watch_check(vcpu, &w, false); /* the boot CPU runs from the start */
 	watch_start(vcpu, &w);
 
@@ -497,13 +520,15 @@ static void *vcpu_thread(void *arg)
 	return NULL;
 }
 
-int vcpu_start(struct vcpu *vcpu)
+int vcpu_start_held(struct vcpu *vcpu)
 {
 	int ret;
 
 	/* A restarted (unparked) vCPU carries the last stop's marks. */
 	atomic_store(&vcpu->stop, false);
 	atomic_store(&vcpu->started, false);
+	atomic_store(&vcpu->tid, 0);
+	atomic_store(&vcpu->held, 1);
 	__atomic_store_n(&vcpu->run->immediate_exit, 0, __ATOMIC_SEQ_CST);
 	ret = pthread_create(&vcpu->thread, NULL, vcpu_thread, vcpu);
 
@@ -513,13 +538,33 @@ int vcpu_start(struct vcpu *vcpu)
 		return -ret;
 	}
 	vcpu->thread_started = true;
+	/* Its tid is what a caller places it by: wait until it is known. */
+	vcpu_futex_wait(&vcpu->tid, 0);
 	return 0;
+}
+
+void vcpu_release(struct vcpu *vcpu)
+{
+	atomic_store(&vcpu->held, 0);
+	vcpu_futex_wake(&vcpu->held);
+}
+
+int vcpu_start(struct vcpu *vcpu)
+{
+	int ret = vcpu_start_held(vcpu);
+
+	if (!ret)
+		vcpu_release(vcpu);
+	return ret;
 }
 
 void vcpu_kick(struct vcpu *vcpu)
 {
 	if (!vcpu->thread_started)
 		return;
+	/* A held thread that must stop goes on to see it. */
+	if (atomic_load(&vcpu->stop))
+		vcpu_release(vcpu);
 	/* Seen by a KVM_RUN that has not started yet ... */
 	__atomic_store_n(&vcpu->run->immediate_exit, 1, __ATOMIC_SEQ_CST);
 	/* ... and this interrupts one that is already inside. */

@@ -34,6 +34,7 @@ struct vcpu {
 	/* This vCPU alone must stop (hot-remove); vm_stopping() stops all. */
 	_Atomic bool stop;
 	_Atomic int tid; /* the thread's tid while it runs, else 0 */
+	_Atomic int held; /* vcpu_start_held(): 1 until vcpu_release() */
 
 	/*
 	 * Set once the guest has started this vCPU (it left KVM's
@@ -80,7 +81,20 @@ int vcpu_setup_pvh(struct vcpu *vcpu, uint64_t entry, uint64_t start_info);
 int vcpu_setup_long64(struct vcpu *vcpu, uint64_t entry, uint64_t boot_params,
 		      uint64_t cr3, uint64_t gdt);
 
+/*
+ * Starts the vCPU's thread, named "vcpuN" (what tools that look for a
+ * VMM's vCPU threads match), and returns once its tid is known.
+ */
 int vcpu_start(struct vcpu *vcpu);
+
+/*
+ * As vcpu_start(), but the thread waits before its first KVM_RUN until
+ * vcpu_release(): whoever places it (affinity, cgroup, scheduler) does so
+ * before the guest can execute a single instruction on it.  vcpu_stop()
+ * also ends a held thread.
+ */
+int vcpu_start_held(struct vcpu *vcpu);
+void vcpu_release(struct vcpu *vcpu);
 
 /* Makes the thread leave KVM_RUN and notice vm_stopping(). */
 void vcpu_kick(struct vcpu *vcpu);

@@ -334,6 +334,10 @@ static int seccomp_add_threads(scmp_filter_ctx ctx)
 		ret = seccomp_add(
 			ctx, SCMP_ACT_ALLOW, SCMP_SYS(prctl), 1,
 			&SCMP_A0(SCMP_CMP_EQ, PR_SET_NO_NEW_PRIVS, 0));
+	/* A new vCPU thread names itself ("vcpuN") before its filter. */
+	if (!ret)
+		ret = seccomp_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(prctl), 1,
+				  &SCMP_A0(SCMP_CMP_EQ, PR_SET_NAME, 0));
 	if (!ret)
 		ret = seccomp_add(
 			ctx, SCMP_ACT_ALLOW, SCMP_SYS(seccomp), 1,
