@@ -613,5 +613,5 @@ CHECK_MAIN(TEST(test_setup), TEST(test_arguments_and_environment),
 	   TEST(test_no_inherited_descriptors),
 	   TEST(test_output_is_bounded_and_logged),
 	   TEST(test_endless_output_meets_the_timeout),
-	   TEST(test_bad_paths_are_refused),
-	   TEST(test_directory_in_name_order), TEST(test_vcpu_facts))
+	   TEST(test_bad_paths_are_refused), TEST(test_directory_in_name_order),
+	   TEST(test_vcpu_facts))

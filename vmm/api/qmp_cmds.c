@@ -567,6 +567,29 @@ out:
 	pthread_mutex_unlock(&qc.lock);
 }
 
+/*
+ * hotvm's CPUS_CHANGED: {"cpu", "online", "count", "cpulist"} whenever
+ * the set of online vCPUs changes, whichever walk changed it; never
+ * dropped, so an orchestrator can follow the set without polling.
+ */
+static void ev_online(void *ctx, unsigned int cpu, bool online,
+		      unsigned int count, const char *cpulist)
+{
+	struct json_object *d;
+
+	(void)ctx;
+	pthread_mutex_lock(&qc.lock);
+	if (qc.s) {
+		d = json_object_new_object();
+		add_int(d, "cpu", cpu);
+		add_bool(d, "online", online);
+		add_int(d, "count", count);
+		add_str(d, "cpulist", cpulist);
+		qmp_emit_event(qc.s, "CPUS_CHANGED", d);
+	}
+	pthread_mutex_unlock(&qc.lock);
+}
+
 /* A hot-added vCPU gets its QOM path now, in the order QEMU would. */
 static void mark_added(unsigned int cpu, const char *id)
 {
@@ -1478,6 +1501,7 @@ static const struct hp_events qc_events = {
 	.ost = ev_ost,
 	.deleted = ev_deleted,
 	.stage = ev_stage,
+	.online = ev_online,
 };
 
 static void qc_free_locked(void)

@@ -140,8 +140,10 @@ static int hooks_add_found(struct hooks *h, const char *dir, const char *name,
 	char *slot;
 
 	if (h->nr == HOOKS_MAX) {
-		snprintf(err, errlen, "--hook %s: at most %d hooks (%s is one "
-			 "too many)", dir, HOOKS_MAX, name);
+		snprintf(err, errlen,
+			 "--hook %s: at most %d hooks (%s is one "
+			 "too many)",
+			 dir, HOOKS_MAX, name);
 		return -E2BIG;
 	}
 	slot = h->found[h->nr];
@@ -460,7 +462,8 @@ static int hooks_run_one(const struct hooks *h, const struct hooks_call *c,
 			 char *err, size_t errlen)
 {
 	char cpu_s[16], env_vm[256], env_cpu[32], env_state[128], env_dir[32];
-	char env_pid[32], env_apic[32], env_tid[32], env_qom[HOOKS_QOM_MAX + 16];
+	char env_pid[32], env_apic[32], env_tid[32],
+		env_qom[HOOKS_QOM_MAX + 16];
 	char *argv[] = { (char *)c->path,  (char *)h->vm_name, cpu_s,
 			 (char *)c->state, (char *)c->dir,     NULL };
 	char *envp[10] = { (char *)hooks_path_env(), env_vm, env_cpu, env_state,

@@ -139,13 +139,19 @@ static int create_up(unsigned int cpu, void *data)
 	}
 	if (ret)
 		return ret;
-	/* The thread sits in KVM_RUN until the guest's INIT/SIPI. */
-	ret = vcpu_start(&s->vcpu);
+	/*
+	 * Held before its first KVM_RUN while the hooks run, so that they
+	 * can place the thread before the guest runs on it; then it sits in
+	 * KVM_RUN until the guest's INIT/SIPI (the boot CPU: its entry).
+	 */
+	ret = vcpu_start_held(&s->vcpu);
 	if (ret)
 		return ret;
 	ret = run_hooks(hp, cpu, HOST_VCPU_CREATE, true);
 	if (ret)
 		vcpu_stop(&s->vcpu);
+	else
+		vcpu_release(&s->vcpu);
 	return ret;
 }
 
@@ -385,8 +391,11 @@ static int ap_starting_down(unsigned int cpu, void *data)
 
 static void account(struct hotplug *hp, unsigned int cpu, bool online)
 {
+	bool changed;
+
 	pthread_mutex_lock(&hp->lock);
-	if (hp->slots[cpu].online != online) {
+	changed = hp->slots[cpu].online != online;
+	if (changed) {
 		hp->slots[cpu].online = online;
 		if (online)
 			hp->nr_online++;
@@ -394,6 +403,8 @@ static void account(struct hotplug *hp, unsigned int cpu, bool online)
 			hp->nr_online--;
 	}
 	pthread_mutex_unlock(&hp->lock);
+	if (changed)
+		hp_online_changed(hp, cpu, online);
 }
 
 static int guest_finished(const struct hp_slot *s)

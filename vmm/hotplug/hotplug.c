@@ -258,6 +258,48 @@ void hp_fail(struct hotplug *hp, unsigned int cpu, const char *fmt, ...)
 		memcpy(hp->op_reason, why, sizeof(why));
 }
 
+/* Linux's cpulist ("0-2,5") of the slots marked online, into @buf. */
+static void online_cpulist(struct hotplug *hp, char *buf, size_t len)
+{
+	size_t at = 0;
+
+	buf[0] = 0;
+	for (unsigned int i = 0; i < hp->max_cpus && at < len; i++) {
+		unsigned int j = i;
+
+		if (!hp->slots[i].online)
+			continue;
+		while (j + 1 < hp->max_cpus && hp->slots[j + 1].online)
+			j++;
+		at += (size_t)snprintf(buf + at, len - at,
+				       j == i ? "%s%u" : "%s%u-%u",
+				       at ? "," : "", i, j);
+		i = j;
+	}
+}
+
+void hp_online_changed(struct hotplug *hp, unsigned int cpu, bool online)
+{
+	/* Every other CPU online and alone: "0,2,4,...,1022" fits. */
+	size_t len = (size_t)hp->max_cpus * 5 + 1;
+	char *list = malloc(len);
+	struct hp_events ev;
+	unsigned int count;
+
+	if (!list) {
+		pr_err("CPU %u: out of memory for the online-set event", cpu);
+		return;
+	}
+	pthread_mutex_lock(&hp->lock);
+	online_cpulist(hp, list, len);
+	count = hp->nr_online;
+	ev = hp->ev;
+	pthread_mutex_unlock(&hp->lock);
+	if (ev.online)
+		ev.online(ev.ctx, cpu, online, count, list);
+	free(list);
+}
+
 const char *hotplug_op_reason(struct hotplug *hp)
 {
 	return hp->op_reason;

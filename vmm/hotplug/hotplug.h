@@ -129,6 +129,14 @@ struct hp_events {
 	/* the observed stage changed (hp_stage), from any thread */
 	void (*stage)(void *ctx, unsigned int cpu, const char *id,
 		      enum hp_stage st);
+	/*
+	 * The set of online vCPUs changed: @cpu went @online (or not),
+	 * whatever walk did it (an add, a removal, a resize, a rollback,
+	 * a recover); @count of them are online now, @cpulist says which
+	 * (Linux's cpulist format, "0-2,5").
+	 */
+	void (*online)(void *ctx, unsigned int cpu, bool online,
+		       unsigned int count, const char *cpulist);
 };
 
 struct hotplug;

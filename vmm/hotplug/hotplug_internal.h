@@ -143,6 +143,12 @@ void hp_vcpu_started(void *ctx, unsigned int cpu);
 void hp_fail(struct hotplug *hp, unsigned int cpu, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
+/*
+ * @cpu's online mark changed (the online state's accounting): tells the
+ * QMP layer the new online set.  Without hp->lock held.
+ */
+void hp_online_changed(struct hotplug *hp, unsigned int cpu, bool online);
+
 /* What an _OST status for an eject means, for error messages. */
 const char *hp_ost_status_name(uint32_t status);
 
