@@ -13,6 +13,7 @@ packages=(
 	binutils                                 # nm, objcopy
 	clang-14 libclang-rt-14-dev              # libFuzzer (tests/fuzz)
 	libtsan2                                 # gcc's ThreadSanitizer runtime
+	libvirt-dev                              # hotvm cpu --connect (its test driver needs no daemon)
 )
 
 missing=()

@@ -18,6 +18,7 @@
 #include "cpu_trace.h"
 #include "cpu_verb.h"
 #include "cpu_watch.h"
+#include "libvirt.h"
 #include "qmp_client.h"
 
 #define DEFAULT_DRIVER	  "host-x86_64-cpu"
@@ -56,6 +57,10 @@ static void usage(FILE *f)
 	      "  --api-socket PATH         the VMM's control socket "
 	      "(--api-socket of hotvm run)\n"
 	      "  --json                    print the raw reply\n"
+	      "  --connect URI --domain NAME  list/resize a libvirt domain "
+	      "instead\n"
+	      "  --libvirt-xml             list as libvirt's <vcpu>/<vcpus> "
+	      "XML\n"
 	      "  --timeout SECONDS         wait at most this long for a "
 	      "reply (default 60)\n"
 	      "  --no-wait                 remove: do not wait for "
@@ -916,6 +921,8 @@ static int do_list(struct cpu_ctx *x)
 				       json_object_get(fast));
 		print_json(x, both);
 		json_object_put(both);
+	} else if (!rc && x->o->libvirt_xml) {
+		cli_libvirt_print_xml(x->out, hp, fast);
 	} else if (!rc) {
 		cpu_cmd_print_list(x->out, hp, fast);
 	}
@@ -1039,6 +1046,12 @@ static int parse_opts(int argc, char **argv, struct cpu_opts *o, bool *help)
 			*(a[2] == 's'	? &o->svg
 			  : a[2] == 'f' ? &o->from
 					: &o->wait) = argv[i];
+		} else if (!strcmp(a, "--libvirt-xml")) {
+			o->libvirt_xml = true;
+		} else if (!strcmp(a, "--connect") || !strcmp(a, "--domain")) {
+			if (++i == argc)
+				return -EINVAL;
+			*(a[2] == 'c' ? &o->connect : &o->domain) = argv[i];
 		} else if (!strcmp(a, "--api-socket") ||
 			   !strcmp(a, "--timeout")) {
 			if (++i == argc)
@@ -1146,6 +1159,9 @@ int cpu_cmd_run(int argc, char **argv, FILE *out, FILE *errf)
 		usage(errf);
 		return 2;
 	}
+	if (o.connect || o.domain)
+		return cli_libvirt_run(o.pos[0], o.npos > 1 ? o.pos[1] : NULL,
+				       o.connect, o.domain, o.json, out, errf);
 	/* trace --from reads an earlier reply: no VMM needed. */
 	if (!o.socket && !(verbs[v].fn == cpu_trace_verb && o.from)) {
 		fprintf(errf, "hotvm: cpu: --api-socket PATH is required\n");

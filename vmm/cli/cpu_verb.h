@@ -17,6 +17,8 @@ struct qmp_client;
 
 struct cpu_opts {
 	const char *socket;
+	const char *connect, *domain; /* a libvirt domain (libvirt.h) */
+	bool libvirt_xml;	      /* list: as libvirt's domain XML */
 	bool json;
 	bool no_wait;
 	bool wide;	  /* states: every column */

@@ -1,0 +1,289 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * `hotvm cpu --connect URI --domain NAME` (libvirt.h): virDomainSetVcpusFlags
+ * and virDomainGetVcpusFlags/virDomainGetVcpus on the domain's live state,
+ * shown through the table printer of cpu_cmd.c, so a libvirt domain and a
+ * hotvm VM look alike; and --libvirt-xml.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <json-c/json.h>
+
+#ifdef HOTVM_HAVE_LIBVIRT
+#include <libvirt/libvirt.h>
+#include <libvirt/virterror.h>
+#endif
+
+#include "cpu_cmd.h"
+#include "libvirt.h"
+
+#define LV_PERIPHERAL "/machine/peripheral/"
+
+static struct json_object *lv_member(struct json_object *o, const char *k)
+{
+	struct json_object *v = NULL;
+
+	if (json_object_is_type(o, json_type_object))
+		json_object_object_get_ex(o, k, &v);
+	return v;
+}
+
+/* The query-cpus-fast entry of @qom, or NULL. */
+static struct json_object *lv_fast(struct json_object *fast, const char *qom)
+{
+	for (size_t i = 0; json_object_is_type(fast, json_type_array) &&
+			   i < json_object_array_length(fast);
+	     i++) {
+		struct json_object *e = json_object_array_get_idx(fast, i);
+		const char *p =
+			json_object_get_string(lv_member(e, "qom-path"));
+
+		if (p && !strcmp(p, qom))
+			return e;
+	}
+	return NULL;
+}
+
+static int lv_socket(struct json_object *e)
+{
+	return json_object_get_int(
+		lv_member(lv_member(e, "props"), "socket-id"));
+}
+
+void cli_libvirt_print_xml(FILE *out, struct json_object *hp,
+			   struct json_object *fast)
+{
+	size_t n = json_object_is_type(hp, json_type_array)
+			   ? json_object_array_length(hp)
+			   : 0;
+	struct json_object **slot = calloc(n ? n : 1, sizeof(*slot));
+	int current = 0;
+
+	/* vCPU n is socket n (hotvm's topology, one vCPU per socket). */
+	for (size_t i = 0; slot && i < n; i++) {
+		struct json_object *e = json_object_array_get_idx(hp, i);
+		int s = lv_socket(e);
+
+		if (s >= 0 && (size_t)s < n)
+			slot[s] = e;
+		current += lv_member(e, "qom-path") != NULL;
+	}
+	fprintf(out, "<vcpu placement='static' current='%d'>%zu</vcpu>\n",
+		current, n);
+	fprintf(out, "<vcpus>\n");
+	for (size_t i = 0; slot && i < n; i++) {
+		const char *qom =
+			json_object_get_string(lv_member(slot[i], "qom-path"));
+		struct json_object *f = qom ? lv_fast(fast, qom) : NULL;
+		bool device = qom && !strncmp(qom, LV_PERIPHERAL,
+					      strlen(LV_PERIPHERAL));
+		int order = 0;
+
+		/* libvirt's order: when it came online, by cpu-index. */
+		for (size_t j = 0; f && j < n; j++) {
+			const char *q = json_object_get_string(
+				lv_member(slot[j], "qom-path"));
+
+			order += q && j <= i;
+		}
+		fprintf(out, "  <vcpu id='%zu' enabled='%s' hotpluggable='%s'",
+			i, qom ? "yes" : "no",
+			i && (device || !qom) ? "yes" : "no");
+		if (qom && order)
+			fprintf(out, " order='%d'", order);
+		fprintf(out, "/>\n");
+	}
+	fprintf(out, "</vcpus>\n");
+	free(slot);
+}
+
+#ifdef HOTVM_HAVE_LIBVIRT
+
+bool cli_libvirt_available(void)
+{
+	return true;
+}
+
+static int lv_error(FILE *errf, const char *what)
+{
+	const virError *e = virGetLastError();
+
+	fprintf(errf, "hotvm: cpu: libvirt: %s: %s\n", what,
+		e && e->message ? e->message : "failed");
+	return 1;
+}
+
+/*
+ * The domain's vCPUs in the shape of query-hotpluggable-cpus and
+ * query-cpus-fast: vCPU n as socket n, online ones with a path named after
+ * libvirt's alias (vcpuN) and their cpu-index; libvirt's API has no
+ * thread ids.
+ */
+static int lv_shape(virDomainPtr d, struct json_object **hp,
+		    struct json_object **fast, FILE *errf)
+{
+	int max = virDomainGetVcpusFlags(d, VIR_DOMAIN_AFFECT_LIVE |
+						    VIR_DOMAIN_VCPU_MAXIMUM);
+	virVcpuInfoPtr info;
+	int cur;
+
+	if (max < 0)
+		return lv_error(errf, "virDomainGetVcpusFlags");
+	info = calloc((size_t)max, sizeof(*info));
+	if (!info)
+		return 1;
+	cur = virDomainGetVcpus(d, info, max, NULL, 0);
+	if (cur < 0) {
+		free(info);
+		return lv_error(errf, "virDomainGetVcpus");
+	}
+	*hp = json_object_new_array();
+	*fast = json_object_new_array();
+	for (int i = max; i-- > 0;) {
+		struct json_object *e = json_object_new_object();
+		struct json_object *p = json_object_new_object();
+		char qom[64];
+
+		json_object_object_add(p, "socket-id", json_object_new_int(i));
+		json_object_object_add(p, "core-id", json_object_new_int(0));
+		json_object_object_add(p, "thread-id", json_object_new_int(0));
+		json_object_object_add(e, "type",
+				       json_object_new_string("libvirt-vcpu"));
+		json_object_object_add(e, "vcpus-count",
+				       json_object_new_int(1));
+		json_object_object_add(e, "props", p);
+		snprintf(qom, sizeof(qom), LV_PERIPHERAL "vcpu%d", i);
+		for (int k = 0; k < cur; k++) {
+			struct json_object *f;
+
+			if ((int)info[k].number != i)
+				continue;
+			json_object_object_add(e, "qom-path",
+					       json_object_new_string(qom));
+			f = json_object_new_object();
+			json_object_object_add(f, "cpu-index",
+					       json_object_new_int(i));
+			json_object_object_add(f, "qom-path",
+					       json_object_new_string(qom));
+			json_object_object_add(
+				f, "host-cpu",
+				json_object_new_int(info[k].cpu));
+			json_object_array_add(*fast, f);
+		}
+		json_object_array_add(*hp, e);
+	}
+	free(info);
+	return 0;
+}
+
+static int lv_list(virDomainPtr d, bool json, FILE *out, FILE *errf)
+{
+	struct json_object *hp = NULL, *fast = NULL, *both;
+	int rc = lv_shape(d, &hp, &fast, errf);
+
+	if (rc)
+		return rc;
+	if (json) {
+		both = json_object_new_object();
+		json_object_object_add(both, "query-hotpluggable-cpus", hp);
+		json_object_object_add(both, "query-cpus-fast", fast);
+		fprintf(out, "%s\n",
+			json_object_to_json_string_ext(
+				both, JSON_C_TO_STRING_PRETTY));
+		json_object_put(both);
+		return 0;
+	}
+	cpu_cmd_print_list(out, hp, fast);
+	json_object_put(hp);
+	json_object_put(fast);
+	return 0;
+}
+
+static int lv_resize(virDomainPtr d, const char *arg, bool json, FILE *out,
+		     FILE *errf)
+{
+	char *end;
+	long n = strtol(arg ? arg : "", &end, 10);
+
+	if (!arg || !*arg || *end || n < 1 || n > 1024) {
+		fprintf(errf, "hotvm: cpu resize: give a count of 1 or more\n");
+		return 2;
+	}
+	if (virDomainSetVcpusFlags(d, (unsigned int)n, VIR_DOMAIN_AFFECT_LIVE))
+		return lv_error(errf, "virDomainSetVcpusFlags");
+	if (json)
+		fprintf(out, "{\"count\": %ld}\n", n);
+	else
+		fprintf(out, "resized to %ld vCPUs\n", n);
+	return 0;
+}
+
+/* libvirt prints its errors itself unless told otherwise. */
+static void lv_quiet(void *data, virErrorPtr e)
+{
+	(void)data;
+	(void)e;
+}
+
+int cli_libvirt_run(const char *verb, const char *arg, const char *uri,
+		    const char *domain, bool json, FILE *out, FILE *errf)
+{
+	virConnectPtr c;
+	virDomainPtr d;
+	int rc;
+
+	if (!uri || !domain) {
+		fprintf(errf, "hotvm: cpu: --connect URI and --domain NAME go "
+			      "together\n");
+		return 2;
+	}
+	if (strcmp(verb, "list") && strcmp(verb, "resize")) {
+		fprintf(errf,
+			"hotvm: cpu %s: only list and resize drive a libvirt "
+			"domain\n",
+			verb);
+		return 2;
+	}
+	virSetErrorFunc(NULL, lv_quiet);
+	c = virConnectOpen(uri);
+	if (!c)
+		return lv_error(errf, uri);
+	d = virDomainLookupByName(c, domain);
+	if (!d) {
+		rc = lv_error(errf, domain);
+		virConnectClose(c);
+		return rc;
+	}
+	rc = !strcmp(verb, "list") ? lv_list(d, json, out, errf)
+				   : lv_resize(d, arg, json, out, errf);
+	virDomainFree(d);
+	virConnectClose(c);
+	fflush(out);
+	return rc;
+}
+
+#else
+
+bool cli_libvirt_available(void)
+{
+	return false;
+}
+
+int cli_libvirt_run(const char *verb, const char *arg, const char *uri,
+		    const char *domain, bool json, FILE *out, FILE *errf)
+{
+	(void)verb;
+	(void)arg;
+	(void)uri;
+	(void)domain;
+	(void)json;
+	(void)out;
+	fprintf(errf, "hotvm: cpu: this hotvm was built without libvirt "
+		      "(install libvirt-dev and set up the build again)\n");
+	return 1;
+}
+
+#endif
