@@ -47,8 +47,8 @@ static int run_hooks(struct hotplug *hp, unsigned int cpu, int state, bool up)
 	pthread_mutex_unlock(&hp->lock);
 	if (ret) /* the VM is going away: nothing to orchestrate */
 		return 0;
-	ret = hooks_run_vcpu(hp->hooks, cpu, host_names[state], up, &facts,
-			     err, sizeof(err));
+	ret = hooks_run_vcpu(hp->hooks, cpu, host_names[state], up, &facts, err,
+			     sizeof(err));
 	if (ret)
 		hp_fail(hp, cpu, "%s; the %s is refused", err,
 			up ? "bring-up" : "removal");

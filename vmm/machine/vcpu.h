@@ -33,7 +33,7 @@ struct vcpu {
 	bool thread_started;
 	/* This vCPU alone must stop (hot-remove); vm_stopping() stops all. */
 	_Atomic bool stop;
-	_Atomic int tid; /* the thread's tid while it runs, else 0 */
+	_Atomic int tid;  /* the thread's tid while it runs, else 0 */
 	_Atomic int held; /* vcpu_start_held(): 1 until vcpu_release() */
 
 	/*
