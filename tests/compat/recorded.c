@@ -70,8 +70,11 @@ int rec_open(struct rec *r, const char *sock, const char *who,
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 
+	bool ints = id_fmt && !strcmp(id_fmt, "%u#");
+
 	*r = (struct rec){ .who = who,
-			   .id_fmt = id_fmt,
+			   .id_fmt = ints ? NULL : id_fmt,
+			   .int_ids = ints,
 			   .eol = eol,
 			   .framing = framing,
 			   .next_id = 1 };

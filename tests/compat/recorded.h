@@ -5,7 +5,9 @@
  * server the way that code does, so that a difference it would notice
  * fails the test.  libvirt splits what it reads at "\r\n" only and
  * matches replies to its "libvirt-N" ids; govmm (Kata) sends no id and
- * ends each request with "\n"; LXD's client also sends none.
+ * ends each request with "\n"; Incus/LXD number their requests with
+ * integer ids, end only the handshake with "\n", and drop a reply
+ * without its id.
  */
 #ifndef HOTVM_TESTS_COMPAT_RECORDED_H
 #define HOTVM_TESTS_COMPAT_RECORDED_H
@@ -30,7 +32,8 @@ struct rec_event {
 struct rec {
 	int fd;
 	const char *who;    /* for messages: "libvirt", "kata", "lxd" */
-	const char *id_fmt; /* "libvirt-%u", or NULL: no ids */
+	const char *id_fmt; /* "libvirt-%u", or NULL: no ids (or int_ids) */
+	bool int_ids;	    /* "id": 1, 2, ... as integers */
 	const char *eol;    /* what ends a request: "\r\n" or "\n" */
 	enum rec_framing framing;
 	unsigned int next_id;
@@ -43,7 +46,7 @@ struct rec {
 
 long long rec_now_ms(void);
 
-/* Connects and reads the greeting; 0 or -errno. */
+/* Connects and reads the greeting; 0 or -errno.  @id_fmt "%u#": integers. */
 int rec_open(struct rec *r, const char *sock, const char *who,
 	     const char *id_fmt, const char *eol, enum rec_framing framing);
 void rec_close(struct rec *r);

@@ -29,12 +29,15 @@
  * device_del and waits for both the reply and DEVICE_DELETED of that id,
  * in either order.
  *
- * LXD / Incus (instance/drivers/driver_qemu.go, qmp/commands.go): counts
- * the vCPUs with query-cpus-fast, adds from the free entries of
- * query-hotpluggable-cpus with "id": "cpu<socket><core><thread>" and
- * integer ids, and removes the last query-cpus-fast entry by the same id
- * built from its props; it pins each vCPU by the thread-id that
- * query-cpus-fast gives.
+ * LXD / Incus (instance/drivers/qmp/qmp.go, monitor.go, driver_qemu.go):
+ * integer request ids from 1, the handshake sent with a "\n" and every
+ * later request with none (a stream of JSON objects), replies read at
+ * "\n" and dropped unless they carry the id; a 2 s deadline for queries
+ * and 2 min for device_add and device_del; at start it reads the vCPU
+ * threads from query-cpus-fast and pins each (sched_setaffinity).  The
+ * replay counts with query-cpus-fast, adds from the free entries of
+ * query-hotpluggable-cpus with integer ids and an id built from the props,
+ * and removes the last query-cpus-fast entry by that id.
  *
  * Plus what an orchestrator needs beyond them: a hook directory that pins
  * a vCPU thread at vcpu:create before the guest runs on it, and the
@@ -394,9 +397,19 @@ static void test_kata(void)
 
 /* ---- LXD / Incus ---- */
 
+/* A query within Incus's 2 s deadline for queries. */
+static struct json_object *lxd_query(struct rec *r, const char *cmd)
+{
+	long long t0 = rec_now_ms();
+	struct json_object *rep = rec_exec(r, cmd, NULL);
+
+	CHECK(rec_now_ms() - t0 < 2000);
+	return rep;
+}
+
 static int lxd_count(struct rec *r, pid_t pid)
 {
-	struct json_object *rep = rec_exec(r, "query-cpus-fast", NULL);
+	struct json_object *rep = lxd_query(r, "query-cpus-fast");
 	struct json_object *c = rec_return(rep);
 	int n = c ? (int)json_object_array_length(c) : -1;
 
@@ -419,19 +432,21 @@ static void test_lxd(void)
 	struct vmproc v;
 	struct rec r;
 	struct json_object *rep, *h;
+	long long t0;
 	int count;
 
 	CHECK_EQ(vmproc_start(&v, "boot=1,max=4", "", NULL), 0);
-	/* No id and no line end: a QMP server parses a stream of JSON. */
-	CHECK_EQ(rec_open(&r, v.sock, "lxd", NULL, "", REC_ANY_EOL), 0);
+	CHECK_EQ(rec_open(&r, v.sock, "lxd", "%u#", "\n", REC_ANY_EOL), 0);
 	rep = rec_exec(&r, "qmp_capabilities", NULL);
 	CHECK(rec_return(rep) != NULL);
 	json_object_put(rep);
+	/* After the handshake, no line end: a QMP server parses a stream. */
+	r.eol = "";
 	count = lxd_count(&r, v.pid);
 	CHECK_EQ(count, 1);
 
-	/* setCPUs(3) */
-	rep = rec_exec(&r, "query-hotpluggable-cpus", NULL);
+	/* up to 3 */
+	rep = lxd_query(&r, "query-hotpluggable-cpus");
 	h = rec_return(rep);
 	for (size_t i = 0; h && i < json_object_array_length(h) && count < 3;
 	     i++) {
@@ -457,7 +472,9 @@ static void test_lxd(void)
 		json_object_object_add(
 			args, "thread-id",
 			json_object_new_int64(jint(p, "thread-id")));
+		t0 = rec_now_ms();
 		ar = rec_exec(&r, "device_add", args);
+		CHECK(rec_now_ms() - t0 < 120000); /* Incus gives up then */
 		CHECK(rec_return(ar) != NULL);
 		json_object_put(ar);
 		json_object_put(args);
@@ -466,9 +483,9 @@ static void test_lxd(void)
 	json_object_put(rep);
 	CHECK_EQ(lxd_count(&r, v.pid), 3);
 
-	/* setCPUs(1): the last query-cpus-fast entry, by its props. */
+	/* down to 1: the last query-cpus-fast entry, by its props. */
 	while (count > 1) {
-		struct json_object *cr = rec_exec(&r, "query-cpus-fast", NULL);
+		struct json_object *cr = lxd_query(&r, "query-cpus-fast");
 		struct json_object *c = rec_return(cr), *last, *p, *args, *ar;
 		char id[64];
 
@@ -485,7 +502,9 @@ static void test_lxd(void)
 			 jint(p, "thread-id"));
 		args = json_object_new_object();
 		json_object_object_add(args, "id", json_object_new_string(id));
+		t0 = rec_now_ms();
 		ar = rec_exec(&r, "device_del", args);
+		CHECK(rec_now_ms() - t0 < 120000);
 		CHECK(rec_return(ar) != NULL);
 		json_object_put(ar);
 		json_object_put(args);
