@@ -223,6 +223,7 @@ static void test_libvirt(void)
 	struct rec r;
 	struct json_object *rep, *ret;
 	char comm[32];
+	long long t0;
 
 	CHECK_EQ(vmproc_start(&v, "boot=1,max=4", "", NULL), 0);
 	CHECK_EQ(rec_open(&r, v.sock, "libvirt", "libvirt-%u", "\r\n",
@@ -256,8 +257,11 @@ static void test_libvirt(void)
 				       json_object_new_string(comm));
 		json_object_object_foreach(info[n].props, key, val)
 			json_object_object_add(args, key, json_object_get(val));
+		t0 = rec_now_ms();
 		rep = rec_exec(&r, "device_add", args);
 		CHECK(rec_return(rep) != NULL);
+		printf("# libvirt: device_add %s answered in %lld ms\n", comm,
+		       rec_now_ms() - t0);
 		json_object_put(rep);
 		json_object_put(args);
 		CHECK_EQ(lv_refresh(&r, info), 0);
@@ -285,6 +289,9 @@ static void test_libvirt(void)
 			       &at);
 		CHECK(ev != NULL);
 		CHECK(at - t0 <= 5000);
+		printf("# libvirt: device_del %s -> DEVICE_DELETED in %lld ms "
+		       "(libvirt waits 5000)\n",
+		       alias, at - t0);
 		json_object_put(ev);
 		CHECK_EQ(lv_refresh(&r, info), 0);
 		CHECK(!info[n].online);
