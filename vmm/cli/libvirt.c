@@ -102,11 +102,6 @@ void cli_libvirt_print_xml(FILE *out, struct json_object *hp,
 
 #ifdef HOTVM_HAVE_LIBVIRT
 
-bool cli_libvirt_available(void)
-{
-	return true;
-}
-
 static int lv_error(FILE *errf, const char *what)
 {
 	const virError *e = virGetLastError();
@@ -266,11 +261,6 @@ int cli_libvirt_run(const char *verb, const char *arg, const char *uri,
 }
 
 #else
-
-bool cli_libvirt_available(void)
-{
-	return false;
-}
 
 int cli_libvirt_run(const char *verb, const char *arg, const char *uri,
 		    const char *domain, bool json, FILE *out, FILE *errf)

@@ -15,9 +15,6 @@
 
 struct json_object;
 
-/* Whether this hotvm was built with the libvirt API. */
-bool cli_libvirt_available(void);
-
 /*
  * `hotvm cpu VERB [ARG] --connect URI --domain NAME`: VERB is "list" or
  * "resize" (ARG the count).  Returns the exit status (0, 1: libvirt said
