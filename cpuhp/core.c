@@ -65,7 +65,7 @@ static bool cpuhp_state_valid(const struct cpuhp_machine *m, int state)
 }
 
 /* Linux's rule: OFFLINE, ONLINE or a named state that may be stopped at. */
-static bool cpuhp_target_valid(const struct cpuhp_machine *m, int target)
+bool cpuhp_target_valid(const struct cpuhp_machine *m, int target)
 {
 	const struct cpuhp_step *step;
 

@@ -167,6 +167,9 @@ int cpuhp_cpu_up(struct cpuhp_machine *m, unsigned int cpu, int target);
 int cpuhp_cpu_down(struct cpuhp_machine *m, unsigned int cpu, int target);
 /* Either direction, as Linux's cpuN/hotplug/target. */
 int cpuhp_set_target(struct cpuhp_machine *m, unsigned int cpu, int target);
+/* Whether @target may be walked to: offline, online, or a named state
+ * without CPUHP_F_CANT_STOP (what cpuhp_set_target() checks first). */
+bool cpuhp_target_valid(const struct cpuhp_machine *m, int target);
 
 /*
  * Parallel bring-up: every CPU in @cpus to the kick state first, then each

@@ -30,55 +30,8 @@ struct hp_state {
 	volatile u8 ran[GUEST_MAX_CPUS]; /* startup ran, no teardown since */
 };
 
-static struct hp_state hp_states[GUEST_NR_STATES];
 static struct cpuhp_cpu hp_cpus[GUEST_MAX_CPUS];
 static bool hp_trace;
-
-/* The library calls these; they record, then do the state's work. */
-static int hp_startup(unsigned int cpu, void *data)
-{
-	struct hp_state *s = data;
-	int ret = s->up ? s->up(cpu) : 0;
-
-	if (!ret)
-		s->ran[cpu] = 1;
-	return ret;
-}
-
-static int hp_teardown(unsigned int cpu, void *data)
-{
-	struct hp_state *s = data;
-	int ret = s->down ? s->down(cpu) : 0;
-
-	if (!ret)
-		s->ran[cpu] = 0;
-	return ret;
-}
-
-#define HP_STEP(id, n, f)                                                      \
-	[id] = {                                                               \
-		.name = n,                                                     \
-		.startup = hp_startup,                                         \
-		.teardown = hp_teardown,                                       \
-		.data = &hp_states[id],                                        \
-		.flags = f,                                                    \
-	}
-
-static struct cpuhp_step hp_steps[GUEST_NR_STATES] = {
-	[GUEST_OFFLINE] = { .name = "offline" },
-	HP_STEP(GUEST_PERCPU_PREPARE, "percpu:prepare", 0),
-	HP_STEP(GUEST_SMPBOOT_PREPARE, "smpboot:prepare", 0),
-	HP_STEP(GUEST_KICK_AP, "bringup:kick-ap", CPUHP_F_KICK),
-	HP_STEP(GUEST_BRINGUP_CPU, "bringup:cpu", CPUHP_F_CANT_STOP),
-	HP_STEP(GUEST_AP_LAPIC, "ap:starting-lapic",
-		CPUHP_F_AP | CPUHP_F_NOFAIL | CPUHP_F_CANT_STOP),
-	HP_STEP(GUEST_AP_TIMER, "ap:starting-timer",
-		CPUHP_F_AP | CPUHP_F_NOFAIL | CPUHP_F_CANT_STOP),
-	HP_STEP(GUEST_AP_WORK, "ap:online-work", CPUHP_F_AP),
-	[GUEST_AP_DYN_0] = { .flags = CPUHP_F_AP | CPUHP_F_DYN_ONLINE },
-	[GUEST_AP_DYN_1] = { .flags = CPUHP_F_AP | CPUHP_F_DYN_ONLINE },
-	HP_STEP(GUEST_ONLINE, "online", 0),
-};
 
 /* percpu:prepare: a clean per-CPU area; the AP is not running. */
 static int percpu_prepare(unsigned int cpu)
@@ -214,12 +167,55 @@ static int online_down(unsigned int cpu)
 	return 0;
 }
 
-static void hp_set_ops(int state, int (*up)(unsigned int),
-		       int (*down)(unsigned int))
+/* Each state's work; the names and flags are guest_states.h's. */
+static struct hp_state hp_states[GUEST_NR_STATES] = {
+	[GUEST_PERCPU_PREPARE] = { .up = percpu_prepare },
+	[GUEST_SMPBOOT_PREPARE] = { .up = smpboot_prepare,
+				    .down = smpboot_dead },
+	[GUEST_KICK_AP] = { .up = kick_ap, .down = kick_ap_undo },
+	[GUEST_BRINGUP_CPU] = { .up = bringup_cpu, .down = bringup_cpu_dead },
+	[GUEST_AP_LAPIC] = { .up = ap_lapic_up, .down = ap_lapic_down },
+	[GUEST_AP_TIMER] = { .up = ap_timer_up, .down = ap_timer_down },
+	[GUEST_AP_WORK] = { .up = ap_work_up, .down = ap_work_down },
+	[GUEST_ONLINE] = { .up = online_up, .down = online_down },
+};
+
+/* The library calls these; they record, then do the state's work. */
+static int hp_startup(unsigned int cpu, void *data)
 {
-	hp_states[state].up = up;
-	hp_states[state].down = down;
+	struct hp_state *s = data;
+	int ret = s->up ? s->up(cpu) : 0;
+
+	if (!ret)
+		s->ran[cpu] = 1;
+	return ret;
 }
+
+static int hp_teardown(unsigned int cpu, void *data)
+{
+	struct hp_state *s = data;
+	int ret = s->down ? s->down(cpu) : 0;
+
+	if (!ret)
+		s->ran[cpu] = 0;
+	return ret;
+}
+
+/*
+ * Every named state but offline runs through the bookkeeping wrappers; the
+ * free dynamic slots and offline have no callbacks.
+ */
+#define HP_HAS_CB(id, n) ((id) != GUEST_OFFLINE && (n))
+#define HP_STEP(id, n, f)                                                      \
+	[id] = {                                                               \
+		.name = n,                                                     \
+		.startup = HP_HAS_CB(id, n) ? hp_startup : NULL,               \
+		.teardown = HP_HAS_CB(id, n) ? hp_teardown : NULL,             \
+		.data = HP_HAS_CB(id, n) ? &hp_states[id] : NULL,              \
+		.flags = f,                                                    \
+	},
+
+static struct cpuhp_step hp_steps[GUEST_NR_STATES] = { GUEST_STATES(HP_STEP) };
 
 /* The per-CPU work: counted on each timer tick while ap:online-work is on. */
 static void timer_irq(struct idt_regs *regs)
@@ -323,43 +319,11 @@ void hp_print_online(void)
 	printk("online: %s\n", buf);
 }
 
-/*
- * The host names the states the guest reports by guest_states.h: a table
- * that drifted from it would make the host's mirror lie, so refuse it.
- */
-static int hp_check_names(void)
-{
-	static const char *const names[GUEST_NR_STATES] = GUEST_STATE_NAMES;
-
-	for (int s = 0; s < GUEST_NR_STATES; s++) {
-		const char *a = hp_steps[s].name, *b = names[s];
-
-		if (!a != !b || (a && strcmp(a, b))) {
-			printk("cpuhp: state %d is '%s', guest_states.h says "
-			       "'%s'\n",
-			       s, a ? a : "(free)", b ? b : "(free)");
-			return -EINVAL;
-		}
-	}
-	return 0;
-}
-
 int hp_init(unsigned int nr_cpus, bool trace)
 {
 	int ret;
 
-	ret = hp_check_names();
-	if (ret)
-		return ret;
 	hp_trace = trace;
-	hp_set_ops(GUEST_PERCPU_PREPARE, percpu_prepare, NULL);
-	hp_set_ops(GUEST_SMPBOOT_PREPARE, smpboot_prepare, smpboot_dead);
-	hp_set_ops(GUEST_KICK_AP, kick_ap, kick_ap_undo);
-	hp_set_ops(GUEST_BRINGUP_CPU, bringup_cpu, bringup_cpu_dead);
-	hp_set_ops(GUEST_AP_LAPIC, ap_lapic_up, ap_lapic_down);
-	hp_set_ops(GUEST_AP_TIMER, ap_timer_up, ap_timer_down);
-	hp_set_ops(GUEST_AP_WORK, ap_work_up, ap_work_down);
-	hp_set_ops(GUEST_ONLINE, online_up, online_down);
 	idt_set_handler(VEC_LAPIC_TIMER, timer_irq);
 	idt_set_handler(VEC_DOORBELL, doorbell_irq);
 

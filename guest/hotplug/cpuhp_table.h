@@ -1,19 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * The guest's CPU-hotplug state table, on the cpuhp library, modelled on
- * Linux's kernel/cpu.c:
- *
- *   offline
- *   percpu:prepare        boot CPU: reset the per-CPU area
- *   smpboot:prepare       boot CPU: hand out the AP's stack
- *   bringup:kick-ap       boot CPU, KICK: INIT-SIPI-SIPI, no waiting
- *                         (teardown: INIT, the AP waits for a SIPI again)
- *   bringup:cpu           boot CPU: wait until the AP is in its mailbox loop
- *                         (teardown: park the AP and wait until it has)
- *   ap:starting-lapic     AP, interrupts off, no-fail: LAPIC/x2APIC on
- *   ap:starting-timer     AP, interrupts off, no-fail: LAPIC timer on
- *   ap:online-work        AP: the per-CPU work loop on
- *   online                boot CPU: into the online mask, "online: ..." line
+ * Linux's kernel/cpu.c: prepare states on the boot CPU, a kick state for
+ * parallel bring-up, starting states on the AP with interrupts off, online
+ * states.  The states, their order and flags are include/hotvm/guest_states.h
+ * (shared with the host's mirror); cpuhp_table.c gives each its work.
  *
  * Every callback records in a per-state, per-CPU bookkeeping bit whether
  * its startup has run (and its teardown not since), so that a check can

@@ -1,38 +1,52 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * The tiny guest's cpuhp table, by number and name, shared with the VMM so
- * that the host can show the guest's table and name the states the guest
- * reports through ABI_CPUHP_CMD_GUEST_STATE.  Freestanding.
+ * The tiny guest's cpuhp table, once: its states' numbers, names and flags.
+ * The guest builds its steps from it (guest/hotplug/cpuhp_table.c) and the
+ * host its mirror (vmm/hotplug/hotplug_guest.c), a cpuhp machine of the same
+ * shape whose rules judge the targets and faults a client asks of the guest,
+ * and which names the states the guest reports through
+ * ABI_CPUHP_CMD_GUEST_STATE.  Freestanding.
  */
 #ifndef HOTVM_GUEST_STATES_H
 #define HOTVM_GUEST_STATES_H
 
-enum guest_state {
-	GUEST_OFFLINE,
-	GUEST_PERCPU_PREPARE,
-	GUEST_SMPBOOT_PREPARE,
-	GUEST_KICK_AP,
-	GUEST_BRINGUP_CPU,
-	GUEST_AP_LAPIC,
-	GUEST_AP_TIMER,
-	GUEST_AP_WORK, /* first state after the AP-starting section */
-	GUEST_AP_DYN_0,
-	GUEST_AP_DYN_1,
-	GUEST_ONLINE,
-	GUEST_NR_STATES,
-};
+/*
+ * X(id, name, flags), in table order; the flags are cpuhp.h's CPUHP_F_*,
+ * spelt only where the list is expanded with them.  A NULL name is a free
+ * slot of the dynamic range.
+ */
+#define GUEST_STATES(X)                                                        \
+	/* Where every CPU but the boot CPU starts. */                         \
+	X(GUEST_OFFLINE, "offline", 0)                                         \
+	/* Boot CPU: a clean per-CPU area before the AP can touch it. */       \
+	X(GUEST_PERCPU_PREPARE, "percpu:prepare", 0)                           \
+	/* Boot CPU: the stack the trampoline hands over, before the SIPI. */  \
+	X(GUEST_SMPBOOT_PREPARE, "smpboot:prepare", 0)                         \
+	/* Boot CPU: INIT-SIPI-SIPI without waiting, so APs start together. */ \
+	X(GUEST_KICK_AP, "bringup:kick-ap", CPUHP_F_KICK)                      \
+	/* Boot CPU: wait for the AP's mailbox loop; the AP states need it */  \
+	X(GUEST_BRINGUP_CPU, "bringup:cpu", CPUHP_F_CANT_STOP)                 \
+	/* AP, interrupts off: its LAPIC before anything that interrupts. */   \
+	X(GUEST_AP_LAPIC, "ap:starting-lapic",                                 \
+	  CPUHP_F_AP | CPUHP_F_NOFAIL | CPUHP_F_CANT_STOP)                     \
+	/* AP, interrupts off: the timer needs the LAPIC on. */                \
+	X(GUEST_AP_TIMER, "ap:starting-timer",                                 \
+	  CPUHP_F_AP | CPUHP_F_NOFAIL | CPUHP_F_CANT_STOP)                     \
+	/* AP: work counted on the timer's ticks; first state past starting */ \
+	X(GUEST_AP_WORK, "ap:online-work", CPUHP_F_AP)                         \
+	/* AP: free slots for states installed at run time (DYN range). */     \
+	X(GUEST_AP_DYN_0, NULL, CPUHP_F_AP | CPUHP_F_DYN_ONLINE)               \
+	X(GUEST_AP_DYN_1, NULL, CPUHP_F_AP | CPUHP_F_DYN_ONLINE)               \
+	/* Boot CPU: into the online mask last, when the AP is all there. */   \
+	X(GUEST_ONLINE, "online", 0)
 
-/* Names as the guest's table gives them; NULL for the free dynamic slots. */
-#define GUEST_STATE_NAMES                                                      \
-	{                                                                      \
-		[GUEST_OFFLINE] = "offline",                                   \
-		[GUEST_PERCPU_PREPARE] = "percpu:prepare",                     \
-		[GUEST_SMPBOOT_PREPARE] = "smpboot:prepare",                   \
-		[GUEST_KICK_AP] = "bringup:kick-ap",                           \
-		[GUEST_BRINGUP_CPU] = "bringup:cpu",                           \
-		[GUEST_AP_LAPIC] = "ap:starting-lapic",                        \
-		[GUEST_AP_TIMER] = "ap:starting-timer",                        \
-		[GUEST_AP_WORK] = "ap:online-work", [GUEST_ONLINE] = "online", \
-	}
+#define GUEST_STATE_ENUM(id, name, flags) id,
+enum guest_state {
+	GUEST_STATES(GUEST_STATE_ENUM) GUEST_NR_STATES,
+};
+#undef GUEST_STATE_ENUM
+
+/* Online before the guest's table exists, and never walked. */
+#define GUEST_BOOT_CPU 0
 
 #endif

@@ -37,7 +37,9 @@ static const char *const host_names[HOST_NR_STATES] = {
 	[HOST_ONLINE] = "online",
 };
 
-static const char *const guest_names[GUEST_NR_STATES] = GUEST_STATE_NAMES;
+#define GUEST_NAME(id, n, f) [id] = n,
+static const char *const guest_names[GUEST_NR_STATES] = { GUEST_STATES(
+	GUEST_NAME) };
 
 struct hotplug *fake_hp_create(unsigned int max, unsigned int boot)
 {

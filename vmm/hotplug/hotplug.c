@@ -370,15 +370,14 @@ int hotplug_create(const struct hotplug_config *cfg, struct hotplug **out)
 		hp->slots[i] = (struct hp_slot){
 			.vcpu = { .fd = -1, .id = i, .apic_id = i },
 			.boot = i < cfg->boot_cpus,
-			.guest_fault = CPUHP_INVALID,
 			.guest_target = CPUHP_INVALID,
 			.fault_given = CPUHP_INVALID,
-			/* The guest starts on CPU 0 and never reports it. */
-			.guest_state = i ? GUEST_OFFLINE : GUEST_ONLINE,
 		};
 	hp_host_table_init(hp);
 	ret = cpuhp_init(&hp->m, &hp->plat, hp->steps, HOST_NR_STATES,
 			 hp->hcpus, cfg->max_cpus);
+	if (!ret)
+		ret = hp_guest_mirror_init(hp);
 	for (unsigned int i = 0; !ret && i < cfg->max_cpus; i++)
 		snap_host(hp, i);
 	if (!ret)
@@ -451,6 +450,7 @@ void hotplug_destroy(struct hotplug *hp)
 	pthread_mutex_destroy(&hp->table_lock);
 	free(hp->slots);
 	free(hp->hcpus);
+	free(hp->guest_cpus);
 	free(hp);
 }
 
@@ -495,8 +495,8 @@ int hotplug_cpu_view(struct hotplug *hp, unsigned int cpu,
 	v->host = s->host_view;
 	v->parked = s->parked_view;
 	memcpy(v->id, s->id, sizeof(v->id));
-	v->guest_state = s->guest_state;
-	v->guest_fault = s->guest_fault;
+	v->guest_state = hp_guest_state_locked(hp, cpu);
+	v->guest_fault = hp_guest_fault_locked(hp, cpu);
 	v->guest_target = s->guest_target;
 	v->guest_broken = s->guest_broken;
 	v->guest_reports = hp->guest_ext;
@@ -505,18 +505,22 @@ int hotplug_cpu_view(struct hotplug *hp, unsigned int cpu,
 	return 0;
 }
 
+/* The host table, or the mirror of the guest's: the same questions. */
+static const struct cpuhp_machine *table(const struct hotplug *hp,
+					 enum hp_side side)
+{
+	return side == HP_SIDE_HOST ? &hp->m : &hp->guest_m;
+}
+
 int hotplug_nr_states(const struct hotplug *hp, enum hp_side side)
 {
-	return side == HP_SIDE_HOST ? (int)hp->m.nr_states
-				    : hp_guest_nr_states();
+	return (int)table(hp, side)->nr_states;
 }
 
 int hotplug_state_info(struct hotplug *hp, enum hp_side side, int state,
 		       struct cpuhp_state_info *info)
 {
-	if (side == HP_SIDE_GUEST)
-		return hp_guest_state_info(state, info);
-	return cpuhp_state_info(&hp->m, state, info);
+	return cpuhp_state_info(table(hp, side), state, info);
 }
 
 int hotplug_state_lookup(struct hotplug *hp, enum hp_side side,
@@ -532,8 +536,7 @@ int hotplug_state_lookup(struct hotplug *hp, enum hp_side side,
 		v = strtol(name, &end, 10);
 		return !*end && v < n ? (int)v : -ENOENT;
 	}
-	return side == HP_SIDE_HOST ? cpuhp_state_by_name(&hp->m, name)
-				    : hp_guest_state_by_name(name);
+	return cpuhp_state_by_name(table(hp, side), name);
 }
 
 /*
@@ -796,7 +799,7 @@ int hotplug_set_target(struct hotplug *hp, unsigned int cpu, enum hp_side side,
 		return -EINVAL;
 	cur = host_state(hp, cpu);
 	if (side == HP_SIDE_GUEST) {
-		if (!hp_guest_target_valid(state))
+		if (!cpuhp_target_valid(&hp->guest_m, state))
 			return -EINVAL;
 		if (!guest_reports(hp))
 			return -EOPNOTSUPP;
@@ -843,7 +846,7 @@ static bool guest_holds(struct hotplug *hp, unsigned int cpu)
 	if (!hpregs_is_enabled(&hp->regs, cpu))
 		return false;
 	pthread_mutex_lock(&hp->lock);
-	r = hp->guest_ext ? s->guest_state == GUEST_ONLINE
+	r = hp->guest_ext ? hp_guest_state_locked(hp, cpu) == GUEST_ONLINE
 			  : s->stage == HP_STAGE_ACKNOWLEDGED ||
 				    s->stage == HP_STAGE_STARTED;
 	pthread_mutex_unlock(&hp->lock);
@@ -915,22 +918,26 @@ out:
 int hotplug_inject(struct hotplug *hp, unsigned int cpu, enum hp_side side,
 		   int state)
 {
+	int ret;
+
 	if (cpu >= hp->max_cpus)
 		return -EINVAL;
 	if (side == HP_SIDE_HOST) {
-		int ret = cpuhp_set_fail(&hp->m, cpu, state);
+		ret = cpuhp_set_fail(&hp->m, cpu, state);
 
 		snap_host(hp, cpu);
 		return ret;
 	}
-	if (!hp_guest_fault_valid(state))
-		return -EINVAL;
-	if (!guest_reports(hp))
-		return -EOPNOTSUPP;
+	/* The mirror's rules say whether the guest's state can fail. */
 	pthread_mutex_lock(&hp->lock);
-	hp->slots[cpu].guest_fault = state;
+	ret = cpuhp_set_fail(&hp->guest_m, cpu, state);
 	pthread_mutex_unlock(&hp->lock);
-	return 0;
+	if (ret || guest_reports(hp))
+		return ret;
+	pthread_mutex_lock(&hp->lock);
+	cpuhp_set_fail(&hp->guest_m, cpu, CPUHP_INVALID);
+	pthread_mutex_unlock(&hp->lock);
+	return -EOPNOTSUPP;
 }
 
 void hotplug_device_stats(struct hotplug *hp, struct hpregs_stats *regs,

@@ -7,6 +7,7 @@
  * host do more than wake a waiter or update the mirror.
  */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "hotvm/guest_states.h"
@@ -18,74 +19,61 @@
 #define OST_EVENT_INSERT      1
 #define OST_EVENT_EJECT	      3
 
-static const char *const guest_names[GUEST_NR_STATES] = GUEST_STATE_NAMES;
-
-/* The guest's flags (guest/hotplug/cpuhp_table.c), for introspection only. */
-static const unsigned int guest_flags[GUEST_NR_STATES] = {
-	[GUEST_KICK_AP] = CPUHP_F_KICK,
-	[GUEST_BRINGUP_CPU] = CPUHP_F_CANT_STOP,
-	[GUEST_AP_LAPIC] = CPUHP_F_AP | CPUHP_F_NOFAIL | CPUHP_F_CANT_STOP,
-	[GUEST_AP_TIMER] = CPUHP_F_AP | CPUHP_F_NOFAIL | CPUHP_F_CANT_STOP,
-	[GUEST_AP_WORK] = CPUHP_F_AP,
-	[GUEST_AP_DYN_0] = CPUHP_F_AP | CPUHP_F_DYN_ONLINE,
-	[GUEST_AP_DYN_1] = CPUHP_F_AP | CPUHP_F_DYN_ONLINE,
-};
-
-int hp_guest_nr_states(void)
+/*
+ * The mirror's callbacks never run: the guest walks its own table and
+ * reports each step.  They are there so that the mirror's states have
+ * callbacks where the guest's have them, which is what the library's rules
+ * (a fault needs a callback) look at.
+ */
+static int guest_step(unsigned int cpu, void *data)
 {
-	return GUEST_NR_STATES;
-}
-
-int hp_guest_state_info(int state, struct cpuhp_state_info *info)
-{
-	const char *name;
-	unsigned int f;
-	bool cb;
-
-	if (state < 0 || state >= GUEST_NR_STATES)
-		return -EINVAL;
-	name = guest_names[state];
-	f = guest_flags[state];
-	cb = name && state != GUEST_OFFLINE;
-	*info = (struct cpuhp_state_info){
-		.state = state,
-		.name = name,
-		.has_startup = cb,
-		.has_teardown = cb,
-		.flags = f,
-		.section = (f & CPUHP_F_NOFAIL) ? CPUHP_SECTION_STARTING
-			   : (f & CPUHP_F_AP)	? CPUHP_SECTION_ONLINE
-						: CPUHP_SECTION_PREPARE,
-	};
+	(void)cpu;
+	(void)data;
 	return 0;
 }
 
-int hp_guest_state_by_name(const char *name)
+/* The guest's own states have callbacks, except offline and free slots. */
+#define MIRROR_HAS_CB(id, n) ((id) != GUEST_OFFLINE && (n))
+#define MIRROR_STEP(id, n, f)                                                  \
+	[id] = {                                                               \
+		.name = n,                                                     \
+		.startup = MIRROR_HAS_CB(id, n) ? guest_step : NULL,           \
+		.teardown = MIRROR_HAS_CB(id, n) ? guest_step : NULL,          \
+		.flags = f,                                                    \
+	},
+
+static const struct cpuhp_step mirror_steps[GUEST_NR_STATES] = { GUEST_STATES(
+	MIRROR_STEP) };
+
+int hp_guest_mirror_init(struct hotplug *hp)
 {
-	for (int s = 0; s < GUEST_NR_STATES; s++)
-		if (guest_names[s] && !strcmp(guest_names[s], name))
-			return s;
-	return -ENOENT;
+	int ret;
+
+	memcpy(hp->guest_steps, mirror_steps, sizeof(mirror_steps));
+	hp->guest_cpus = calloc(hp->max_cpus, sizeof(*hp->guest_cpus));
+	if (!hp->guest_cpus)
+		return -ENOMEM;
+	ret = cpuhp_init(&hp->guest_m, NULL, hp->guest_steps, GUEST_NR_STATES,
+			 hp->guest_cpus, hp->max_cpus);
+	/* The guest starts on its boot CPU and never reports it. */
+	if (!ret)
+		ret = cpuhp_set_boot_state(&hp->guest_m, GUEST_BOOT_CPU,
+					   GUEST_ONLINE);
+	return ret;
 }
 
-/* As cpuhp_set_fail(): a named state with callbacks that may fail. */
-bool hp_guest_fault_valid(int state)
+int hp_guest_state_locked(struct hotplug *hp, unsigned int cpu)
 {
-	if (state == CPUHP_INVALID)
-		return true;
-	if (state <= GUEST_OFFLINE || state >= GUEST_NR_STATES)
-		return false;
-	return guest_names[state] && !(guest_flags[state] & CPUHP_F_NOFAIL);
+	struct cpuhp_cpu c;
+
+	return cpuhp_cpu_info(&hp->guest_m, cpu, &c) ? GUEST_OFFLINE : c.state;
 }
 
-/* As cpuhp_set_target(): offline, online or a named state one may stop at. */
-bool hp_guest_target_valid(int state)
+int hp_guest_fault_locked(struct hotplug *hp, unsigned int cpu)
 {
-	if (state == GUEST_OFFLINE || state == GUEST_ONLINE)
-		return true;
-	if (state < 0 || state >= GUEST_NR_STATES)
-		return false;
-	return guest_names[state] && !(guest_flags[state] & CPUHP_F_CANT_STOP);
+	struct cpuhp_cpu c;
+
+	return cpuhp_cpu_info(&hp->guest_m, cpu, &c) ? CPUHP_INVALID : c.fail;
 }
 
 const char *hp_ost_status_name(uint32_t status)
@@ -208,7 +196,7 @@ static void on_guest_state(void *ctx, unsigned int cpu, uint32_t v)
 		return;
 	pthread_mutex_lock(&hp->lock);
 	hp->guest_ext = true;
-	s->guest_state = st;
+	cpuhp_set_boot_state(&hp->guest_m, cpu, st);
 	if (done) {
 		s->guest_walking = false;
 		s->w.done = true;
@@ -244,8 +232,8 @@ static uint32_t on_guest_fault(void *ctx, unsigned int cpu)
 	if (!s)
 		return 0;
 	pthread_mutex_lock(&hp->lock);
-	f = s->guest_fault;
-	s->guest_fault = CPUHP_INVALID;
+	f = hp_guest_fault_locked(hp, cpu);
+	cpuhp_set_fail(&hp->guest_m, cpu, CPUHP_INVALID);
 	if (f != CPUHP_INVALID)
 		s->fault_given = f;
 	pthread_mutex_unlock(&hp->lock);

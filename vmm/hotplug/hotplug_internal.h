@@ -24,6 +24,7 @@
 #include "cpuhp_regs.h"
 #include "ged.h"
 #include "hotplug.h"
+#include "hotvm/guest_states.h"
 #include "vcpu.h"
 
 struct hooks;
@@ -51,8 +52,7 @@ struct hp_slot {
 	bool online; /* accounted by the online state */
 	char id[64];
 
-	/* Under hp->lock. */
-	int guest_state;
+	/* Under hp->lock (and so is the mirror, hotplug.guest_m). */
 	bool guest_walking; /* a STEP came, its DONE has not */
 	bool guest_joining; /* presented by this operation: online waits */
 	bool guest_broken;
@@ -63,7 +63,6 @@ struct hp_slot {
 	 */
 	struct cpuhp_cpu host_view;
 	bool parked_view;
-	int guest_fault;    /* pending for command 0x11, or CPUHP_INVALID */
 	int guest_target;   /* pending for command 0x12, or CPUHP_INVALID */
 	bool guest_recover; /* ... with ABI_GUEST_TARGET_RECOVER */
 	int fault_given;    /* the last fault handed over, to mark injection */
@@ -93,6 +92,14 @@ struct hotplug {
 	pthread_cond_t cond; /* CLOCK_MONOTONIC */
 	bool stopping;
 	bool guest_ext; /* the guest has used command 0x10: it is ours */
+	/*
+	 * The mirror of the guest's table (guest_states.h): each CPU's state
+	 * is the last one the guest reported, its fail the fault to hand over
+	 * with command 0x11; the library's rules judge targets and faults.
+	 */
+	struct cpuhp_machine guest_m;
+	struct cpuhp_step guest_steps[GUEST_NR_STATES];
+	struct cpuhp_cpu *guest_cpus;
 	struct hp_events ev;
 	unsigned int nr_online;
 
@@ -158,11 +165,10 @@ int hp_stop_and_eject(struct hotplug *hp, unsigned int cpu);
 
 /* The guest side (hotplug_guest.c). */
 extern const struct hpregs_ops hp_regs_ops;
-int hp_guest_nr_states(void);
-int hp_guest_state_info(int state, struct cpuhp_state_info *info);
-int hp_guest_state_by_name(const char *name);
-/* A valid guest-side fault injection state (or CPUHP_INVALID). */
-bool hp_guest_fault_valid(int state);
-bool hp_guest_target_valid(int state);
+/* The mirror of the guest's table, every CPU offline but the boot CPU. */
+int hp_guest_mirror_init(struct hotplug *hp);
+/* The mirror's view of @cpu: reported state, fault to hand over.  Locked. */
+int hp_guest_state_locked(struct hotplug *hp, unsigned int cpu);
+int hp_guest_fault_locked(struct hotplug *hp, unsigned int cpu);
 
 #endif
