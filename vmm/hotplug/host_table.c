@@ -23,14 +23,6 @@
  */
 #define HP_WITHDRAW_MIN_MS 2000
 
-static const char *const host_names[HOST_NR_STATES] = {
-	[HOST_OFFLINE] = "offline",
-	[HOST_PREPARE] = "host:prepare",
-	[HOST_VCPU_CREATE] = "vcpu:create",
-	[HOST_AP_STARTING] = "guest:ap-starting",
-	[HOST_ONLINE] = "online",
-};
-
 static int run_hooks(struct hotplug *hp, unsigned int cpu, int state, bool up)
 {
 	struct hooks_vcpu facts;
@@ -47,8 +39,8 @@ static int run_hooks(struct hotplug *hp, unsigned int cpu, int state, bool up)
 	pthread_mutex_unlock(&hp->lock);
 	if (ret) /* the VM is going away: nothing to orchestrate */
 		return 0;
-	ret = hooks_run_vcpu(hp->hooks, cpu, host_names[state], up, &facts, err,
-			     sizeof(err));
+	ret = hooks_run_vcpu(hp->hooks, cpu, HOST_STATE_NAME(state), up, &facts,
+			     err, sizeof(err));
 	if (ret)
 		hp_fail(hp, cpu, "%s; the %s is refused", err,
 			up ? "bring-up" : "removal");
@@ -504,29 +496,41 @@ static int online_down(unsigned int cpu, void *data)
 	return ret;
 }
 
+/*
+ * The host table, after Linux's cpuhp_hp_states[]: each state's name,
+ * callbacks and flags once, in the order a CPU comes up (and, backwards,
+ * goes down).  Every other place that needs a state's name reads it here.
+ */
+const struct cpuhp_step hotplug_host_states[HOST_NR_STATES] = {
+	/* No vCPU, nothing presented: where a slot starts and ends. */
+	[HOST_OFFLINE] = { .name = "offline" },
+	/* First: the APIC ID and the hooks' veto, before anything exists. */
+	[HOST_PREPARE] = { .name = "host:prepare",
+			   .startup = prepare_up,
+			   .teardown = prepare_down },
+	/* The vCPU waits for INIT/SIPI before the guest may send them. */
+	[HOST_VCPU_CREATE] = { .name = "vcpu:create",
+			       .startup = create_up,
+			       .teardown = create_down },
+	/* Only now is the guest told: it may start the vCPU at once. */
+	[HOST_AP_STARTING] = { .name = "guest:ap-starting",
+			       .startup = ap_starting_up,
+			       .teardown = ap_starting_down },
+	/* Hooks installed at run time: the guest has the CPU, not online. */
+	[HOST_DYN_FIRST... HOST_DYN_LAST] = { .flags = CPUHP_F_DYN_ONLINE },
+	/* Last: counted and announced once both sides have it. */
+	[HOST_ONLINE] = { .name = "online",
+			  .startup = online_up,
+			  .teardown = online_down },
+};
+
 void hp_host_table_init(struct hotplug *hp)
 {
-	const struct cpuhp_step steps[HOST_NR_STATES] = {
-		[HOST_OFFLINE] = { .name = "offline" },
-		[HOST_PREPARE] = { .name = "host:prepare",
-				   .startup = prepare_up,
-				   .teardown = prepare_down,
-				   .data = hp },
-		[HOST_VCPU_CREATE] = { .name = "vcpu:create",
-				       .startup = create_up,
-				       .teardown = create_down,
-				       .data = hp },
-		[HOST_AP_STARTING] = { .name = "guest:ap-starting",
-				       .startup = ap_starting_up,
-				       .teardown = ap_starting_down,
-				       .data = hp },
-		[HOST_DYN_FIRST...
-			HOST_DYN_LAST] = { .flags = CPUHP_F_DYN_ONLINE },
-		[HOST_ONLINE] = { .name = "online",
-				  .startup = online_up,
-				  .teardown = online_down,
-				  .data = hp },
-	};
-
-	memcpy(hp->steps, steps, sizeof(steps));
+	_Static_assert(sizeof(hp->steps) == sizeof(hotplug_host_states),
+		       "one host table");
+	memcpy(hp->steps, hotplug_host_states, sizeof(hp->steps));
+	/* Every callback finds its controller in data. */
+	for (int s = 0; s < HOST_NR_STATES; s++)
+		if (hp->steps[s].startup || hp->steps[s].teardown)
+			hp->steps[s].data = hp;
 }

@@ -817,7 +817,7 @@ int hotplug_set_target(struct hotplug *hp, unsigned int cpu, enum hp_side side,
 		if (cur < HOST_AP_STARTING) {
 			pr_err("CPU %u: the guest does not have it yet (host "
 			       "state %d); bring the host side to %s first",
-			       cpu, cur, "guest:ap-starting");
+			       cpu, cur, HOST_STATE_NAME(HOST_AP_STARTING));
 			return -ENODEV;
 		}
 	} else if (cpu == 0 && state != HOST_ONLINE) {

@@ -15,17 +15,25 @@
 #include "cpuhp_regs.h"
 #include "ged.h"
 
-/* The host table. */
+/* The host table's states; their names, callbacks, flags: host_table.c. */
 enum host_state {
 	HOST_OFFLINE,
-	HOST_PREPARE,	  /* "host:prepare" */
-	HOST_VCPU_CREATE, /* "vcpu:create" */
-	HOST_AP_STARTING, /* "guest:ap-starting" */
-	HOST_DYN_FIRST,	  /* dynamic range for in-process hooks */
+	HOST_PREPARE,
+	HOST_VCPU_CREATE,
+	HOST_AP_STARTING,
+	HOST_DYN_FIRST, /* dynamic range for in-process hooks */
 	HOST_DYN_LAST = HOST_DYN_FIRST + 3,
-	HOST_ONLINE, /* "online" */
+	HOST_ONLINE,
 	HOST_NR_STATES,
 };
+
+/*
+ * The host table itself (host_table.c), read-only: each controller walks a
+ * copy of it.  HOST_STATE_NAME() is how the rest of hotvm spells a host
+ * state's name; NULL for a free dynamic slot.
+ */
+extern const struct cpuhp_step hotplug_host_states[HOST_NR_STATES];
+#define HOST_STATE_NAME(s) (hotplug_host_states[(s)].name)
 
 #define HOTPLUG_DEFAULT_TIMEOUT_MS 10000
 
