@@ -10,6 +10,8 @@
 #ifndef HOTVM_GUEST_STATES_H
 #define HOTVM_GUEST_STATES_H
 
+#include <stdbool.h>
+
 /*
  * X(id, name, flags), in table order; the flags are cpuhp.h's CPUHP_F_*,
  * spelt only where the list is expanded with them.  A NULL name is a free
@@ -46,7 +48,18 @@ enum guest_state {
 };
 #undef GUEST_STATE_ENUM
 
-/* Online before the guest's table exists, and never walked. */
+/*
+ * The guest's boot CPU is online before its table exists and is never
+ * walked, so neither side may take it away: every host path that removes
+ * or takes down a CPU asks guest_cpu_removable(), the one answer to "may
+ * this CPU be removed?" (the register block ignores the boot CPU's eject,
+ * the DSDT offers no _EJ0 for it).
+ */
 #define GUEST_BOOT_CPU 0
+
+static inline bool guest_cpu_removable(unsigned int cpu)
+{
+	return cpu != GUEST_BOOT_CPU;
+}
 
 #endif

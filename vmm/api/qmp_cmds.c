@@ -879,7 +879,7 @@ static int cmd_device_del(void *ctx, struct json_object *args,
 	if (find_device(id, &cpu))
 		return qmp_error_set(err, QMP_ERROR_DEVICE_NOT_FOUND,
 				     "Device '%s' not found", id);
-	if (cpu == 0)
+	if (!guest_cpu_removable(cpu))
 		return qmp_error_set(err, QMP_ERROR_GENERIC,
 				     "Boot CPU is unpluggable");
 	rc = remove_cpu(cpu, 0, &rep, err);
@@ -1276,7 +1276,7 @@ static int cmd_cpu_hotplug(void *ctx, struct json_object *args,
 
 		if (!view(cpu, &v) && !plugged(&v)) {
 			rc = 0; /* already offline */
-		} else if (cpu == 0) {
+		} else if (!guest_cpu_removable(cpu)) {
 			return qmp_error_set(err, QMP_ERROR_GENERIC,
 					     "Boot CPU is unpluggable");
 		} else {
@@ -1419,11 +1419,11 @@ static int cmd_cpu_resize(void *ctx, struct json_object *args,
 		steps[n++] = (struct resize_step){ .cpu = cpu, .added = true };
 		have++;
 	}
-	for (unsigned int cpu = qc.max; have > count && cpu-- > 1 && !rc;) {
+	for (unsigned int cpu = qc.max; have > count && cpu-- > 0 && !rc;) {
 		struct resize_step st = { .cpu = cpu };
 		struct hp_cpu_view v;
 
-		if (view(cpu, &v) || !counted(&v))
+		if (!guest_cpu_removable(cpu) || view(cpu, &v) || !counted(&v))
 			continue;
 		memcpy(st.id, v.id, sizeof(st.id));
 		pthread_mutex_lock(&qc.lock);

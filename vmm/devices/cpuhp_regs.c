@@ -11,6 +11,7 @@
 
 #include "cpuhp_regs.h"
 #include "hotvm/abi.h"
+#include "hotvm/guest_states.h"
 
 _Static_assert(ABI_CPUHP_SIZE == 12, "register block is 12 bytes");
 
@@ -130,7 +131,7 @@ int hpregs_request_unplug(struct hpregs *r, unsigned int cpu)
 
 	if (cpu >= r->max_cpus)
 		return -EINVAL;
-	if (cpu == 0)
+	if (!guest_cpu_removable(cpu))
 		return -EPERM; /* the boot CPU is not hot-pluggable */
 	pthread_mutex_lock(&r->lock);
 	c = &r->cpus[cpu];
@@ -171,7 +172,7 @@ int hpregs_unplug_force(struct hpregs *r, unsigned int cpu)
 
 	if (cpu >= r->max_cpus)
 		return -EINVAL;
-	if (cpu == 0)
+	if (!guest_cpu_removable(cpu))
 		return -EPERM;
 	pthread_mutex_lock(&r->lock);
 	c = &r->cpus[cpu];
@@ -192,7 +193,7 @@ int hpregs_withdraw_plug(struct hpregs *r, unsigned int cpu)
 
 	if (cpu >= r->max_cpus)
 		return -EINVAL;
-	if (cpu == 0)
+	if (!guest_cpu_removable(cpu))
 		return -EPERM;
 	pthread_mutex_lock(&r->lock);
 	c = &r->cpus[cpu];
@@ -368,7 +369,8 @@ static int write_flags(struct hpregs *r, uint8_t val, struct call *call)
 	} else if (val & HPREGS_FLAG_REMOVE) {
 		c->removing = false;
 	} else if (val & HPREGS_FLAG_EJECT) {
-		if (cpu == 0 || !c->enabled || !c->unplug_requested)
+		if (!guest_cpu_removable(cpu) || !c->enabled ||
+		    !c->unplug_requested)
 			return HPREGS_IGN_EJECT;
 		*c = (struct hpregs_cpu){ .arch_id = c->arch_id,
 					  .ost_event = c->ost_event,
@@ -376,7 +378,7 @@ static int write_flags(struct hpregs *r, uint8_t val, struct call *call)
 		*call = (struct call){ .kind = CALL_EJECT, .cpu = cpu };
 		r->stats.ejects++;
 	} else if (val & HPREGS_FLAG_FW_REMOVE) {
-		if (cpu == 0 || !c->enabled)
+		if (!guest_cpu_removable(cpu) || !c->enabled)
 			return HPREGS_IGN_EJECT;
 		c->fw_remove = true;
 	} else {

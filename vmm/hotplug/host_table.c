@@ -117,7 +117,7 @@ static int create_up(unsigned int cpu, void *data)
 	int ret;
 
 	ret = create_fd(hp, cpu);
-	if (!ret && cpu == 0 && hp->booting) {
+	if (!ret && cpu == GUEST_BOOT_CPU && hp->booting) {
 		if (hp->boot_mode == HOTPLUG_BOOT_LINUX64)
 			ret = vcpu_setup_long64(
 				&s->vcpu, hp->entry, hp->start_info,
@@ -364,7 +364,7 @@ static int ap_starting_down(unsigned int cpu, void *data)
 	struct hotplug *hp = data;
 	int ret;
 
-	if (cpu == 0)
+	if (!guest_cpu_removable(cpu))
 		return -EPERM; /* never reached: hotplug.c refuses first */
 	hp->slots[cpu].guest_joining = false;
 	ret = run_hooks(hp, cpu, HOST_AP_STARTING, false);

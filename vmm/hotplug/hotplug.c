@@ -707,7 +707,7 @@ int hotplug_cpu_remove(struct hotplug *hp, unsigned int cpu, int timeout_ms,
 	char id[sizeof(hp->slots[0].id)];
 	int ret;
 
-	if (cpu == 0) {
+	if (!guest_cpu_removable(cpu)) {
 		pr_err("CPU 0 is the boot CPU and cannot be removed");
 		return -EPERM;
 	}
@@ -803,13 +803,13 @@ int hotplug_set_target(struct hotplug *hp, unsigned int cpu, enum hp_side side,
 			return -EINVAL;
 		if (!guest_reports(hp))
 			return -EOPNOTSUPP;
-		if (cpu == 0 && state != GUEST_ONLINE) {
+		if (!guest_cpu_removable(cpu) && state != GUEST_ONLINE) {
 			pr_err("CPU 0 is the guest's boot CPU: it stays "
 			       "online");
 			return -EPERM;
 		}
 		/* The guest never walks its boot CPU: nothing to ask. */
-		if (cpu == 0) {
+		if (!guest_cpu_removable(cpu)) {
 			if (rep)
 				memset(rep, 0, sizeof(*rep));
 			return 0;
@@ -820,7 +820,7 @@ int hotplug_set_target(struct hotplug *hp, unsigned int cpu, enum hp_side side,
 			       cpu, cur, HOST_STATE_NAME(HOST_AP_STARTING));
 			return -ENODEV;
 		}
-	} else if (cpu == 0 && state != HOST_ONLINE) {
+	} else if (!guest_cpu_removable(cpu) && state != HOST_ONLINE) {
 		pr_err("CPU 0 is the boot CPU and cannot be taken down");
 		return -EPERM;
 	}
@@ -865,7 +865,7 @@ int hotplug_cpu_recover(struct hotplug *hp, unsigned int cpu, int timeout_ms,
 	*online = false;
 	if (stopping(hp))
 		return -ESHUTDOWN;
-	if (cpu == 0) {
+	if (!guest_cpu_removable(cpu)) {
 		pr_err("CPU 0 is the boot CPU: it is never walked, so there "
 		       "is nothing to recover");
 		return -EPERM;
