@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * vmm/api/qmp_cmds.c against the fake controller (fake_hotplug.c), through the
- * real QMP server and the client library: every command's reply shape,
- * every argument error, QEMU's request shapes (as libvirt sends them),
- * events with QEMU's fields, cpu-resize's undo.
+ * vmm/api/qmp_cmds.c on the real hotplug controller, host table and cpuhp,
+ * with fake vCPUs and a scripted guest (fake_vm.h), through the real QMP
+ * server and the client library: every command's reply shape, every
+ * argument error, QEMU's request shapes (as libvirt sends them), events
+ * with QEMU's fields, cpu-resize's undo.  Failures are injected as a user
+ * injects them (cpuhp-inject-fault), or scripted into the guest.
  */
 #include <errno.h>
 #include <poll.h>
@@ -12,27 +14,29 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/eventfd.h>
 #include <unistd.h>
 
 #include <json-c/json.h>
 
-#include "fake_hotplug.h"
+#include "fake_vm.h"
 #include "hotvm/guest_states.h"
 #include "hotplug.h"
 #include "qmp.h"
 #include "qmp_client.h"
 #include "qmp_cmds.h"
 #include "check.h"
+#include "sim_guest.h"
 #include "vm.h"
 
 #define T_MS 5000
+/* How long the controller waits for a guest told not to answer. */
+#define T_GUEST_MS 300
 
 static struct {
 	char dir[48], path[96];
 	struct qmp_server *s;
+	struct fake_vm *fv;
 	struct hotplug *hp;
-	struct vm vm;
 	struct qmp_client *c;
 } t;
 
@@ -44,14 +48,13 @@ static void setup(unsigned int max, unsigned int boot)
 	if (!mkdtemp(t.dir))
 		abort();
 	snprintf(t.path, sizeof(t.path), "%s/api.sock", t.dir);
-	t.hp = fake_hp_create(max, boot);
-	memset(&t.vm, 0, sizeof(t.vm));
-	pthread_mutex_init(&t.vm.stop_lock, NULL);
-	t.vm.stop_efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	if (fake_vm_create(max, boot, T_GUEST_MS, &t.fv))
+		abort();
+	t.hp = t.fv->hp;
 	CHECK_EQ(qmp_server_create(&(struct qmp_server_opts){ .path = t.path },
 				   &t.s),
 		 0);
-	CHECK_EQ(qmp_cmds_register(t.s, t.hp, &t.vm), 0);
+	CHECK_EQ(qmp_cmds_register(t.s, t.hp, &t.fv->vm), 0);
 	CHECK_EQ(qmp_server_start(t.s), 0);
 	CHECK_EQ(qmp_client_connect(t.path, 1, T_MS, &t.c, &e), 0);
 }
@@ -62,9 +65,7 @@ static void teardown(void)
 	qmp_cmds_detach(t.hp);
 	qmp_server_stop(t.s);
 	qmp_cmds_unregister(t.hp);
-	fake_hp_destroy(t.hp);
-	close(t.vm.stop_efd);
-	pthread_mutex_destroy(&t.vm.stop_lock);
+	fake_vm_destroy(t.fv);
 	rmdir(t.dir);
 }
 
@@ -213,6 +214,17 @@ static bool cpu_plugged(unsigned int cpu)
 
 	json_object_put(c);
 	return p;
+}
+
+/* The next callback of a host state fails for cpu, as a user injects it. */
+static void inject_host(unsigned int cpu, const char *state)
+{
+	char a[128];
+
+	snprintf(a, sizeof(a),
+		 "{\"cpu\": %u, \"side\": \"host\", \"state\": \"%s\"}", cpu,
+		 state);
+	json_object_put(ok("cpuhp-inject-fault", "%s", a));
 }
 
 /* ---- QEMU's commands ---- */
@@ -410,22 +422,23 @@ static void test_device_add_errors(void)
 	fails("GenericError", "Duplicate device ID 'cpu1'", "device_add",
 	      "{\"driver\": \"host-x86_64-cpu\", \"socket-id\": 2, "
 	      "\"id\": \"cpu1\"}");
-	/* Mid-transition */
-	fake_hp_set_busy(t.hp, 2, true);
+	/* Mid-transition: the guest is still walking cpu 2's table. */
+	sim_guest_hold(2, true);
 	fails("GenericError",
 	      "cpu 2 is in transition (guest still walking its table); try "
 	      "again",
 	      "device_add",
 	      "{\"driver\": \"host-x86_64-cpu\", \"socket-id\": 2}");
-	fake_hp_set_busy(t.hp, 2, false);
-	/* A guest that does not answer: the add fails and rolls back. */
-	fake_hp_fail_next(t.hp, 2, -ETIMEDOUT);
+	sim_guest_hold(2, false);
+	/* The step that presents it fails: the add rolls back. */
+	inject_host(2, "guest:ap-starting");
 	fails("GenericError",
-	      "cpu 2: guest:ap-starting failed: Connection timed out; rolled "
-	      "back to offline",
+	      "cpu 2: guest:ap-starting failed: Resource temporarily "
+	      "unavailable (injected fault); rolled back to offline",
 	      "device_add",
 	      "{\"driver\": \"host-x86_64-cpu\", \"socket-id\": 2}");
 	CHECK(!cpu_plugged(2));
+	CHECK_EQ(sim_guest_state(2), GUEST_OFFLINE);
 	teardown();
 }
 
@@ -488,14 +501,16 @@ static void test_device_del(void)
 	json_object_put(ok("device_add", "{\"driver\": \"host-x86_64-cpu\", "
 					 "\"socket-id\": 3, \"id\": \"c3\"}"));
 	drain_events();
-	fake_hp_fail_next(t.hp, 3, -ETIMEDOUT);
+	sim_guest_keep(3, true);
 	fails("GenericError",
-	      "cpu 3: guest:ap-starting failed: Connection timed out; rolled "
-	      "back to online (the guest did not eject it in time)",
+	      "cpu 3: hot-remove failed: the guest did not eject it within "
+	      "300 ms (give a longer timeout for a slow guest); rolled back "
+	      "to online (the guest did not eject it in time)",
 	      "device_del", "{\"id\": \"c3\"}");
 	CHECK(cpu_plugged(3));
+	CHECK_EQ(sim_guest_state(3), GUEST_ONLINE);
 	CHECK(!event("DEVICE_DELETED"));
-	fake_hp_set_busy(t.hp, 3, true);
+	sim_guest_hold(3, true);
 	fails("GenericError", "cpu 3 is in transition", "device_del",
 	      "{\"id\": \"c3\"}");
 	teardown();
@@ -519,13 +534,13 @@ static void test_status_quit(void)
 	      "{\"a\": 1}");
 	fails("GenericError", "Parameter 'now' is unexpected", "quit",
 	      "{\"now\": true}");
-	CHECK(read(t.vm.stop_efd, &v, sizeof(v)) < 0);
+	CHECK(read(t.fv->vm.stop_efd, &v, sizeof(v)) < 0);
 	r = ok("quit", NULL);
 	CHECK_EQ(json_object_object_length(r), 0);
 	json_object_put(r);
-	CHECK_EQ(read(t.vm.stop_efd, &v, sizeof(v)), sizeof(v));
-	CHECK(vm_stopping(&t.vm));
-	CHECK_EQ(t.vm.stop_status, 0);
+	CHECK_EQ(read(t.fv->vm.stop_efd, &v, sizeof(v)), sizeof(v));
+	CHECK(vm_stopping(&t.fv->vm));
+	CHECK_EQ(t.fv->vm.stop_status, 0);
 	teardown();
 }
 
@@ -631,10 +646,16 @@ static void test_set_target(void)
 					       "\"host\", \"target\": 3, "
 					       "\"timeout-ms\": 2000}"));
 	r = ok("cpuhp-set-target",
-	       "{\"cpu\": 2, \"side\": \"guest\", \"target\": \"5\"}");
-	CHECK_EQ(gi(r, "state"), GUEST_AP_LAPIC);
+	       "{\"cpu\": 2, \"side\": \"guest\", \"target\": \"7\"}");
+	CHECK_EQ(gi(r, "state"), GUEST_AP_WORK);
 	CHECK_STREQ(gs(r, "side"), "guest");
 	json_object_put(r);
+	CHECK_EQ(sim_guest_state(2), GUEST_AP_WORK);
+	/* The guest's cant-stop states are no target: the mirror's rule. */
+	fails("GenericError",
+	      "cpu 2: guest state ap:starting-lapic is not a valid target",
+	      "cpuhp-set-target",
+	      "{\"cpu\": 2, \"side\": \"guest\", \"target\": \"5\"}");
 	r = ok("cpuhp-set-target",
 	       "{\"cpu\": 2, \"side\": \"host\", \"target\": \"offline\"}");
 	CHECK_STREQ(gs(r, "name"), "offline");
@@ -687,8 +708,9 @@ static void test_inject_and_hotplug(void)
 {
 	static const char *const rep[] = { "cpu", "state", "total-us", "steps",
 					   NULL };
-	struct json_object *r, *s;
-	bool down = false;
+	struct json_object *r, *s, *ev;
+	bool down = false, named = false;
+	long long us = 0;
 
 	setup(4, 1);
 	r = ok("cpu-hotplug", "{\"cpu\": 1, \"state\": \"online\"}");
@@ -698,12 +720,15 @@ static void test_inject_and_hotplug(void)
 	s = get(r, "steps");
 	/* 4 host callbacks and 8 guest ones (2 dynamic slots are free) */
 	CHECK_EQ(json_object_array_length(s), 12);
-	CHECK_EQ(gi(r, "total-us"), 12);
-	for (size_t i = 0; i < json_object_array_length(s); i++)
+	for (size_t i = 0; i < json_object_array_length(s); i++) {
 		CHECK(!strcmp(gs(json_object_array_get_idx(s, i), "side"),
 			      "guest") ||
 		      !strcmp(gs(json_object_array_get_idx(s, i), "side"),
 			      "host"));
+		us += gi(json_object_array_get_idx(s, i), "us");
+	}
+	/* Each step's time runs from the one before: they add up. */
+	CHECK(gi(r, "total-us") >= us);
 	json_object_put(r);
 	/* Already online: a no-op, like Linux's online file. */
 	json_object_put(
@@ -731,11 +756,24 @@ static void test_inject_and_hotplug(void)
 	json_object_put(ok("cpuhp-inject-fault", "{\"cpu\": 1, \"side\": "
 						 "\"guest\", \"state\": "
 						 "\"ap:online-work\"}"));
+	drain_events();
 	fails("GenericError",
-	      "cpu 1: guest state ap:online-work failed: Resource temporarily "
-	      "unavailable (injected fault); rolled back to offline",
+	      "cpu 1: online failed: the guest failed to bring it up; see the "
+	      "guest's console; rolled back to offline",
 	      "cpu-hotplug", "{\"cpu\": 1, \"state\": \"online\"}");
 	CHECK(!cpu_plugged(1));
+	CHECK_EQ(sim_guest_state(1), GUEST_OFFLINE);
+	/* The guest's report names the state that failed, as injected. */
+	while ((ev = event("CPUHP_STATE"))) {
+		struct json_object *d = get(ev, "data");
+
+		named |= !strcmp(gs(d, "side"), "guest") &&
+			 !strcmp(gs(d, "name") ?: "", "ap:online-work") &&
+			 json_object_get_boolean(get(d, "injected")) &&
+			 gi(d, "ret") == -EAGAIN;
+		json_object_put(ev);
+	}
+	CHECK(named);
 	/* Set, then cleared: no failure. */
 	json_object_put(ok("cpuhp-inject-fault", "{\"cpu\": 1, \"side\": "
 						 "\"host\", \"state\": 2}"));
@@ -763,10 +801,10 @@ static void test_inject_and_hotplug(void)
 	      "{\"cpu\": 1, \"state\": \"online\", \"timeout-ms\": 1.5}");
 	fails("GenericError", "Boot CPU is unpluggable", "cpu-hotplug",
 	      "{\"cpu\": 0, \"state\": \"offline\"}");
-	fake_hp_fail_next(t.hp, 2, -ETIMEDOUT);
+	inject_host(2, "guest:ap-starting");
 	fails("GenericError",
-	      "cpu 2: guest:ap-starting failed: Connection timed out; rolled "
-	      "back to offline",
+	      "cpu 2: guest:ap-starting failed: Resource temporarily "
+	      "unavailable (injected fault); rolled back to offline",
 	      "cpu-hotplug", "{\"cpu\": 2, \"state\": \"online\"}");
 	teardown();
 }
@@ -777,8 +815,11 @@ static void test_events(void)
 					 "state",    "name",	 "direction",
 					 "rollback", "injected", "ret",
 					 NULL };
+	static const char *const stage[] = { "cpu",   "side",	   "kind",
+					     "stage", "direction", NULL };
 	struct json_object *ev;
 	int steps = 0, dones = 0, guest = 0;
+	char stages[64] = "";
 
 	setup(4, 1);
 	json_object_put(
@@ -786,8 +827,18 @@ static void test_events(void)
 	while ((ev = event("CPUHP_STATE"))) {
 		struct json_object *d = get(ev, "data");
 
-		keys(d, f);
 		CHECK_EQ(gi(d, "cpu"), 3);
+		/* What the host saw of the guest: the CPU presented, started. */
+		if (!strcmp(gs(d, "kind"), "stage")) {
+			keys(d, stage);
+			CHECK_STREQ(gs(d, "side"), "guest");
+			snprintf(stages + strlen(stages),
+				 sizeof(stages) - strlen(stages), " %s",
+				 gs(d, "stage") ?: "?");
+			json_object_put(ev);
+			continue;
+		}
+		keys(d, f);
 		steps += !strcmp(gs(d, "kind"), "step");
 		dones += !strcmp(gs(d, "kind"), "done");
 		guest += !strcmp(gs(d, "side"), "guest");
@@ -801,6 +852,7 @@ static void test_events(void)
 	CHECK_EQ(steps, 12);
 	CHECK_EQ(dones, 2);
 	CHECK_EQ(guest, 9);
+	CHECK_STREQ(stages, " presented started");
 	teardown();
 }
 
@@ -844,11 +896,11 @@ static void test_resize(void)
 	      "cpu-resize", "{\"count\": \"4\"}");
 
 	/* The third add fails: the two before it are taken back. */
-	fake_hp_fail_next(t.hp, 3, -ETIMEDOUT);
+	inject_host(3, "guest:ap-starting");
 	fails("GenericError",
-	      "cpu 3: guest:ap-starting failed: Connection timed out; rolled "
-	      "back to offline; cpu-resize to 4: nothing changed (2 of 2 "
-	      "steps undone)",
+	      "cpu 3: guest:ap-starting failed: Resource temporarily "
+	      "unavailable (injected fault); rolled back to offline; "
+	      "cpu-resize to 4: nothing changed (2 of 2 steps undone)",
 	      "cpu-resize", "{\"count\": 4}");
 	CHECK(cpu_plugged(0));
 	CHECK(!cpu_plugged(1) && !cpu_plugged(2) && !cpu_plugged(3));
@@ -857,7 +909,7 @@ static void test_resize(void)
 	json_object_put(ok("device_add", "{\"driver\": \"host-x86_64-cpu\", "
 					 "\"socket-id\": 3, \"id\": \"c3\"}"));
 	json_object_put(ok("cpu-resize", "{\"count\": 4}"));
-	fake_hp_fail_next(t.hp, 2, -ETIMEDOUT);
+	inject_host(2, "guest:ap-starting");
 	fails("GenericError",
 	      "cpu-resize to 1: nothing changed (1 of 1 steps "
 	      "undone)",

@@ -2,7 +2,8 @@
 /*
  * Fuzzes the control API: the QMP server's framing and request parsing
  * (vmm/api/qmp.c) and the command dispatcher and handlers (vmm/api/qmp_cmds.c),
- * with the fake controller of tests/api in place of KVM.
+ * on the real hotplug controller with the API tests' fake vCPUs and
+ * scripted guest in place of KVM (tests/api/fake_vm.h).
  *
  * The parser's only public entry is the socket (vmm/api/qmp.h), so each
  * input gets a fresh server, controller and connection: the input's bytes
@@ -17,8 +18,10 @@
  * events, all valid UTF-8 (issue 8, item 7: invalid UTF-8 in a request
  * was once echoed raw); HOTVM_FUZZ_STRICT_UTF8=0 turns that check off.
  *
- * Input: 5 bytes of setup (negotiate first, CPU counts, a failing or busy
- * CPU, the request size limit), then the client's bytes.
+ * Input: 5 bytes of setup (negotiate first, CPU counts, a CPU whose next
+ * guest:ap-starting fails on the host side, a CPU whose next
+ * ap:online-work fails on the guest side, the request size limit), then
+ * the client's bytes.  Faults are injected as a user injects them.
  */
 #include <errno.h>
 #include <poll.h>
@@ -29,13 +32,17 @@
 
 #include <json-c/json.h>
 
-#include "fake_hotplug.h"
+#include "fake_vm.h"
 #include "fuzz.h"
+#include "hotplug.h"
+#include "hotvm/guest_states.h"
 #include "qmp.h"
 #include "qmp_cmds.h"
 
 #define REPLY_MAX (8u << 20)
 #define HANG_MS	  20000
+/* A guest that does not answer: none here, but bound every wait anyway. */
+#define GUEST_MS 100
 
 static char dir[48], sock_path[96];
 static char *reply;
@@ -179,18 +186,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	unsigned int max = 1 + (flags >> 1) % 8, boot = 1 + b1 % max;
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	struct qmp_server *s;
-	struct hotplug *hp;
+	struct fake_vm *fv;
 	const uint8_t *body;
 	size_t n;
 	int fd;
 
 	setup_once();
-	hp = fake_hp_create(max, boot);
-	FUZZ_ASSERT(hp);
+	FUZZ_ASSERT(fake_vm_create(max, boot, GUEST_MS, &fv) == 0);
 	if (b2 & 0x80)
-		fake_hp_fail_next(hp, b2 % max, -ETIMEDOUT);
+		hotplug_inject(fv->hp, b2 % max, HP_SIDE_HOST,
+			       HOST_AP_STARTING);
 	if (b3 & 0x80)
-		fake_hp_set_busy(hp, b3 % max, true);
+		hotplug_inject(fv->hp, b3 % max, HP_SIDE_GUEST, GUEST_AP_WORK);
 	FUZZ_ASSERT(qmp_server_create(
 			    &(struct qmp_server_opts){
 				    .path = sock_path,
@@ -198,7 +205,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				    /* Sometimes small, to reach the limit. */
 				    .max_request = b4 ? 16u * b4 : 0 },
 			    &s) == 0);
-	FUZZ_ASSERT(qmp_cmds_register(s, hp, NULL) == 0);
+	FUZZ_ASSERT(qmp_cmds_register(s, fv->hp, NULL) == 0);
 	FUZZ_ASSERT(qmp_server_start(s) == 0);
 
 	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
@@ -213,9 +220,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	n = read_all(fd);
 	close(fd);
 
-	qmp_cmds_unregister(hp);
+	qmp_cmds_unregister(fv->hp);
 	qmp_server_stop(s);
-	fake_hp_destroy(hp);
+	fake_vm_destroy(fv);
 	check_replies(n);
 	return 0;
 }

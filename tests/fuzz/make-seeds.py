@@ -84,7 +84,7 @@ def regs():
     write("regs", "init-fails", bytes([0xff, 0]))
 
 
-# ---- fuzz_qmp.c: [flags][boot][fail][busy][max_request] then bytes ----
+# ---- fuzz_qmp.c: [flags][boot][host fault][guest fault][max_request], bytes
 def qmp():
     def cmd(name, **args):
         s = '{"execute":"%s"' % name

@@ -1,0 +1,145 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The machine layer's vCPU functions (vmm/machine/vcpu.h) without KVM, for
+ * the API tests: linked before the machine library, so its vcpu.o is never
+ * pulled.  A vCPU here has no fd and no thread; "running" is a flag and a
+ * made-up thread id (1000 + id).  As with KVM, the boot vCPU runs from its
+ * start and an AP only once the guest sends it a SIPI (fake_vcpu_sipi(),
+ * from the scripted guest's kick).
+ *
+ * And the GED's interrupt line: vm_irq_line() is wrapped at link time
+ * (-Wl,--wrap=vm_irq_line), so the edge reaches the scripted guest.
+ */
+#include <errno.h>
+#include <stdio.h>
+
+#include "fake_vm.h"
+#include "hotvm/abi.h"
+#include "sim_guest.h"
+#include "vcpu.h"
+#include "vm.h"
+
+#define FAKE_MAX_VCPUS 1024 /* KVM's limit, and hotvm's */
+#define FAKE_TID_BASE  1000
+
+/* Every created vCPU by id: the guest's SIPI finds its target here. */
+static struct vcpu *vcpus[FAKE_MAX_VCPUS];
+static pthread_mutex_t vcpus_lock = PTHREAD_MUTEX_INITIALIZER;
+
+int vcpu_create(struct vcpu *vcpu, struct vm *vm, const struct ioport_bus *io,
+		unsigned int id, unsigned int max_cpus)
+{
+	if (id >= FAKE_MAX_VCPUS)
+		return -EINVAL;
+	*vcpu = (struct vcpu){
+		.vm = vm,
+		.io = io,
+		.id = id,
+		.apic_id = id,
+		.max_cpus = max_cpus,
+		/* Not an open fd: the controller only asks whether it exists. */
+		.fd = FAKE_TID_BASE + (int)id,
+	};
+	pthread_mutex_lock(&vcpus_lock);
+	vcpus[id] = vcpu;
+	pthread_mutex_unlock(&vcpus_lock);
+	return 0;
+}
+
+int vcpu_unpark(struct vcpu *vcpu)
+{
+	(void)vcpu;
+	return 0;
+}
+
+int vcpu_setup_pvh(struct vcpu *vcpu, uint64_t entry, uint64_t start_info)
+{
+	(void)vcpu;
+	(void)entry;
+	(void)start_info;
+	return 0;
+}
+
+int vcpu_setup_long64(struct vcpu *vcpu, uint64_t entry, uint64_t boot_params,
+		      uint64_t cr3, uint64_t gdt)
+{
+	(void)vcpu;
+	(void)entry;
+	(void)boot_params;
+	(void)cr3;
+	(void)gdt;
+	return 0;
+}
+
+static void mark_started(struct vcpu *vcpu)
+{
+	if (atomic_exchange(&vcpu->started, true))
+		return;
+	if (vcpu->on_start)
+		vcpu->on_start(vcpu->start_ctx, vcpu->id);
+}
+
+int vcpu_start(struct vcpu *vcpu)
+{
+	atomic_store(&vcpu->stop, false);
+	atomic_store(&vcpu->started, false);
+	vcpu->thread_started = true;
+	atomic_store(&vcpu->tid, FAKE_TID_BASE + (int)vcpu->id);
+	/* The boot vCPU runs from the start; an AP waits for its SIPI. */
+	if (vcpu->id == 0)
+		mark_started(vcpu);
+	return 0;
+}
+
+void fake_vcpu_sipi(unsigned int id)
+{
+	struct vcpu *vcpu;
+
+	pthread_mutex_lock(&vcpus_lock);
+	vcpu = id < FAKE_MAX_VCPUS ? vcpus[id] : NULL;
+	pthread_mutex_unlock(&vcpus_lock);
+	/* A SIPI to a vCPU that is not running is lost, as with KVM. */
+	if (vcpu && atomic_load(&vcpu->tid))
+		mark_started(vcpu);
+}
+
+void vcpu_kick(struct vcpu *vcpu)
+{
+	(void)vcpu;
+}
+
+void vcpu_join(struct vcpu *vcpu)
+{
+	vcpu->thread_started = false;
+	atomic_store(&vcpu->tid, 0);
+}
+
+void vcpu_stop(struct vcpu *vcpu)
+{
+	if (!vcpu->thread_started)
+		return;
+	atomic_store(&vcpu->stop, true);
+	vcpu_join(vcpu);
+}
+
+void vcpu_destroy(struct vcpu *vcpu)
+{
+	pthread_mutex_lock(&vcpus_lock);
+	if (vcpu->id < FAKE_MAX_VCPUS && vcpus[vcpu->id] == vcpu)
+		vcpus[vcpu->id] = NULL;
+	pthread_mutex_unlock(&vcpus_lock);
+	vcpu->fd = -1;
+}
+
+int __wrap_vm_irq_line(struct vm *vm, unsigned int irq, int level);
+
+/* The GED's edge goes to the guest; no other line is wired. */
+int __wrap_vm_irq_line(struct vm *vm, unsigned int irq, int level)
+{
+	(void)vm;
+	if (irq != ABI_GED_IRQ)
+		return -EINVAL;
+	if (level)
+		sim_guest_interrupt();
+	return 0;
+}

@@ -1,0 +1,92 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The API tests' machine (fake_vm.h): what `hotvm run` does to start the
+ * controller, minus KVM.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+#include "fake_vm.h"
+#include "hotplug_vmm.h"
+#include "sim_guest.h"
+
+/* The guest's MMIO, as a vCPU's exit would dispatch it. */
+static uint32_t bus_read(void *ctx, uint64_t addr, unsigned int width)
+{
+	uint8_t d[8] = { 0 };
+	uint32_t v = 0;
+
+	mmio_dispatch(ctx, addr, false, d, width);
+	memcpy(&v, d, width < sizeof(v) ? width : sizeof(v));
+	return v;
+}
+
+static void bus_write(void *ctx, uint64_t addr, unsigned int width, uint32_t v)
+{
+	uint8_t d[8] = { 0 };
+
+	memcpy(d, &v, width < sizeof(v) ? width : sizeof(v));
+	mmio_dispatch(ctx, addr, true, d, width);
+}
+
+static void bus_sipi(void *ctx, unsigned int cpu)
+{
+	(void)ctx;
+	fake_vcpu_sipi(cpu);
+}
+
+int fake_vm_create(unsigned int max, unsigned int boot, int timeout_ms,
+		   struct fake_vm **out)
+{
+	struct fake_vm *fv = calloc(1, sizeof(*fv));
+	int ret;
+
+	if (!fv)
+		return -ENOMEM;
+	pthread_mutex_init(&fv->vm.stop_lock, NULL);
+	fv->vm.kvm_fd = fv->vm.vm_fd = -1;
+	fv->vm.stop_efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	ret = fv->vm.stop_efd < 0 ? -errno : 0;
+	if (!ret)
+		ret = hotplug_create(
+			&(struct hotplug_config){
+				.vm = &fv->vm,
+				.mmio = &fv->mmio,
+				.boot_cpus = boot,
+				.max_cpus = max,
+				.timeout_ms = timeout_ms,
+			},
+			&fv->hp);
+	if (!ret)
+		ret = hotplug_boot(fv->hp);
+	if (!ret)
+		ret = sim_guest_boot(max, boot,
+				     &(struct sim_guest_bus){
+					     .read = bus_read,
+					     .write = bus_write,
+					     .sipi = bus_sipi,
+					     .ctx = &fv->mmio,
+				     });
+	if (ret) {
+		fake_vm_destroy(fv);
+		return ret;
+	}
+	*out = fv;
+	return 0;
+}
+
+void fake_vm_destroy(struct fake_vm *fv)
+{
+	if (!fv)
+		return;
+	sim_guest_stop();
+	hotplug_shutdown(fv->hp);
+	hotplug_destroy(fv->hp);
+	if (fv->vm.stop_efd >= 0)
+		close(fv->vm.stop_efd);
+	pthread_mutex_destroy(&fv->vm.stop_lock);
+	free(fv);
+}

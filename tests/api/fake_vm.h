@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The machine the API tests run the real hotplug controller on: the
+ * controller (vmm/hotplug), its host table and cpuhp, the real GED and
+ * register block on an MMIO bus, fake vCPUs (fake_vcpu.c) and the scripted
+ * guest (sim_guest.h) answering the register block.  No /dev/kvm.
+ */
+#ifndef HOTVM_TESTS_FAKE_VM_H
+#define HOTVM_TESTS_FAKE_VM_H
+
+#include "mmio.h"
+#include "vm.h"
+
+struct hotplug;
+
+struct fake_vm {
+	struct vm vm; /* no KVM: only its stop request is real */
+	struct mmio_bus mmio;
+	struct hotplug *hp;
+};
+
+/*
+ * CPUs 0 .. @boot - 1 are booted, on both sides, of @max; every wait for
+ * the guest gives up after @timeout_ms (a guest told not to answer).
+ */
+int fake_vm_create(unsigned int max, unsigned int boot, int timeout_ms,
+		   struct fake_vm **out);
+void fake_vm_destroy(struct fake_vm *fv);
+
+/* The scripted guest's SIPI to AP @id (fake_vcpu.c). */
+void fake_vcpu_sipi(unsigned int id);
+
+#endif

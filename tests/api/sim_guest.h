@@ -1,0 +1,53 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * A scripted guest for the API tests: the tiny guest's hotplug driver
+ * without the tiny guest.  It runs the guest's table (guest_states.h) on
+ * the cpuhp library and speaks the register block with the guest's own
+ * driver (guest/hotplug/hpio.c), as guest/hotplug/hotplug.c does: on the
+ * GED's interrupt it scans the block, walks inserted CPUs up and removed
+ * ones down, ejects them, reports every step and takes the host's faults
+ * and targets; it evaluates _OST as an ACPI guest does.  Its "vCPUs" are
+ * the test's: kicking an AP starts it (fake_vcpu.c).
+ *
+ * Single instance, for one controller at a time.  Every entry point takes
+ * the guest's lock: the interrupt comes from the controller's thread, the
+ * script from the test's.
+ */
+#ifndef HOTVM_TESTS_SIM_GUEST_H
+#define HOTVM_TESTS_SIM_GUEST_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/* How the guest reaches the machine: MMIO, and the SIPI of an AP. */
+struct sim_guest_bus {
+	uint32_t (*read)(void *ctx, uint64_t addr, unsigned int width);
+	void (*write)(void *ctx, uint64_t addr, unsigned int width, uint32_t v);
+	void (*sipi)(void *ctx, unsigned int cpu);
+	void *ctx;
+};
+
+/*
+ * Boots the guest on @max possible CPUs of which 0 .. @boot - 1 are
+ * present: it says it reports its states, then brings every boot AP up.
+ */
+int sim_guest_boot(unsigned int max, unsigned int boot,
+		   const struct sim_guest_bus *bus);
+void sim_guest_stop(void);
+
+/* The GED's interrupt (its rising edge). */
+void sim_guest_interrupt(void);
+
+/*
+ * Script.  keep: the guest answers no eject request for @cpu (its driver
+ * is stuck), so the host's removal times out.  hold: the guest is in the
+ * middle of a walk of @cpu (a late guest): it has reported a step and not
+ * yet its DONE, which it reports on release.
+ */
+void sim_guest_keep(unsigned int cpu, bool keep);
+void sim_guest_hold(unsigned int cpu, bool hold);
+
+/* The guest's own state for @cpu, or -1. */
+int sim_guest_state(unsigned int cpu);
+
+#endif
