@@ -1180,9 +1180,9 @@ static int cmd_cpuhp_set_target(void *ctx, struct json_object *args,
 	if (rc == -ENODEV)
 		return qmp_error_set(err, QMP_ERROR_GENERIC,
 				     "cpu %u: the guest does not have this "
-				     "CPU yet; bring the host side to "
-				     "guest:ap-starting first",
-				     cpu);
+				     "CPU yet; bring the host side to %s "
+				     "first",
+				     cpu, HOST_STATE_NAME(HOST_AP_STARTING));
 	if (rc == -EINVAL && !rep.n)
 		return qmp_error_set(err, QMP_ERROR_GENERIC,
 				     "cpu %u: %s state %s is not a valid "
@@ -1251,12 +1251,14 @@ static int cmd_cpu_hotplug(void *ctx, struct json_object *args,
 	    qmp_arg_string(args, "state", true, &state, err) < 0 ||
 	    arg_timeout(args, &timeout, err) || arg_wait(args, &wait, err))
 		return -EINVAL;
-	if (strcmp(state, "online") && strcmp(state, "offline"))
+	if (strcmp(state, HOST_STATE_NAME(HOST_ONLINE)) &&
+	    strcmp(state, HOST_STATE_NAME(HOST_OFFLINE)))
 		return qmp_error_set(err, QMP_ERROR_GENERIC,
 				     "Parameter 'state' does not accept value "
-				     "'%s' (expected 'online' or 'offline')",
-				     state);
-	up = !strcmp(state, "online");
+				     "'%s' (expected '%s' or '%s')",
+				     state, HOST_STATE_NAME(HOST_ONLINE),
+				     HOST_STATE_NAME(HOST_OFFLINE));
+	up = !strcmp(state, HOST_STATE_NAME(HOST_ONLINE));
 	names_refresh();
 	memset(&rep, 0, sizeof(rep));
 	if (up) {
@@ -1270,7 +1272,8 @@ static int cmd_cpu_hotplug(void *ctx, struct json_object *args,
 		if (rc == -EEXIST)
 			rc = 0; /* already there: a no-op, like Linux */
 		if (rc)
-			return op_error(err, cpu, "online", rc, &rep);
+			return op_error(err, cpu, HOST_STATE_NAME(HOST_ONLINE),
+					rc, &rep);
 	} else {
 		struct hp_cpu_view v;
 
@@ -1325,7 +1328,8 @@ static int cmd_cpuhp_recover(void *ctx, struct json_object *args,
 		return op_error(err, cpu, "recover", rc, &rep);
 	o = json_object_new_object();
 	add_int(o, "cpu", cpu);
-	add_str(o, "state", online ? "online" : "offline");
+	add_str(o, "state",
+		HOST_STATE_NAME(online ? HOST_ONLINE : HOST_OFFLINE));
 	report_json(o, &rep);
 	*ret = o;
 	return 0;

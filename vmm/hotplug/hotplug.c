@@ -804,8 +804,8 @@ int hotplug_set_target(struct hotplug *hp, unsigned int cpu, enum hp_side side,
 		if (!guest_reports(hp))
 			return -EOPNOTSUPP;
 		if (!guest_cpu_removable(cpu) && state != GUEST_ONLINE) {
-			pr_err("CPU 0 is the guest's boot CPU: it stays "
-			       "online");
+			pr_err("CPU 0 is the guest's boot CPU: it stays %s",
+			       hp->guest_steps[GUEST_ONLINE].name);
 			return -EPERM;
 		}
 		/* The guest never walks its boot CPU: nothing to ask. */
