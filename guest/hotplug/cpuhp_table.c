@@ -215,7 +215,10 @@ static int hp_teardown(unsigned int cpu, void *data)
 		.flags = f,                                                    \
 	},
 
-static struct cpuhp_step hp_steps[GUEST_NR_STATES] = { GUEST_STATES(HP_STEP) };
+static struct cpuhp_step hp_steps[GUEST_NR_STATES] = {
+	/* Every state of guest_states.h, in its order. */
+	GUEST_STATES(HP_STEP)
+};
 
 /* The per-CPU work: counted on each timer tick while ap:online-work is on. */
 static void timer_irq(struct idt_regs *regs)

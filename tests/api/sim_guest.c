@@ -61,8 +61,10 @@ static int sim_kick(unsigned int cpu, void *data)
 		.flags = f,                                                    \
 	},
 
-static const struct cpuhp_step sim_steps[GUEST_NR_STATES] = { GUEST_STATES(
-	SIM_STEP) };
+static const struct cpuhp_step sim_steps[GUEST_NR_STATES] = {
+	/* Every state of guest_states.h, in its order. */
+	GUEST_STATES(SIM_STEP)
+};
 
 /* The register block, through the test's bus. */
 static u32 sim_read(struct hpio *io, unsigned int off, unsigned int width)

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * The guest's side of the wire, as the controller sees it: the register
- * block's callbacks (on vCPU threads) and the guest's table for
- * introspection.  Everything here comes from an untrusted guest: values
+ * block's callbacks (on vCPU threads) and the mirror of the guest's table
+ * (a cpuhp machine made from guest_states.h).  Everything here comes from an untrusted guest: values
  * are checked, nothing blocks, and nothing the guest says can make the
  * host do more than wake a waiter or update the mirror.
  */
@@ -42,8 +42,10 @@ static int guest_step(unsigned int cpu, void *data)
 		.flags = f,                                                    \
 	},
 
-static const struct cpuhp_step mirror_steps[GUEST_NR_STATES] = { GUEST_STATES(
-	MIRROR_STEP) };
+static const struct cpuhp_step mirror_steps[GUEST_NR_STATES] = {
+	/* Every state of guest_states.h, in its order. */
+	GUEST_STATES(MIRROR_STEP)
+};
 
 int hp_guest_mirror_init(struct hotplug *hp)
 {
