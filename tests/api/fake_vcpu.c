@@ -79,16 +79,33 @@ static void mark_started(struct vcpu *vcpu)
 		vcpu->on_start(vcpu->start_ctx, vcpu->id);
 }
 
-int vcpu_start(struct vcpu *vcpu)
+/* The thread "exists" (it has a tid) but runs nothing until released. */
+int vcpu_start_held(struct vcpu *vcpu)
 {
 	atomic_store(&vcpu->stop, false);
 	atomic_store(&vcpu->started, false);
+	atomic_store(&vcpu->held, 1);
 	vcpu->thread_started = true;
 	atomic_store(&vcpu->tid, FAKE_TID_BASE + (int)vcpu->id);
+	return 0;
+}
+
+void vcpu_release(struct vcpu *vcpu)
+{
+	if (!atomic_exchange(&vcpu->held, 0))
+		return;
 	/* The boot vCPU runs from the start; an AP waits for its SIPI. */
 	if (vcpu->id == 0)
 		mark_started(vcpu);
-	return 0;
+}
+
+int vcpu_start(struct vcpu *vcpu)
+{
+	int ret = vcpu_start_held(vcpu);
+
+	if (!ret)
+		vcpu_release(vcpu);
+	return ret;
 }
 
 void fake_vcpu_sipi(unsigned int id)
