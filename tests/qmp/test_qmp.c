@@ -57,22 +57,23 @@ static int h_echo(void *ctx, struct json_object *args, struct json_object **ret,
 static int h_typed(void *ctx, struct json_object *args,
 		   struct json_object **ret, struct qmp_error *err)
 {
-	static const char *const allowed[] = { "n", "s", "b", NULL };
-	const char *s = "none";
-	bool b = false;
-	int64_t n;
-	int rc;
-
 	(void)ctx;
-	if ((rc = qmp_check_args(args, allowed, err)) ||
-	    (rc = qmp_arg_int_range(args, "n", true, 0, 10, &n, err)) < 0 ||
-	    (rc = qmp_arg_string(args, "s", false, &s, err)) < 0 ||
-	    (rc = qmp_arg_bool(args, "b", false, &b, err)) < 0)
-		return rc;
+	(void)err;
+	/* The server checked them against typed_args: no checks here. */
 	*ret = json_object_new_object();
-	json_object_object_add(*ret, "n", json_object_new_int64(n));
-	json_object_object_add(*ret, "s", json_object_new_string(s));
-	json_object_object_add(*ret, "b", json_object_new_boolean(b));
+	json_object_object_add(*ret, "n",
+			       json_object_new_int64(qmp_int(args, "n", -1)));
+	json_object_object_add(
+		*ret, "s", json_object_new_string(qmp_str(args, "s", "none")));
+	json_object_object_add(
+		*ret, "b", json_object_new_boolean(qmp_bool(args, "b", false)));
+	json_object_object_add(*ret, "t",
+			       json_object_new_int64(qmp_int(args, "t", -1)));
+	json_object_object_add(
+		*ret, "mode",
+		json_object_new_string(qmp_str(args, "mode", "none")));
+	json_object_object_add(*ret, "has-x",
+			       json_object_new_boolean(qmp_has(args, "x")));
 	return 0;
 }
 
@@ -84,12 +85,10 @@ static int h_fail(void *ctx, struct json_object *args, struct json_object **ret,
 					       QMP_ERROR_DEVICE_NOT_ACTIVE,
 					       QMP_ERROR_DEVICE_NOT_FOUND,
 					       QMP_ERROR_KVM_MISSING_CAP };
-	const char *want = NULL;
+	const char *want = qmp_str(args, "class", "");
 
 	(void)ctx;
 	(void)ret;
-	if (qmp_arg_string(args, "class", true, &want, err) < 0)
-		return -EINVAL;
 	for (size_t i = 0; i < 5; i++)
 		if (!strcmp(want, classes[i]))
 			return qmp_error_set(err, classes[i], "failed as %s",
@@ -156,14 +155,11 @@ static int h_flood(void *ctx, struct json_object *args,
 		   struct json_object **ret, struct qmp_error *err)
 {
 	struct tctx *c = ctx;
-	int64_t n = 0, keep = 0;
-	bool lossy = false;
+	int64_t n = qmp_int(args, "n", 0), keep = qmp_int(args, "keep", 0);
+	bool lossy = qmp_bool(args, "lossy", false);
 
 	(void)ret;
-	if (qmp_arg_int(args, "n", true, &n, err) < 0 ||
-	    qmp_arg_int(args, "keep", false, &keep, err) < 0 ||
-	    qmp_arg_bool(args, "lossy", false, &lossy, err) < 0)
-		return -EINVAL;
+	(void)err;
 	for (int64_t i = 0; i < n; i++) {
 		struct json_object *d = json_object_new_object();
 		bool k = keep && i % keep == 0;
@@ -182,13 +178,63 @@ static int h_flood(void *ctx, struct json_object *args,
 	return 0;
 }
 
+static int64_t typed_max(void)
+{
+	return 10;
+}
+
+static const char *const modes[] = { "fast", "slow", "odd", NULL };
+
+static const struct qmp_arg typed_args[] = {
+	{ .name = "n", .type = QMP_ARG_INT, .max_fn = typed_max },
+	{ .name = "s", .type = QMP_ARG_STR, .optional = true },
+	{ .name = "b", .type = QMP_ARG_BOOL, .optional = true },
+	{ .name = "t", .type = QMP_ARG_INT_STR, .optional = true },
+	{ .name = "st", .type = QMP_ARG_NAME_INT, .optional = true },
+	{ .name = "nul",
+	  .type = QMP_ARG_NAME_INT,
+	  .optional = true,
+	  .nullable = true },
+	{ .name = "mode",
+	  .type = QMP_ARG_STR,
+	  .optional = true,
+	  .values = modes },
+	{ .name = "r",
+	  .type = QMP_ARG_INT,
+	  .optional = true,
+	  .min = -2,
+	  .max = 2 },
+	{ 0 },
+};
+
+static const struct qmp_arg fail_args[] = {
+	{ .name = "class", .type = QMP_ARG_STR },
+	{ 0 },
+};
+
+static const struct qmp_arg flood_args[] = {
+	{ .name = "n", .type = QMP_ARG_INT },
+	{ .name = "keep", .type = QMP_ARG_INT, .optional = true },
+	{ .name = "lossy", .type = QMP_ARG_BOOL, .optional = true },
+	{ 0 },
+};
+
+static const struct qmp_arg open_args[] = {
+	{ .name = "x", .type = QMP_ARG_INT, .optional = true },
+	{ 0 },
+};
+
 static const struct qmp_command cmds[] = {
-	{ .name = "echo", .handler = h_echo },
+	{ .name = "echo", .handler = h_echo, .flags = QMP_CMD_OPEN_ARGS },
 	{ .name = "ping", .handler = h_look, .flags = QMP_CMD_FAST },
 	{ .name = "look", .handler = h_look, .flags = QMP_CMD_QUERY },
-	{ .name = "flood", .handler = h_flood },
-	{ .name = "typed", .handler = h_typed },
-	{ .name = "fail", .handler = h_fail },
+	{ .name = "flood", .handler = h_flood, .args = flood_args },
+	{ .name = "typed", .handler = h_typed, .args = typed_args },
+	{ .name = "open",
+	  .handler = h_typed,
+	  .flags = QMP_CMD_OPEN_ARGS,
+	  .args = open_args },
+	{ .name = "fail", .handler = h_fail, .args = fail_args },
 	{ .name = "block", .handler = h_block },
 	{ .name = "slow", .handler = h_slow },
 	{ .name = "emit", .handler = h_emit },
@@ -401,6 +447,114 @@ static void test_id_echo(void)
 	stop(s);
 }
 
+/*
+ * What a declaration checks beyond the basic types: integers given as
+ * decimal strings (as Kata sends "socket-id": "1"), names or numbers,
+ * null where it is a value, allowed values, ranges, open commands.
+ */
+static void test_declared_args(struct raw *r)
+{
+	struct json_object *o;
+
+	o = req(r, "{\"execute\": \"typed\", \"arguments\": {\"n\": 0, "
+		   "\"t\": \"12\"}}");
+	CHECK_EQ(json_object_get_int(jget(jget(o, "return"), "t")), 12);
+	json_object_put(o);
+	o = req(r, "{\"execute\": \"typed\", \"arguments\": {\"n\": 0, "
+		   "\"t\": -3, \"st\": \"name\", \"nul\": null, \"mode\": "
+		   "\"odd\", \"r\": -2}}");
+	CHECK_EQ(json_object_get_int(jget(jget(o, "return"), "t")), -3);
+	CHECK_STREQ(jstr(jget(o, "return"), "mode"), "odd");
+	json_object_put(o);
+	expect_error(r,
+		     "{\"execute\": \"typed\", \"arguments\": {\"n\": 0, "
+		     "\"t\": \"1x\"}}",
+		     "GenericError",
+		     "Invalid parameter type for 't', expected: integer");
+	expect_error(r,
+		     "{\"execute\": \"typed\", \"arguments\": {\"n\": 0, "
+		     "\"t\": \"\"}}",
+		     "GenericError",
+		     "Invalid parameter type for 't', expected: integer");
+	expect_error(r,
+		     "{\"execute\": \"typed\", \"arguments\": {\"n\": 0, "
+		     "\"st\": true}}",
+		     "GenericError",
+		     "Invalid parameter type for 'st', expected: string or "
+		     "integer");
+	expect_error(r,
+		     "{\"execute\": \"typed\", \"arguments\": {\"n\": 0, "
+		     "\"st\": null}}",
+		     "GenericError",
+		     "Invalid parameter type for 'st', expected: string or "
+		     "integer");
+	expect_error(r,
+		     "{\"execute\": \"typed\", \"arguments\": {\"n\": 0, "
+		     "\"mode\": \"quick\"}}",
+		     "GenericError",
+		     "Parameter 'mode' does not accept value 'quick' (expected "
+		     "'fast', 'slow' or 'odd')");
+	expect_error(r,
+		     "{\"execute\": \"typed\", \"arguments\": {\"n\": 0, "
+		     "\"r\": 3}}",
+		     "GenericError",
+		     "Parameter 'r' expects a value between -2 and 2");
+	expect_error(r, "{\"execute\": \"typed\", \"arguments\": {\"n\": -1}}",
+		     "GenericError",
+		     "Parameter 'n' expects a value between 0 and 10");
+	/* Open: undeclared members reach the handler, declared are checked. */
+	o = req(r, "{\"execute\": \"open\", \"arguments\": {\"zz\": 1}}");
+	CHECK(json_object_is_type(jget(o, "return"), json_type_object));
+	json_object_put(o);
+	expect_error(r,
+		     "{\"execute\": \"open\", \"arguments\": {\"x\": \"1\"}}",
+		     "GenericError",
+		     "Invalid parameter type for 'x', expected: integer");
+	/* The server's own commands are declared too. */
+	expect_error(r,
+		     "{\"execute\": \"query-commands\", \"arguments\": "
+		     "{\"x\": 1}}",
+		     "GenericError", "Parameter 'x' is unexpected");
+	expect_error(r,
+		     "{\"execute\": \"qmp_capabilities\", \"arguments\": "
+		     "{\"enable\": 1}}",
+		     "GenericError",
+		     "Invalid parameter type for 'enable', expected: array");
+}
+
+/* A declaration the server cannot check is refused at registration. */
+static void test_bad_declarations(void)
+{
+	static const char *const v[] = { "a", NULL };
+	static const struct qmp_arg twice[] = {
+		{ .name = "a", .type = QMP_ARG_INT },
+		{ .name = "a", .type = QMP_ARG_STR },
+		{ 0 },
+	};
+	static const struct qmp_arg untyped[] = { { .name = "a" }, { 0 } };
+	static const struct qmp_arg int_values[] = {
+		{ .name = "a", .type = QMP_ARG_INT, .values = v },
+		{ 0 },
+	};
+	const struct qmp_arg *bad[] = { twice, untyped, int_values };
+	struct qmp_server_opts o = { 0 };
+	struct qmp_server *s = NULL;
+
+	tdir_make(&td);
+	o.path = td.path;
+	CHECK_EQ(qmp_server_create(&o, &s), 0);
+	for (size_t i = 0; s && i < sizeof(bad) / sizeof(bad[0]); i++) {
+		struct qmp_command c = { .name = "c",
+					 .handler = h_look,
+					 .args = bad[i] };
+
+		CHECK_EQ(qmp_server_register(s, &c, 1), -EINVAL);
+	}
+	if (s)
+		qmp_server_stop(s);
+	tdir_remove(&td);
+}
+
 static void test_error_classes(void)
 {
 	static const char *const classes[] = {
@@ -474,6 +628,7 @@ static void test_error_classes(void)
 	CHECK_STREQ(jstr(jget(o, "return"), "s"), "hi");
 	CHECK(json_object_get_boolean(jget(jget(o, "return"), "b")));
 	json_object_put(o);
+	test_declared_args(&r);
 	raw_close(&r);
 	stop(s);
 }
@@ -1379,4 +1534,5 @@ CHECK_MAIN(TEST(test_greeting), TEST(test_negotiation), TEST(test_id_echo),
 	   TEST(test_events_during_command), TEST(test_slow_reader),
 	   TEST(test_parse_resync), TEST(test_negotiate_timeout),
 	   TEST(test_peer_credentials), TEST(test_concurrent_clients),
-	   TEST(test_stop_no_leaks), TEST(test_socket_path))
+	   TEST(test_stop_no_leaks), TEST(test_socket_path),
+	   TEST(test_bad_declarations))

@@ -106,12 +106,11 @@ static int h_cpuhp(void *ctx, struct json_object *args,
 static int h_device_add(void *ctx, struct json_object *args,
 			struct json_object **ret, struct qmp_error *err)
 {
-	int64_t sock = -1;
+	int64_t sock = qmp_int(args, "socket-id", -1);
 
 	(void)ctx;
 	(void)ret;
 	record("device_add", args);
-	qmp_arg_int(args, "socket-id", true, &sock, err);
 	if (sock == 0)
 		return qmp_error_set(err, QMP_ERROR_GENERIC,
 				     "CPU[0] with APIC ID 0 exists");
@@ -123,15 +122,13 @@ static int h_device_add(void *ctx, struct json_object *args,
 static int h_device_del(void *ctx, struct json_object *args,
 			struct json_object **ret, struct qmp_error *err)
 {
-	const char *id = NULL;
+	const char *id = qmp_str(args, "id", "");
 	struct json_object *d;
 	char path[96];
 
 	(void)ctx;
 	(void)ret;
 	record("device_del", args);
-	if (qmp_arg_string(args, "id", true, &id, err) < 0)
-		return -EINVAL;
 	if (strncmp(id, "cpu", 3))
 		return qmp_error_set(err, QMP_ERROR_DEVICE_NOT_FOUND,
 				     "Device '%s' not found", id);
@@ -177,15 +174,19 @@ static int h_resize(void *ctx, struct json_object *args,
 	return h_record("cpu-resize", args, ret);
 }
 
+/* Like QEMU's, not hotvm's: whatever arguments come are recorded. */
+#define OPEN QMP_CMD_OPEN_ARGS
 static const struct qmp_command cmds[] = {
-	{ .name = "query-hotpluggable-cpus", .handler = h_hotpluggable },
-	{ .name = "query-cpus-fast", .handler = h_cpus_fast },
-	{ .name = "query-cpuhp", .handler = h_cpuhp },
-	{ .name = "device_add", .handler = h_device_add },
-	{ .name = "device_del", .handler = h_device_del },
-	{ .name = "cpuhp-set-target", .handler = h_target },
-	{ .name = "cpuhp-inject-fault", .handler = h_inject },
-	{ .name = "cpu-resize", .handler = h_resize },
+	{ .name = "query-hotpluggable-cpus",
+	  .handler = h_hotpluggable,
+	  .flags = OPEN },
+	{ .name = "query-cpus-fast", .handler = h_cpus_fast, .flags = OPEN },
+	{ .name = "query-cpuhp", .handler = h_cpuhp, .flags = OPEN },
+	{ .name = "device_add", .handler = h_device_add, .flags = OPEN },
+	{ .name = "device_del", .handler = h_device_del, .flags = OPEN },
+	{ .name = "cpuhp-set-target", .handler = h_target, .flags = OPEN },
+	{ .name = "cpuhp-inject-fault", .handler = h_inject, .flags = OPEN },
+	{ .name = "cpu-resize", .handler = h_resize, .flags = OPEN },
 };
 
 static void fake_start(unsigned int max_clients)

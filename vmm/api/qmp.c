@@ -21,6 +21,7 @@
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
@@ -147,120 +148,212 @@ int qmp_error_set(struct qmp_error *err, const char *class, const char *fmt,
 {
 	va_list ap;
 
+	if (hv_err_is_set(&err->e))
+		return -EINVAL; /* the first reason is the cause */
 	err->class = class;
+	err->e.code = -EINVAL;
 	va_start(ap, fmt);
-	vsnprintf(err->desc, sizeof(err->desc), fmt, ap);
+	vsnprintf(err->e.msg, sizeof(err->e.msg), fmt, ap);
 	va_end(ap);
 	return -EINVAL;
 }
 
-/* ---- argument helpers ---- */
+/* ---- arguments: checked against the declaration, then read ---- */
 
-static int arg_get(struct json_object *args, const char *name, bool required,
-		   struct json_object **val, struct qmp_error *err)
+static const char *const arg_type_names[] = {
+	[QMP_ARG_INT] = "integer",     [QMP_ARG_STR] = "string",
+	[QMP_ARG_BOOL] = "boolean",    [QMP_ARG_ARRAY] = "array",
+	[QMP_ARG_INT_STR] = "integer", [QMP_ARG_NAME_INT] = "string or integer",
+};
+
+const struct qmp_arg *qmp_arg_find(const struct qmp_arg *decl, const char *name)
 {
-	if (!args || !json_object_object_get_ex(args, name, val)) {
-		if (required)
-			return qmp_error_set(err, QMP_ERROR_GENERIC,
-					     "Parameter '%s' is missing", name);
-		return 0;
-	}
-	return 1;
+	for (; decl && decl->name; decl++)
+		if (!strcmp(decl->name, name))
+			return decl;
+	return NULL;
 }
 
-static int arg_type_error(const char *name, const char *type,
-			  struct qmp_error *err)
+/* A decimal string as QemuOpts reads a number; false if it is not one. */
+static bool decimal(const char *s, int64_t *v)
 {
-	return qmp_error_set(err, QMP_ERROR_GENERIC,
-			     "Invalid parameter type for '%s', expected: %s",
-			     name, type);
+	char *end;
+
+	if (!*s)
+		return false;
+	errno = 0;
+	*v = strtoll(s, &end, 10);
+	return !*end && !errno;
 }
 
-int qmp_arg_int(struct json_object *args, const char *name, bool required,
-		int64_t *val, struct qmp_error *err)
+/* json-c keeps integers above INT64_MAX as unsigned: not ours. */
+static bool fits_int64(struct json_object *o)
 {
-	struct json_object *o;
-	int rc = arg_get(args, name, required, &o, err);
-
-	if (rc <= 0)
-		return rc;
-	if (!json_object_is_type(o, json_type_int))
-		return arg_type_error(name, "integer", err);
-	/* json-c keeps values above INT64_MAX as unsigned: not ours. */
-	if (json_object_get_uint64(o) > INT64_MAX &&
-	    json_object_get_int64(o) >= 0)
-		return qmp_error_set(err, QMP_ERROR_GENERIC,
-				     "Parameter '%s' expects %s", name,
-				     "an integer that fits in int64");
-	*val = json_object_get_int64(o);
-	return 1;
+	return !(json_object_get_uint64(o) > INT64_MAX &&
+		 json_object_get_int64(o) >= 0);
 }
 
-int qmp_arg_int_range(struct json_object *args, const char *name, bool required,
-		      int64_t min, int64_t max, int64_t *val,
-		      struct qmp_error *err)
+static bool type_ok(const struct qmp_arg *a, struct json_object *o)
 {
 	int64_t v;
-	int rc = qmp_arg_int(args, name, required, &v, err);
 
-	if (rc <= 0)
-		return rc;
-	if (v < min || v > max)
+	switch (a->type) {
+	case QMP_ARG_INT:
+		return json_object_is_type(o, json_type_int);
+	case QMP_ARG_STR:
+		return json_object_is_type(o, json_type_string);
+	case QMP_ARG_BOOL:
+		return json_object_is_type(o, json_type_boolean);
+	case QMP_ARG_ARRAY:
+		return json_object_is_type(o, json_type_array);
+	case QMP_ARG_INT_STR:
+		return json_object_is_type(o, json_type_int) ||
+		       (json_object_is_type(o, json_type_string) &&
+			decimal(json_object_get_string(o), &v));
+	case QMP_ARG_NAME_INT:
+		return json_object_is_type(o, json_type_int) ||
+		       json_object_is_type(o, json_type_string);
+	}
+	return false;
+}
+
+/* "'a' or 'b'", "'a', 'b' or 'c'" */
+static void values_text(const char *const *v, char *buf, size_t len)
+{
+	size_t n = 0, at = 0;
+
+	while (v[n])
+		n++;
+	buf[0] = '\0';
+	for (size_t i = 0; i < n && at < len; i++)
+		at += snprintf(buf + at, len - at, "%s'%s'",
+			       !i	    ? ""
+			       : i == n - 1 ? " or "
+					    : ", ",
+			       v[i]);
+}
+
+static int check_value(const struct qmp_arg *a, struct json_object *o,
+		       struct qmp_error *err)
+{
+	char expect[256];
+
+	if (json_object_is_type(o, json_type_null) && a->nullable)
+		return 0;
+	if (!type_ok(a, o))
 		return qmp_error_set(err, QMP_ERROR_GENERIC,
-				     "Parameter '%s' expects a value between "
-				     "%lld and %lld",
-				     name, (long long)min, (long long)max);
-	*val = v;
-	return 1;
+				     "Invalid parameter type for '%s', "
+				     "expected: %s",
+				     a->name, arg_type_names[a->type]);
+	if (json_object_is_type(o, json_type_int) && !fits_int64(o))
+		return qmp_error_set(err, QMP_ERROR_GENERIC,
+				     "Parameter '%s' expects %s", a->name,
+				     "an integer that fits in int64");
+	if (a->type == QMP_ARG_INT && (a->min || a->max || a->max_fn)) {
+		int64_t v = json_object_get_int64(o);
+		int64_t max = a->max_fn ? a->max_fn() : a->max;
+
+		if (v < a->min || v > max)
+			return qmp_error_set(err, QMP_ERROR_GENERIC,
+					     "Parameter '%s' expects a value "
+					     "between %lld and %lld",
+					     a->name, (long long)a->min,
+					     (long long)max);
+	}
+	if (a->type == QMP_ARG_STR && a->values) {
+		const char *s = json_object_get_string(o);
+		size_t i;
+
+		for (i = 0; a->values[i] && strcmp(a->values[i], s); i++)
+			;
+		if (!a->values[i]) {
+			values_text(a->values, expect, sizeof(expect));
+			return qmp_error_set(err, QMP_ERROR_GENERIC,
+					     "Parameter '%s' does not accept "
+					     "value '%s' (expected %s)",
+					     a->name, s, expect);
+		}
+	}
+	return 0;
 }
 
-int qmp_arg_string(struct json_object *args, const char *name, bool required,
-		   const char **val, struct qmp_error *err)
+int qmp_check_args(struct json_object *args, const struct qmp_arg *decl,
+		   bool open, struct qmp_error *err)
 {
-	struct json_object *o;
-	int rc = arg_get(args, name, required, &o, err);
+	for (const struct qmp_arg *a = decl; a && a->name; a++) {
+		struct json_object *o;
 
-	if (rc <= 0)
-		return rc;
-	if (!json_object_is_type(o, json_type_string))
-		return arg_type_error(name, "string", err);
-	*val = json_object_get_string(o);
-	return 1;
-}
-
-int qmp_arg_bool(struct json_object *args, const char *name, bool required,
-		 bool *val, struct qmp_error *err)
-{
-	struct json_object *o;
-	int rc = arg_get(args, name, required, &o, err);
-
-	if (rc <= 0)
-		return rc;
-	if (!json_object_is_type(o, json_type_boolean))
-		return arg_type_error(name, "boolean", err);
-	*val = json_object_get_boolean(o);
-	return 1;
-}
-
-int qmp_check_args(struct json_object *args, const char *const allowed[],
-		   struct qmp_error *err)
-{
-	if (!args)
+		if (!args || !json_object_object_get_ex(args, a->name, &o)) {
+			if (!a->optional)
+				return qmp_error_set(err, QMP_ERROR_GENERIC,
+						     "Parameter '%s' is "
+						     "missing",
+						     a->name);
+			continue;
+		}
+		if (check_value(a, o, err))
+			return -EINVAL;
+	}
+	if (!args || open)
 		return 0;
 	json_object_object_foreach(args, key, val)
 	{
-		size_t i;
-
 		(void)val;
-		for (i = 0; allowed && allowed[i]; i++)
-			if (!strcmp(key, allowed[i]))
-				break;
-		if (!allowed || !allowed[i])
+		if (!qmp_arg_find(decl, key))
 			return qmp_error_set(err, QMP_ERROR_GENERIC,
 					     "Parameter '%s' is unexpected",
 					     key);
 	}
 	return 0;
+}
+
+static struct json_object *arg_value(struct json_object *args, const char *name)
+{
+	struct json_object *o = NULL;
+
+	if (!args || !json_object_object_get_ex(args, name, &o) ||
+	    json_object_is_type(o, json_type_null))
+		return NULL;
+	return o;
+}
+
+bool qmp_has(struct json_object *args, const char *name)
+{
+	struct json_object *o;
+
+	return args && json_object_object_get_ex(args, name, &o);
+}
+
+int64_t qmp_int(struct json_object *args, const char *name, int64_t dflt)
+{
+	struct json_object *o = arg_value(args, name);
+	int64_t v;
+
+	if (json_object_is_type(o, json_type_int))
+		return json_object_get_int64(o);
+	if (json_object_is_type(o, json_type_string) &&
+	    decimal(json_object_get_string(o), &v))
+		return v;
+	return dflt;
+}
+
+const char *qmp_str(struct json_object *args, const char *name,
+		    const char *dflt)
+{
+	struct json_object *o = arg_value(args, name);
+
+	return json_object_is_type(o, json_type_string)
+		       ? json_object_get_string(o)
+		       : dflt;
+}
+
+bool qmp_bool(struct json_object *args, const char *name, bool dflt)
+{
+	struct json_object *o = arg_value(args, name);
+
+	return json_object_is_type(o, json_type_boolean)
+		       ? json_object_get_boolean(o)
+		       : dflt;
 }
 
 /* ---- output ---- */
@@ -524,61 +617,67 @@ static const struct qmp_command *find_command(struct qmp_server *s,
 	return NULL;
 }
 
+static const struct qmp_arg capabilities_args[] = {
+	{ .name = "enable",
+	  .type = QMP_ARG_ARRAY,
+	  .optional = true,
+	  .help = "capabilities to enable (none is offered)" },
+	{ 0 },
+};
+
+/* The server's own commands, declared like the others; handled inline. */
+static const struct qmp_command builtins[] = {
+	{ .name = "qmp_capabilities",
+	  .flags = QMP_CMD_FAST,
+	  .help = "leave negotiation mode: the first command of a session",
+	  .args = capabilities_args },
+	{ .name = "query-commands",
+	  .flags = QMP_CMD_FAST,
+	  .help = "the commands this server runs" },
+};
+
+#define QMP_NR_BUILTINS (sizeof(builtins) / sizeof(builtins[0]))
+
 static int builtin_capabilities(struct qmp_conn *c, struct json_object *args,
 				struct qmp_error *err)
 {
-	static const char *const allowed[] = { "enable", NULL };
 	struct json_object *en;
-	int rc = qmp_check_args(args, allowed, err);
 
-	if (rc)
-		return rc;
 	if (c->negotiated)
 		return qmp_error_set(err, QMP_ERROR_COMMAND_NOT_FOUND,
 				     "Capabilities negotiation is already "
 				     "complete, command ignored");
-	if (json_object_object_get_ex(args, "enable", &en)) {
-		if (!json_object_is_type(en, json_type_array))
-			return arg_type_error("enable", "array", err);
+	if (json_object_object_get_ex(args, "enable", &en) &&
+	    json_object_array_length(en)) {
 		/* The greeting offers no capability, so none can be enabled. */
-		if (json_object_array_length(en)) {
-			struct json_object *cap =
-				json_object_array_get_idx(en, 0);
+		struct json_object *cap = json_object_array_get_idx(en, 0);
 
-			if (!json_object_is_type(cap, json_type_string))
-				return arg_type_error("enable", "string", err);
+		if (!json_object_is_type(cap, json_type_string))
 			return qmp_error_set(err, QMP_ERROR_GENERIC,
-					     "Capability '%s' not available",
-					     json_object_get_string(cap));
-		}
+					     "Invalid parameter type for "
+					     "'enable', expected: string");
+		return qmp_error_set(err, QMP_ERROR_GENERIC,
+				     "Capability '%s' not available",
+				     json_object_get_string(cap));
 	}
 	c->negotiated = true;
 	return 0;
 }
 
-static int builtin_query_commands(struct qmp_server *s,
-				  struct json_object *args,
-				  struct json_object **ret,
-				  struct qmp_error *err)
+static struct json_object *builtin_query_commands(struct qmp_server *s)
 {
-	static const char *const builtins[] = { "qmp_capabilities",
-						"query-commands" };
-	static const char *const allowed[] = { NULL };
-	struct json_object *list;
-	int rc = qmp_check_args(args, allowed, err);
+	struct json_object *list = json_object_new_array();
 
-	if (rc)
-		return rc;
-	list = json_object_new_array();
-	for (size_t i = 0; i < 2 + s->n_cmds; i++) {
+	for (size_t i = 0; i < QMP_NR_BUILTINS + s->n_cmds; i++) {
 		struct json_object *o = json_object_new_object();
-		const char *name = i < 2 ? builtins[i] : s->cmds[i - 2]->name;
+		const char *name = i < QMP_NR_BUILTINS
+					   ? builtins[i].name
+					   : s->cmds[i - QMP_NR_BUILTINS]->name;
 
 		json_object_object_add(o, "name", json_object_new_string(name));
 		json_object_array_add(list, o);
 	}
-	*ret = list;
-	return 0;
+	return list;
 }
 
 /*
@@ -628,17 +727,21 @@ static const char *check_request(struct json_object *req,
 	return exec;
 }
 
+/* Checks the arguments against the declaration, then runs the handler. */
 static int call_handler(struct qmp_server *s, const struct qmp_command *cmd,
 			struct json_object *args, struct json_object **ret,
 			struct qmp_error *err)
 {
-	int rc = cmd->handler(s->ctx, args, ret, err);
+	int rc = qmp_check_args(args, cmd->args, cmd->flags & QMP_CMD_OPEN_ARGS,
+				err);
 
-	if (rc && !err->class)
+	if (!rc)
+		rc = cmd->handler(s->ctx, args, ret, err);
+	if (rc && !hv_err_is_set(&err->e))
 		qmp_error_set(err, QMP_ERROR_GENERIC, "%s",
 			      strerror(rc < 0 ? -rc : EIO));
-	if (!rc && err->class) /* a handler that filled err but returned 0 */
-		err->class = NULL;
+	if (!rc) /* a handler that filled err but returned 0 */
+		*err = (struct qmp_error){ 0 };
 	return rc;
 }
 
@@ -652,7 +755,7 @@ static struct json_object *response(int rc, struct json_object *ret,
 	if (rc) {
 		json_object_put(ret);
 		resp = error_object(err->class ? err->class : QMP_ERROR_GENERIC,
-				    err->desc);
+				    hv_err_msg(&err->e));
 	} else {
 		resp = json_object_new_object();
 		json_object_object_add(resp, "return",
@@ -791,13 +894,17 @@ static void dispatch(struct qmp_server *s, struct qmp_conn *c,
 	if (!name) {
 		/* err says what is wrong with the request */
 	} else if (!strcmp(name, "qmp_capabilities")) {
-		rc = builtin_capabilities(c, args, &err);
+		rc = qmp_check_args(args, capabilities_args, false, &err);
+		if (!rc)
+			rc = builtin_capabilities(c, args, &err);
 	} else if (!c->negotiated) {
 		rc = qmp_error_set(&err, QMP_ERROR_COMMAND_NOT_FOUND,
 				   "Expecting capabilities negotiation "
 				   "with 'qmp_capabilities'");
 	} else if (!strcmp(name, "query-commands")) {
-		rc = builtin_query_commands(s, args, &ret, &err);
+		rc = qmp_check_args(args, NULL, false, &err);
+		if (!rc)
+			ret = builtin_query_commands(s);
 	} else if (!(cmd = find_command(s, name))) {
 		rc = qmp_error_set(&err, QMP_ERROR_COMMAND_NOT_FOUND,
 				   "The command %s has not been found", name);
@@ -1500,6 +1607,26 @@ int qmp_server_create(const struct qmp_server_opts *opts,
 	return 0;
 }
 
+static bool is_builtin(const char *name)
+{
+	for (size_t i = 0; i < QMP_NR_BUILTINS; i++)
+		if (!strcmp(builtins[i].name, name))
+			return true;
+	return false;
+}
+
+/* A declaration the checks can use: known types, no name twice. */
+static bool decl_ok(const struct qmp_arg *decl)
+{
+	for (const struct qmp_arg *a = decl; a && a->name; a++) {
+		if (a->type < QMP_ARG_INT || a->type > QMP_ARG_NAME_INT ||
+		    qmp_arg_find(decl, a->name) != a ||
+		    (a->values && a->type != QMP_ARG_STR))
+			return false;
+	}
+	return true;
+}
+
 int qmp_server_register(struct qmp_server *s, const struct qmp_command *cmds,
 			size_t n)
 {
@@ -1510,11 +1637,10 @@ int qmp_server_register(struct qmp_server *s, const struct qmp_command *cmds,
 	for (size_t i = 0; i < n; i++) {
 		if (!cmds[i].name || !cmds[i].handler ||
 		    (cmds[i].flags & QMP_CMD_FAST &&
-		     cmds[i].flags & QMP_CMD_QUERY))
+		     cmds[i].flags & QMP_CMD_QUERY) ||
+		    !decl_ok(cmds[i].args))
 			return -EINVAL;
-		if (!strcmp(cmds[i].name, "qmp_capabilities") ||
-		    !strcmp(cmds[i].name, "query-commands") ||
-		    find_command(s, cmds[i].name))
+		if (is_builtin(cmds[i].name) || find_command(s, cmds[i].name))
 			return -EEXIST;
 		for (size_t j = 0; j < i; j++)
 			if (!strcmp(cmds[i].name, cmds[j].name))

@@ -35,6 +35,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "hv_err.h"
+
 struct json_object;
 struct qmp_server;
 
@@ -45,32 +47,79 @@ struct qmp_server;
 #define QMP_ERROR_DEVICE_NOT_FOUND  "DeviceNotFound"
 #define QMP_ERROR_KVM_MISSING_CAP   "KVMMissingCap"
 
-#define QMP_DESC_MAX 512
+#define QMP_DESC_MAX HV_ERR_MAX
 
-/* What a handler fills in when it fails. */
+/*
+ * What a handler fills in when it fails: the class, and the reason (e.msg
+ * is the reply's "desc") as the layer that knew wrote it (vmm/util/hv_err.h).
+ */
 struct qmp_error {
 	const char *class; /* one of QMP_ERROR_*: a static string */
-	char desc[QMP_DESC_MAX];
+	struct hv_err e;
+};
+
+/* The JSON type an argument must have, checked before the handler runs. */
+enum qmp_arg_type {
+	QMP_ARG_INT = 1, /* a JSON integer that fits in int64 */
+	QMP_ARG_STR,
+	QMP_ARG_BOOL,
+	QMP_ARG_ARRAY,
+	/*
+	 * An integer, or a decimal string: QEMU's device_add takes its
+	 * properties through QemuOpts, so clients (Kata) send "socket-id": "1".
+	 */
+	QMP_ARG_INT_STR,
+	/* A name or a number (a state of a table): a string or an integer. */
+	QMP_ARG_NAME_INT,
+};
+
+/* A member of "arguments": its name, type and what values it takes. */
+struct qmp_arg {
+	const char *name;
+	enum qmp_arg_type type;
+	bool optional;
+	bool nullable; /* JSON null is a value too (e.g. "clear") */
+	/* QMP_ARG_INT: min..max unless both 0; max_fn, if set, gives max. */
+	int64_t min, max;
+	int64_t (*max_fn)(void);
+	/* QMP_ARG_STR: the only values it takes (NULL-terminated), if set. */
+	const char *const *values;
+	const char *help; /* one line, for the documentation */
 };
 
 /*
- * A command.  args is the request's "arguments" (an empty object when the
- * request had none), borrowed for the call.  On success the handler returns
- * 0 and may set *ret to a new reference the server takes over (NULL means
- * {}).  On failure it returns a negative errno and fills err; if it left err
- * empty the server reports GenericError with strerror(-rc).
+ * A command, declared once: its name, where it runs (flags), a one-line
+ * description and its arguments (an array ended by an entry without a
+ * name; NULL for none).  The server checks a request against args before
+ * the handler runs, with QEMU's words: "Parameter 'x' is missing",
+ * "Invalid parameter type for 'x', expected: integer", "Parameter 'x' is
+ * unexpected", so the handler reads them without checking again
+ * (qmp_int(), qmp_str(), ...).  args is the request's "arguments" (an
+ * empty object when the request had none), borrowed for the call.  On
+ * success the handler returns 0 and may set *ret to a new reference the
+ * server takes over (NULL means {}).  On failure it returns a negative
+ * errno and fills err; if it left err empty the server reports
+ * GenericError with strerror(-rc).
  */
 struct qmp_command {
 	const char *name;
 	int (*handler)(void *ctx, struct json_object *args,
 		       struct json_object **ret, struct qmp_error *err);
 	unsigned int flags; /* QMP_CMD_*; 0 for an operation */
+	const char *help;
+	const struct qmp_arg *args;
 };
 
 /* Runs in the I/O thread: never blocks, never waits for a lock held long. */
 #define QMP_CMD_FAST (1u << 0)
 /* Read-only: on the query thread, while an operation may run. */
 #define QMP_CMD_QUERY (1u << 1)
+/*
+ * Members not in args are the handler's to judge (device_add: a device's
+ * properties, "Property 'driver.x' not found" as QEMU's qdev says); the
+ * declared ones are still checked.
+ */
+#define QMP_CMD_OPEN_ARGS (1u << 2)
 
 struct qmp_server_opts {
 	const char *path; /* unix socket, created mode 0600 */
@@ -157,28 +206,26 @@ int qmp_error_set(struct qmp_error *err, const char *class, const char *fmt,
 		  ...) __attribute__((format(printf, 3, 4)));
 
 /*
- * Argument helpers, with QEMU's words in their errors.  Each returns 1 and
- * sets *val when the argument is present, 0 when it is absent and not
- * required, or -EINVAL with a GenericError in err ("Parameter 'x' is
- * missing", "Invalid parameter type for 'x', expected: integer").
+ * The arguments of a request, once the server has checked them against
+ * the command's declaration: the value, or dflt when it is absent (or
+ * null).  qmp_int() also reads a QMP_ARG_INT_STR's decimal string.
  * Strings point into args and live as long as it does.
  */
-int qmp_arg_int(struct json_object *args, const char *name, bool required,
-		int64_t *val, struct qmp_error *err);
-/* Also checks min <= value <= max: "Parameter 'x' expects ..." */
-int qmp_arg_int_range(struct json_object *args, const char *name, bool required,
-		      int64_t min, int64_t max, int64_t *val,
-		      struct qmp_error *err);
-int qmp_arg_string(struct json_object *args, const char *name, bool required,
-		   const char **val, struct qmp_error *err);
-int qmp_arg_bool(struct json_object *args, const char *name, bool required,
-		 bool *val, struct qmp_error *err);
+bool qmp_has(struct json_object *args, const char *name);
+int64_t qmp_int(struct json_object *args, const char *name, int64_t dflt);
+const char *qmp_str(struct json_object *args, const char *name,
+		    const char *dflt);
+bool qmp_bool(struct json_object *args, const char *name, bool dflt);
 
 /*
- * Rejects any member of args not in allowed (NULL-terminated): "Parameter
- * 'x' is unexpected".  Returns 0 or -EINVAL.
+ * Checks args against a declaration as the server does before a handler
+ * runs (open: members not declared are allowed).  0 or -EINVAL with err.
  */
-int qmp_check_args(struct json_object *args, const char *const allowed[],
-		   struct qmp_error *err);
+int qmp_check_args(struct json_object *args, const struct qmp_arg *decl,
+		   bool open, struct qmp_error *err);
+
+/* A declared argument by name, or NULL. */
+const struct qmp_arg *qmp_arg_find(const struct qmp_arg *decl,
+				   const char *name);
 
 #endif

@@ -217,6 +217,13 @@ static struct json_object *cpu_props(unsigned int cpu)
 	return p;
 }
 
+/* A report cleared for the next operation, its reason included. */
+static struct hp_report *fresh(struct hp_report *rep)
+{
+	memset(rep, 0, sizeof(*rep));
+	return rep;
+}
+
 static int view(unsigned int cpu, struct hp_cpu_view *v)
 {
 	int rc = hotplug_cpu_view(qc.hp, cpu, v);
@@ -227,74 +234,50 @@ static int view(unsigned int cpu, struct hp_cpu_view *v)
 	return rc;
 }
 
-static int no_args(struct json_object *args, struct qmp_error *err)
-{
-	static const char *const none[] = { NULL };
+/* ---- arguments of hotvm's commands (checked by the server first) ---- */
 
-	return qmp_check_args(args, none, err);
+/* The highest CPU index and the most vCPUs, for the declarations. */
+static int64_t max_cpu_index(void)
+{
+	return (int64_t)qc.max - 1;
 }
 
-/* ---- arguments of hotvm's commands ---- */
-
-static int arg_cpu(struct json_object *args, unsigned int *cpu,
-		   struct qmp_error *err)
+static int64_t max_cpus(void)
 {
-	int64_t v = 0;
-	int rc = qmp_arg_int_range(args, "cpu", true, 0, qc.max - 1, &v, err);
-
-	if (rc < 0)
-		return rc;
-	*cpu = (unsigned int)v;
-	return 0;
+	return qc.max;
 }
 
-static int arg_timeout(struct json_object *args, int *ms, struct qmp_error *err)
+static unsigned int arg_cpu(struct json_object *args)
 {
-	int64_t v = 0;
-	int rc = qmp_arg_int_range(args, "timeout-ms", false, 0, QC_TIMEOUT_MAX,
-				   &v, err);
-
-	*ms = (int)v;
-	return rc < 0 ? rc : 0;
+	return (unsigned int)qmp_int(args, "cpu", 0);
 }
 
-static int arg_side(struct json_object *args, enum hp_side *side,
-		    struct qmp_error *err)
+static int arg_timeout(struct json_object *args)
 {
-	const char *s;
-	int rc = qmp_arg_string(args, "side", true, &s, err);
+	return (int)qmp_int(args, "timeout-ms", 0);
+}
 
-	if (rc < 0)
-		return rc;
-	if (!strcmp(s, "host"))
-		*side = HP_SIDE_HOST;
-	else if (!strcmp(s, "guest"))
-		*side = HP_SIDE_GUEST;
-	else
-		return qmp_error_set(err, QMP_ERROR_GENERIC,
-				     "Parameter 'side' does not accept value "
-				     "'%s' (expected 'host' or 'guest')",
-				     s);
-	return 0;
+static enum hp_side arg_side(struct json_object *args)
+{
+	return strcmp(qmp_str(args, "side", ""), "guest") ? HP_SIDE_HOST
+							  : HP_SIDE_GUEST;
 }
 
 /*
- * A state of one side's table, by name or number (a JSON integer or a
- * decimal string).  With clear, null, "none" and -1 mean CPUHP_INVALID.
+ * A state of one side's table, by name or number (QMP_ARG_NAME_INT; a
+ * decimal string is looked up as a number).  With clear, null, "none" and
+ * -1 mean CPUHP_INVALID.
  */
 static int arg_state(struct json_object *args, const char *key,
 		     enum hp_side side, bool clear, int *state,
 		     struct qmp_error *err)
 {
-	struct json_object *o;
+	struct json_object *o = NULL;
 	int nr = hotplug_nr_states(qc.hp, side);
 
-	if (!json_object_object_get_ex(args, key, &o))
-		return qmp_error_set(err, QMP_ERROR_GENERIC,
-				     "Parameter '%s' is missing", key);
-	if (clear && (json_object_is_type(o, json_type_null) ||
-		      (json_object_is_type(o, json_type_string) &&
-		       !strcmp(json_object_get_string(o), "none")))) {
+	json_object_object_get_ex(args, key, &o);
+	if (clear && (!o || (json_object_is_type(o, json_type_string) &&
+			     !strcmp(json_object_get_string(o), "none")))) {
 		*state = CPUHP_INVALID;
 		return 0;
 	}
@@ -313,11 +296,6 @@ static int arg_state(struct json_object *args, const char *key,
 		*state = (int)v;
 		return 0;
 	}
-	if (!json_object_is_type(o, json_type_string))
-		return qmp_error_set(err, QMP_ERROR_GENERIC,
-				     "Invalid parameter type for '%s', "
-				     "expected: string or integer",
-				     key);
 	*state = hotplug_state_lookup(qc.hp, side, json_object_get_string(o));
 	if (*state < 0)
 		return qmp_error_set(err, QMP_ERROR_GENERIC,
@@ -377,80 +355,114 @@ static bool rolled_back(const struct hp_report *rep)
 	return false;
 }
 
-/*
- * GenericError for a failed operation on cpu: which state failed and why,
- * and where the CPU is now, e.g. "cpu 3: guest:ap-starting failed:
- * Connection timed out; rolled back to offline".  Returns -EINVAL.
- */
-static int op_error(struct qmp_error *err, unsigned int cpu, const char *what,
-		    int rc, const struct hp_report *rep)
+/* The errnos of an operation refused before it ran a step. */
+static bool refusal(int rc)
 {
-	const struct hp_step_time *st = rep ? failed_step(rep) : NULL;
-	char fail[400], now[QC_NAME_MAX + 64], name[QC_NAME_MAX];
+	return rc == -ENOTRECOVERABLE || rc == -EBUSY || rc == -ESHUTDOWN ||
+	       rc == -EOPNOTSUPP || rc == -EPERM || rc == -ENODEV ||
+	       rc == -EINVAL;
+}
+
+/*
+ * Words for a refusal whose reason the controller did not write (a
+ * controller standing in for the real one in tests gives only errnos).
+ * Returns 1 if err was set.
+ */
+static int refusal_words(struct qmp_error *err, unsigned int cpu,
+			 const char *what, int rc)
+{
+	char host[QC_NAME_MAX], guest[QC_NAME_MAX];
 	struct hp_cpu_view v;
 
 	switch (rc) {
 	case -ENOTRECOVERABLE:
 		view(cpu, &v);
-		return qmp_error_set(
+		qmp_error_set(
 			err, QMP_ERROR_GENERIC,
 			"cpu %u: %s refused: a rollback failed in an earlier "
 			"operation and left it broken (host state %s, guest "
 			"%s%s); cpuhp-recover puts it back in line",
 			cpu, what,
-			state_name(HP_SIDE_HOST, v.host.state, name,
-				   sizeof(name)),
+			state_name(HP_SIDE_HOST, v.host.state, host,
+				   sizeof(host)),
 			v.guest_reports ? "state " : "stage ",
 			v.guest_reports
-				? state_name(HP_SIDE_GUEST, v.guest_state, fail,
-					     sizeof(fail))
+				? state_name(HP_SIDE_GUEST, v.guest_state,
+					     guest, sizeof(guest))
 				: hotplug_stage_name(v.stage));
+		return 1;
 	case -EBUSY:
-		return qmp_error_set(err, QMP_ERROR_GENERIC,
-				     "cpu %u is in transition (guest still "
-				     "walking its table); try again",
-				     cpu);
+		qmp_error_set(err, QMP_ERROR_GENERIC,
+			      "cpu %u is in transition (guest still walking "
+			      "its table); try again",
+			      cpu);
+		return 1;
 	case -ESHUTDOWN:
-		return qmp_error_set(err, QMP_ERROR_GENERIC,
-				     "cpu %u: %s refused: the VM is shutting "
-				     "down",
-				     cpu, what);
+		qmp_error_set(err, QMP_ERROR_GENERIC,
+			      "cpu %u: %s refused: the VM is shutting down",
+			      cpu, what);
+		return 1;
 	case -EOPNOTSUPP:
-		return qmp_error_set(err, QMP_ERROR_GENERIC,
-				     "cpu %u: %s refused: the guest does not "
-				     "report its hotplug states (a Linux "
-				     "guest, or the tiny guest with "
-				     "ignore-hotplug), so guest-side targets "
-				     "and faults cannot reach it",
-				     cpu, what);
+		qmp_error_set(err, QMP_ERROR_GENERIC,
+			      "cpu %u: %s refused: the guest does not report "
+			      "its hotplug states (a Linux guest, or the tiny "
+			      "guest with ignore-hotplug), so guest-side "
+			      "targets and faults cannot reach it",
+			      cpu, what);
+		return 1;
 	}
-	if (*hotplug_op_reason(qc.hp))
-		snprintf(fail, sizeof(fail), "%s failed: %s", what,
-			 hotplug_op_reason(qc.hp));
-	else if (st)
-		snprintf(fail, sizeof(fail), "%s%s failed: %s%s",
-			 st->side == HP_SIDE_GUEST ? "guest state " : "",
-			 state_name(st->side, st->state, name, sizeof(name)),
-			 err_text(st->ret),
-			 st->injected ? " (injected fault)" : "");
+	return 0;
+}
+
+/*
+ * GenericError for a failed operation on cpu: the reason the controller
+ * wrote (rep->err), or the step that failed and its errno when it wrote
+ * none (an injected fault), with which CPU and operation before it and
+ * where the CPU is now after it, e.g. "cpu 3: hot-add failed: the guest
+ * did not bring it up within 10000 ms (...); rolled back to offline".  An
+ * operation refused before any step ran says "refused" and nothing more.
+ * Returns -EINVAL.
+ */
+static int op_error(struct qmp_error *err, unsigned int cpu, const char *what,
+		    int rc, const struct hp_report *rep)
+{
+	const struct hp_step_time *st = rep ? failed_step(rep) : NULL;
+	bool refused = (!rep || !rep->n) && refusal(rc);
+	char name[QC_NAME_MAX];
+	struct hp_cpu_view v;
+
+	err->class = QMP_ERROR_GENERIC;
+	if (rep && hv_err_is_set(&rep->err)) {
+		err->e = rep->err;
+		hv_err_prepend(&err->e, "cpu %u: %s %s: ", cpu, what,
+			       refused ? "refused" : "failed");
+		if (refused)
+			return -EINVAL;
+	} else if (refused && refusal_words(err, cpu, what, rc)) {
+		return -EINVAL;
+	} else if (st) {
+		hv_err_set(&err->e, rc, "cpu %u: %s%s failed: %s%s", cpu,
+			   st->side == HP_SIDE_GUEST ? "guest state " : "",
+			   state_name(st->side, st->state, name, sizeof(name)),
+			   err_text(st->ret),
+			   st->injected ? " (injected fault)" : "");
+	} else {
+		hv_err_set(&err->e, rc, "cpu %u: %s failed: %s", cpu, what,
+			   err_text(rc));
+	}
+	if (view(cpu, &v))
+		return -EINVAL;
+	state_name(HP_SIDE_HOST, v.host.state, name, sizeof(name));
+	if (v.host.broken || v.guest_broken)
+		hv_err_append(&err->e,
+			      "; the %s rollback failed too: the cpu is broken "
+			      "(host state %s)",
+			      v.host.broken ? "host" : "guest", name);
+	else if (rep && rolled_back(rep))
+		hv_err_append(&err->e, "; rolled back to %s", name);
 	else
-		snprintf(fail, sizeof(fail), "%s failed: %s", what,
-			 err_text(rc));
-	now[0] = '\0';
-	if (!view(cpu, &v)) {
-		state_name(HP_SIDE_HOST, v.host.state, name, sizeof(name));
-		if (v.host.broken || v.guest_broken)
-			snprintf(now, sizeof(now),
-				 "; the %s rollback failed too: the cpu is "
-				 "broken (host state %s)",
-				 v.host.broken ? "host" : "guest", name);
-		else if (rep && rolled_back(rep))
-			snprintf(now, sizeof(now), "; rolled back to %s", name);
-		else
-			snprintf(now, sizeof(now), "; it stays at %s", name);
-	}
-	return qmp_error_set(err, QMP_ERROR_GENERIC, "cpu %u: %s%s", cpu, fail,
-			     now);
+		hv_err_append(&err->e, "; it stays at %s", name);
+	return -EINVAL;
 }
 
 /* ---- events ---- */
@@ -615,8 +627,8 @@ static int cmd_query_hotpluggable_cpus(void *ctx, struct json_object *args,
 	struct json_object *a;
 
 	(void)ctx;
-	if (no_args(args, err))
-		return -EINVAL;
+	(void)args;
+	(void)err;
 	a = json_object_new_array();
 	for (unsigned int cpu = qc.max; cpu-- > 0;) {
 		struct json_object *o = json_object_new_object();
@@ -649,81 +661,31 @@ static bool id_wellformed(const char *id)
 	return true;
 }
 
-/*
- * A topology property of device_add: QEMU takes integers and, since its
- * device_add goes through QemuOpts, decimal strings.  1: set, 0: absent.
- */
-static int topo_prop(struct json_object *args, const char *key, int64_t *v,
-		     struct qmp_error *err)
-{
-	struct json_object *o;
-	const char *s;
-	char *end;
-
-	if (!json_object_object_get_ex(args, key, &o))
-		return 0;
-	if (json_object_is_type(o, json_type_int)) {
-		*v = json_object_get_int64(o);
-		return 1;
-	}
-	s = json_object_get_string(o);
-	if (json_object_is_type(o, json_type_string) && *s) {
-		errno = 0;
-		*v = strtoll(s, &end, 10);
-		if (!*end && !errno)
-			return 1;
-	}
-	return qmp_error_set(err, QMP_ERROR_GENERIC,
-			     "Invalid parameter type for '%s', expected: "
-			     "integer",
-			     key);
-}
-
 /* hotvm's "wait": "acknowledged" | "started", for a non-reporting guest. */
-static int arg_wait(struct json_object *args, enum hotplug_wait *wait,
-		    struct qmp_error *err)
+static enum hotplug_wait arg_wait(struct json_object *args)
 {
-	const char *s = NULL;
-	int w;
+	int w = hotplug_wait_parse(qmp_str(args, "wait", ""));
 
-	*wait = HOTPLUG_WAIT_DEFAULT;
-	if (qmp_arg_string(args, "wait", false, &s, err) < 0)
-		return -EINVAL;
-	if (!s)
-		return 0;
-	w = hotplug_wait_parse(s);
-	if (w < 0)
-		return qmp_error_set(err, QMP_ERROR_GENERIC,
-				     "Parameter 'wait' does not accept value "
-				     "'%s' (expected 'acknowledged' or "
-				     "'started')",
-				     s);
-	*wait = (enum hotplug_wait)w;
-	return 0;
+	return w < 0 ? HOTPLUG_WAIT_DEFAULT : (enum hotplug_wait)w;
 }
+
+static const struct qmp_arg device_add_args[];
 
 static int device_add_check(struct json_object *args, const char **idp,
 			    unsigned int *cpu, struct qmp_error *err)
 {
-	static const char *const known[] = { "driver", "id",	  "socket-id",
-					     "die-id", "core-id", "thread-id",
-					     "wait",   NULL };
-	int64_t socket = -1, die = 0, core = 0, thread = 0;
-	const char *driver, *id = NULL;
-	size_t dl, sl = strlen(QC_X86_SUFFIX);
-	int rc;
+	const char *driver = qmp_str(args, "driver", "");
+	const char *id = qmp_str(args, "id", NULL);
+	int64_t socket = qmp_int(args, "socket-id", -1);
+	int64_t die = qmp_int(args, "die-id", 0);
+	int64_t core = qmp_int(args, "core-id", 0);
+	int64_t thread = qmp_int(args, "thread-id", 0);
+	size_t dl = strlen(driver), sl = strlen(QC_X86_SUFFIX);
 
-	rc = qmp_arg_string(args, "driver", true, &driver, err);
-	if (rc < 0)
-		return rc;
-	dl = strlen(driver);
 	if (dl <= sl || strcmp(driver + dl - sl, QC_X86_SUFFIX))
 		return qmp_error_set(err, QMP_ERROR_GENERIC,
 				     "'%s' is not a valid device model name",
 				     driver);
-	rc = qmp_arg_string(args, "id", false, &id, err);
-	if (rc < 0)
-		return rc;
 	if (id && (!id_wellformed(id) ||
 		   strlen(id) >= sizeof(((struct hp_cpu_view *)0)->id)))
 		return qmp_error_set(err, QMP_ERROR_GENERIC,
@@ -731,26 +693,16 @@ static int device_add_check(struct json_object *args, const char **idp,
 				     "(a letter, then letters, digits, '-', "
 				     "'.', '_'; at most %zu characters)",
 				     sizeof(((struct hp_cpu_view *)0)->id) - 1);
+	/* What the declaration does not name is a property the CPU lacks. */
 	json_object_object_foreach(args, key, val)
 	{
-		size_t i;
-
 		(void)val;
-		for (i = 0; known[i] && strcmp(key, known[i]); i++)
-			;
-		if (!known[i])
+		if (!qmp_arg_find(device_add_args, key))
 			return qmp_error_set(err, QMP_ERROR_GENERIC,
 					     "Property '%s.%s' not found",
 					     driver, key);
 	}
-	if (topo_prop(args, "die-id", &die, err) < 0 ||
-	    topo_prop(args, "core-id", &core, err) < 0 ||
-	    topo_prop(args, "thread-id", &thread, err) < 0)
-		return -EINVAL;
-	rc = topo_prop(args, "socket-id", &socket, err);
-	if (rc < 0)
-		return rc;
-	if (!rc)
+	if (!qmp_has(args, "socket-id"))
 		return qmp_error_set(err, QMP_ERROR_GENERIC,
 				     "CPU socket-id is not set");
 	if (socket < 0 || socket >= qc.max)
@@ -790,15 +742,12 @@ static int cmd_device_add(void *ctx, struct json_object *args,
 	static struct hp_report rep; /* the server thread only */
 	struct hp_cpu_view v;
 	const char *id = NULL;
-	enum hotplug_wait wait;
 	unsigned int cpu = 0;
 	int rc;
 
 	(void)ctx;
 	(void)ret;
 	rc = device_add_check(args, &id, &cpu, err);
-	if (!rc)
-		rc = arg_wait(args, &wait, err);
 	if (rc)
 		return rc;
 	if (id)
@@ -812,7 +761,7 @@ static int cmd_device_add(void *ctx, struct json_object *args,
 		return qmp_error_set(err, QMP_ERROR_GENERIC,
 				     "CPU[%u] with APIC ID %u exists", cpu,
 				     v.apic_id);
-	rc = hotplug_cpu_add(qc.hp, cpu, id, 0, wait, &rep);
+	rc = hotplug_cpu_add(qc.hp, cpu, id, 0, arg_wait(args), fresh(&rep));
 	if (rc == -EEXIST)
 		return qmp_error_set(err, QMP_ERROR_GENERIC,
 				     "CPU[%u] with APIC ID %u exists", cpu,
@@ -844,7 +793,7 @@ static int find_device(const char *id, unsigned int *cpu)
 static int remove_cpu(unsigned int cpu, int timeout_ms, struct hp_report *rep,
 		      struct qmp_error *err)
 {
-	int rc = hotplug_cpu_remove(qc.hp, cpu, timeout_ms, rep);
+	int rc = hotplug_cpu_remove(qc.hp, cpu, timeout_ms, fresh(rep));
 
 	if (rc == -EPERM)
 		return qmp_error_set(err, QMP_ERROR_GENERIC,
@@ -865,17 +814,13 @@ static int remove_cpu(unsigned int cpu, int timeout_ms, struct hp_report *rep,
 static int cmd_device_del(void *ctx, struct json_object *args,
 			  struct json_object **ret, struct qmp_error *err)
 {
-	static const char *const allowed[] = { "id", NULL };
 	static struct hp_report rep;
-	const char *id = NULL;
+	const char *id = qmp_str(args, "id", "");
 	unsigned int cpu;
 	int rc;
 
 	(void)ctx;
 	(void)ret;
-	if (qmp_check_args(args, allowed, err) ||
-	    qmp_arg_string(args, "id", true, &id, err) < 0)
-		return -EINVAL;
 	if (find_device(id, &cpu))
 		return qmp_error_set(err, QMP_ERROR_DEVICE_NOT_FOUND,
 				     "Device '%s' not found", id);
@@ -883,12 +828,9 @@ static int cmd_device_del(void *ctx, struct json_object *args,
 		return qmp_error_set(err, QMP_ERROR_GENERIC,
 				     "Boot CPU is unpluggable");
 	rc = remove_cpu(cpu, 0, &rep, err);
-	if (rc == -ETIMEDOUT) {
-		size_t len = strlen(err->desc);
-
-		snprintf(err->desc + len, sizeof(err->desc) - len,
-			 " (the guest did not eject it in time)");
-	}
+	/* A controller that said no more than the errno: say what it means. */
+	if (rc == -ETIMEDOUT && !hv_err_is_set(&rep.err))
+		hv_err_append(&err->e, " (the guest did not eject it in time)");
 	return rc;
 }
 
@@ -902,8 +844,8 @@ static int cmd_query_cpus_fast(void *ctx, struct json_object *args,
 	struct json_object *a;
 
 	(void)ctx;
-	if (no_args(args, err))
-		return -EINVAL;
+	(void)args;
+	(void)err;
 	a = json_object_new_array();
 	for (unsigned int cpu = 0; cpu < qc.max; cpu++) {
 		struct json_object *o;
@@ -933,8 +875,8 @@ static int cmd_query_status(void *ctx, struct json_object *args,
 	struct json_object *o;
 
 	(void)ctx;
-	if (no_args(args, err))
-		return -EINVAL;
+	(void)args;
+	(void)err;
 	o = json_object_new_object();
 	add_bool(o, "running", !stopping);
 	add_bool(o, "singlestep", false);
@@ -957,8 +899,8 @@ static int cmd_query_hotplug_stats(void *ctx, struct json_object *args,
 	struct ged_stats gs;
 
 	(void)ctx;
-	if (no_args(args, err))
-		return -EINVAL;
+	(void)args;
+	(void)err;
 	hotplug_device_stats(qc.hp, &rs, &gs);
 	r = json_object_new_object();
 	add_int(r, "accesses", (int64_t)rs.accesses);
@@ -996,8 +938,8 @@ static int cmd_quit(void *ctx, struct json_object *args,
 {
 	(void)ctx;
 	(void)ret;
-	if (no_args(args, err))
-		return -EINVAL;
+	(void)args;
+	(void)err;
 	if (qc.vm)
 		vm_request_stop(qc.vm, 0, "quit from the control API");
 	return 0;
@@ -1102,15 +1044,11 @@ static struct json_object *cpu_json(const struct hp_cpu_view *v)
 static int cmd_query_cpuhp(void *ctx, struct json_object *args,
 			   struct json_object **ret, struct qmp_error *err)
 {
-	static const char *const allowed[] = { "cpu", NULL };
 	struct json_object *o, *cpus;
-	int64_t only = -1;
+	int64_t only = qmp_int(args, "cpu", -1);
 
 	(void)ctx;
-	if (qmp_check_args(args, allowed, err) ||
-	    qmp_arg_int_range(args, "cpu", false, 0, qc.max - 1, &only, err) <
-		    0)
-		return -EINVAL;
+	(void)err;
 	names_refresh();
 	o = json_object_new_object();
 	json_object_object_add(o, "host-states", states_json(HP_SIDE_HOST));
@@ -1154,24 +1092,21 @@ static struct json_object *op_reply(unsigned int cpu, enum hp_side side,
 static int cmd_cpuhp_set_target(void *ctx, struct json_object *args,
 				struct json_object **ret, struct qmp_error *err)
 {
-	static const char *const allowed[] = { "cpu", "side", "target",
-					       "timeout-ms", NULL };
 	static struct hp_report rep;
-	enum hp_side side;
-	unsigned int cpu;
-	int target, timeout, rc;
+	enum hp_side side = arg_side(args);
+	unsigned int cpu = arg_cpu(args);
+	int target, rc;
 	char name[QC_NAME_MAX];
 
 	(void)ctx;
-	if (qmp_check_args(args, allowed, err) || arg_cpu(args, &cpu, err) ||
-	    arg_side(args, &side, err) ||
-	    arg_state(args, "target", side, false, &target, err) ||
-	    arg_timeout(args, &timeout, err))
+	if (arg_state(args, "target", side, false, &target, err))
 		return -EINVAL;
 	names_refresh();
-	memset(&rep, 0, sizeof(rep));
-	rc = hotplug_set_target(qc.hp, cpu, side, target, timeout, &rep);
+	rc = hotplug_set_target(qc.hp, cpu, side, target, arg_timeout(args),
+				fresh(&rep));
 	state_name(side, target, name, sizeof(name));
+	if (rc && hv_err_is_set(&rep.err))
+		return op_error(err, cpu, "set-target", rc, &rep);
 	if (rc == -EPERM)
 		return qmp_error_set(err, QMP_ERROR_GENERIC,
 				     "cpu %u: the boot CPU stays online (%s "
@@ -1202,17 +1137,14 @@ static int cmd_cpuhp_inject_fault(void *ctx, struct json_object *args,
 				  struct json_object **ret,
 				  struct qmp_error *err)
 {
-	static const char *const allowed[] = { "cpu", "side", "state", NULL };
-	enum hp_side side;
-	unsigned int cpu;
+	enum hp_side side = arg_side(args);
+	unsigned int cpu = arg_cpu(args);
 	int state, rc;
 	char name[QC_NAME_MAX];
 
 	(void)ctx;
 	(void)ret;
-	if (qmp_check_args(args, allowed, err) || arg_cpu(args, &cpu, err) ||
-	    arg_side(args, &side, err) ||
-	    arg_state(args, "state", side, true, &state, err))
+	if (arg_state(args, "state", side, true, &state, err))
 		return -EINVAL;
 	rc = hotplug_inject(qc.hp, cpu, side, state);
 	if (rc == -EINVAL)
@@ -1236,36 +1168,21 @@ static int cmd_cpuhp_inject_fault(void *ctx, struct json_object *args,
 static int cmd_cpu_hotplug(void *ctx, struct json_object *args,
 			   struct json_object **ret, struct qmp_error *err)
 {
-	static const char *const allowed[] = { "cpu", "state", "timeout-ms",
-					       "wait", NULL };
 	static struct hp_report rep;
 	struct json_object *o;
-	enum hotplug_wait wait;
-	const char *state;
-	unsigned int cpu;
-	int timeout, rc;
-	bool up;
+	const char *state = qmp_str(args, "state", "");
+	unsigned int cpu = arg_cpu(args);
+	int timeout = arg_timeout(args), rc;
 
 	(void)ctx;
-	if (qmp_check_args(args, allowed, err) || arg_cpu(args, &cpu, err) ||
-	    qmp_arg_string(args, "state", true, &state, err) < 0 ||
-	    arg_timeout(args, &timeout, err) || arg_wait(args, &wait, err))
-		return -EINVAL;
-	if (strcmp(state, HOST_STATE_NAME(HOST_ONLINE)) &&
-	    strcmp(state, HOST_STATE_NAME(HOST_OFFLINE)))
-		return qmp_error_set(err, QMP_ERROR_GENERIC,
-				     "Parameter 'state' does not accept value "
-				     "'%s' (expected '%s' or '%s')",
-				     state, HOST_STATE_NAME(HOST_ONLINE),
-				     HOST_STATE_NAME(HOST_OFFLINE));
-	up = !strcmp(state, HOST_STATE_NAME(HOST_ONLINE));
 	names_refresh();
 	memset(&rep, 0, sizeof(rep));
-	if (up) {
+	if (!strcmp(state, HOST_STATE_NAME(HOST_ONLINE))) {
 		struct hp_cpu_view before;
 		bool was = !view(cpu, &before) && plugged(&before);
 
-		rc = hotplug_cpu_add(qc.hp, cpu, NULL, timeout, wait, &rep);
+		rc = hotplug_cpu_add(qc.hp, cpu, NULL, timeout, arg_wait(args),
+				     &rep);
 		/* A partly-up CPU keeps its id and path: it was plugged. */
 		if (!rc && !was)
 			mark_added(cpu, NULL);
@@ -1305,21 +1222,17 @@ static int cmd_cpu_hotplug(void *ctx, struct json_object *args,
 static int cmd_cpuhp_recover(void *ctx, struct json_object *args,
 			     struct json_object **ret, struct qmp_error *err)
 {
-	static const char *const allowed[] = { "cpu", "timeout-ms", NULL };
 	static struct hp_report rep;
 	struct json_object *o;
-	unsigned int cpu;
-	int timeout, rc;
+	unsigned int cpu = arg_cpu(args);
+	int rc;
 	bool online;
 
 	(void)ctx;
-	if (qmp_check_args(args, allowed, err) || arg_cpu(args, &cpu, err) ||
-	    arg_timeout(args, &timeout, err))
-		return -EINVAL;
 	names_refresh();
-	memset(&rep, 0, sizeof(rep));
-	rc = hotplug_cpu_recover(qc.hp, cpu, timeout, &rep, &online);
-	if (rc == -EPERM)
+	rc = hotplug_cpu_recover(qc.hp, cpu, arg_timeout(args), fresh(&rep),
+				 &online);
+	if (rc == -EPERM && !hv_err_is_set(&rep.err))
 		return qmp_error_set(err, QMP_ERROR_GENERIC,
 				     "cpu %u: the boot CPU is never walked: "
 				     "there is nothing to recover",
@@ -1354,11 +1267,12 @@ static unsigned int resize_undo(struct resize_step *steps, unsigned int n,
 		int rc;
 
 		if (st->added) {
-			rc = hotplug_cpu_remove(qc.hp, st->cpu, timeout, &rep);
+			rc = hotplug_cpu_remove(qc.hp, st->cpu, timeout,
+						fresh(&rep));
 		} else {
 			rc = hotplug_cpu_add(qc.hp, st->cpu,
 					     st->id[0] ? st->id : NULL, timeout,
-					     HOTPLUG_WAIT_DEFAULT, &rep);
+					     HOTPLUG_WAIT_DEFAULT, fresh(&rep));
 			if (!rc) {
 				pthread_mutex_lock(&qc.lock);
 				qc.slots[st->cpu] = st->slot;
@@ -1369,7 +1283,8 @@ static unsigned int resize_undo(struct resize_step *steps, unsigned int n,
 			pr_err("api: cpu-resize: cannot undo the %s of cpu "
 			       "%u: %s",
 			       st->added ? "hot-add" : "hot-remove", st->cpu,
-			       err_text(rc));
+			       hv_err_is_set(&rep.err) ? rep.err.msg
+						       : err_text(rc));
 			bad++;
 		}
 	}
@@ -1385,20 +1300,14 @@ static unsigned int resize_undo(struct resize_step *steps, unsigned int n,
 static int cmd_cpu_resize(void *ctx, struct json_object *args,
 			  struct json_object **ret, struct qmp_error *err)
 {
-	static const char *const allowed[] = { "count", "timeout-ms", NULL };
 	static struct hp_report rep;
 	struct resize_step *steps;
 	struct json_object *o, *added, *removed;
 	unsigned int have = 0, n = 0, bad;
-	int64_t count;
-	int timeout, rc = 0;
+	int64_t count = qmp_int(args, "count", 1);
+	int timeout = arg_timeout(args), rc = 0;
 
 	(void)ctx;
-	if (qmp_check_args(args, allowed, err) ||
-	    qmp_arg_int_range(args, "count", true, 1, qc.max, &count, err) <
-		    0 ||
-	    arg_timeout(args, &timeout, err))
-		return -EINVAL;
 	names_refresh();
 	steps = calloc(qc.max, sizeof(*steps));
 	if (!steps)
@@ -1414,7 +1323,7 @@ static int cmd_cpu_resize(void *ctx, struct json_object *args,
 		if (view(cpu, &v) || plugged(&v))
 			continue;
 		rc = hotplug_cpu_add(qc.hp, cpu, NULL, timeout,
-				     HOTPLUG_WAIT_DEFAULT, &rep);
+				     HOTPLUG_WAIT_DEFAULT, fresh(&rep));
 		if (rc) {
 			op_error(err, cpu, "hot-add", rc, &rep);
 			break;
@@ -1445,15 +1354,14 @@ static int cmd_cpu_resize(void *ctx, struct json_object *args,
 				   have);
 	}
 	if (rc) {
-		size_t len = strlen(err->desc);
-
 		bad = resize_undo(steps, n, timeout);
-		snprintf(err->desc + len, sizeof(err->desc) - len,
-			 bad ? "; cpu-resize to %lld: %u of %u steps could not "
-			       "be undone"
-			     : "; cpu-resize to %lld: nothing changed (%u of "
-			       "%u steps undone)",
-			 (long long)count, bad ? bad : n, n);
+		hv_err_append(
+			&err->e,
+			bad ? "; cpu-resize to %lld: %u of %u steps could "
+			      "not be undone"
+			    : "; cpu-resize to %lld: nothing changed (%u "
+			      "of %u steps undone)",
+			(long long)count, bad ? bad : n, n);
 		free(steps);
 		return rc;
 	}
@@ -1473,32 +1381,192 @@ static int cmd_cpu_resize(void *ctx, struct json_object *args,
 
 /* ---- registration ---- */
 
+/*
+ * Every command, declared once: name, where it runs (no flags: an
+ * operation, one at a time; vmm/api/qmp.h), what it does, and its
+ * arguments.  The server checks requests against this table before a
+ * handler runs, query-commands lists it, and tests/qmp/test_qmp_cmds.c
+ * holds README.md's command list and `hotvm cpu --help` to it.
+ */
+static const char *const side_values[] = { "host", "guest", NULL };
+static const char *const online_values[] = { "online", "offline", NULL };
+static const char *const wait_values[] = { "acknowledged", "started", NULL };
+
+#define ARG_CPU                                                                \
+	{                                                                      \
+		.name = "cpu", .type = QMP_ARG_INT, .max_fn = max_cpu_index,   \
+		.help = "the vCPU slot, 0 to max-1 (socket-id)"                \
+	}
+#define ARG_SIDE                                                               \
+	{                                                                      \
+		.name = "side", .type = QMP_ARG_STR, .values = side_values,    \
+		.help = "which table: the host's or the guest's"               \
+	}
+#define ARG_TIMEOUT                                                            \
+	{                                                                      \
+		.name = "timeout-ms", .type = QMP_ARG_INT, .optional = true,   \
+		.max = QC_TIMEOUT_MAX,                                         \
+		.help = "bound on each wait for the guest; 0 or absent: "      \
+			"--hotplug-timeout"                                    \
+	}
+#define ARG_WAIT                                                               \
+	{                                                                      \
+		.name = "wait", .type = QMP_ARG_STR, .optional = true,         \
+		.values = wait_values,                                         \
+		.help = "with a guest that does not report: what to wait "     \
+			"for (default --hotplug-wait)"                         \
+	}
+#define ARG_TOPO(n)                                                            \
+	{                                                                      \
+		.name = n, .type = QMP_ARG_INT_STR, .optional = true,          \
+		.help = "topology property, as query-hotpluggable-cpus "       \
+			"gives it"                                             \
+	}
+
+static const struct qmp_arg device_add_args[] = {
+	{ .name = "driver",
+	  .type = QMP_ARG_STR,
+	  .help = "a CPU model, \"" QMP_CMDS_CPU_TYPE "\" (any *" QC_X86_SUFFIX
+		  ")" },
+	{ .name = "id",
+	  .type = QMP_ARG_STR,
+	  .optional = true,
+	  .help = "device id for device_del and DEVICE_DELETED" },
+	ARG_TOPO("socket-id"),
+	ARG_TOPO("die-id"),
+	ARG_TOPO("core-id"),
+	ARG_TOPO("thread-id"),
+	ARG_WAIT,
+	{ 0 },
+};
+
+static const struct qmp_arg device_del_args[] = {
+	{ .name = "id",
+	  .type = QMP_ARG_STR,
+	  .help = "the device id, or its QOM path" },
+	{ 0 },
+};
+
+static const struct qmp_arg query_cpuhp_args[] = {
+	{ .name = "cpu",
+	  .type = QMP_ARG_INT,
+	  .optional = true,
+	  .max_fn = max_cpu_index,
+	  .help = "only this vCPU" },
+	{ 0 },
+};
+
+static const struct qmp_arg set_target_args[] = {
+	ARG_CPU,
+	ARG_SIDE,
+	{ .name = "target",
+	  .type = QMP_ARG_NAME_INT,
+	  .help = "a state of that table, by name or number" },
+	ARG_TIMEOUT,
+	{ 0 },
+};
+
+static const struct qmp_arg inject_args[] = {
+	ARG_CPU,
+	ARG_SIDE,
+	{ .name = "state",
+	  .type = QMP_ARG_NAME_INT,
+	  .nullable = true,
+	  .help = "the state whose next callback fails; null, \"none\" "
+		  "or -1 clears it" },
+	{ 0 },
+};
+
+static const struct qmp_arg cpu_hotplug_args[] = {
+	ARG_CPU,
+	{ .name = "state",
+	  .type = QMP_ARG_STR,
+	  .values = online_values,
+	  .help = "where the vCPU is to be" },
+	ARG_TIMEOUT,
+	ARG_WAIT,
+	{ 0 },
+};
+
+static const struct qmp_arg recover_args[] = {
+	ARG_CPU,
+	ARG_TIMEOUT,
+	{ 0 },
+};
+
+static const struct qmp_arg resize_args[] = {
+	{ .name = "count",
+	  .type = QMP_ARG_INT,
+	  .min = 1,
+	  .max_fn = max_cpus,
+	  .help = "how many vCPUs are to run" },
+	ARG_TIMEOUT,
+	{ 0 },
+};
+
 static const struct qmp_command qc_commands[] = {
-	/* No flags: an operation, one at a time (vmm/api/qmp.h). */
 	{ .name = "query-hotpluggable-cpus",
 	  .handler = cmd_query_hotpluggable_cpus,
-	  .flags = QMP_CMD_QUERY },
-	{ .name = "device_add", .handler = cmd_device_add },
-	{ .name = "device_del", .handler = cmd_device_del },
+	  .flags = QMP_CMD_QUERY,
+	  .help = "every vCPU slot, its topology and QOM path if plugged" },
+	{ .name = "device_add",
+	  .handler = cmd_device_add,
+	  .flags = QMP_CMD_OPEN_ARGS,
+	  .help = "hot-add a vCPU; replies once the guest has it online",
+	  .args = device_add_args },
+	{ .name = "device_del",
+	  .handler = cmd_device_del,
+	  .help = "hot-remove a vCPU; replies after its DEVICE_DELETED",
+	  .args = device_del_args },
 	{ .name = "query-cpus-fast",
 	  .handler = cmd_query_cpus_fast,
-	  .flags = QMP_CMD_QUERY },
+	  .flags = QMP_CMD_QUERY,
+	  .help = "the vCPUs the guest runs" },
 	{ .name = "query-status",
 	  .handler = cmd_query_status,
-	  .flags = QMP_CMD_FAST },
-	{ .name = "quit", .handler = cmd_quit, .flags = QMP_CMD_FAST },
+	  .flags = QMP_CMD_FAST,
+	  .help = "whether the VM runs" },
+	{ .name = "quit",
+	  .handler = cmd_quit,
+	  .flags = QMP_CMD_FAST,
+	  .help = "stop the VM (exit status 0)" },
 	{ .name = "query-cpuhp",
 	  .handler = cmd_query_cpuhp,
-	  .flags = QMP_CMD_QUERY },
-	{ .name = "cpuhp-set-target", .handler = cmd_cpuhp_set_target },
-	{ .name = "cpuhp-inject-fault", .handler = cmd_cpuhp_inject_fault },
-	{ .name = "cpu-hotplug", .handler = cmd_cpu_hotplug },
-	{ .name = "cpuhp-recover", .handler = cmd_cpuhp_recover },
-	{ .name = "cpu-resize", .handler = cmd_cpu_resize },
+	  .flags = QMP_CMD_QUERY,
+	  .help = "the host and guest state tables and where each vCPU is",
+	  .args = query_cpuhp_args },
+	{ .name = "cpuhp-set-target",
+	  .handler = cmd_cpuhp_set_target,
+	  .help = "walk one side of a vCPU to a named state",
+	  .args = set_target_args },
+	{ .name = "cpuhp-inject-fault",
+	  .handler = cmd_cpuhp_inject_fault,
+	  .help = "make a state's next callback fail on one vCPU",
+	  .args = inject_args },
+	{ .name = "cpu-hotplug",
+	  .handler = cmd_cpu_hotplug,
+	  .help = "online or offline a vCPU, with the time of every step",
+	  .args = cpu_hotplug_args },
+	{ .name = "cpuhp-recover",
+	  .handler = cmd_cpuhp_recover,
+	  .help = "put a vCPU a failed rollback left broken back in line",
+	  .args = recover_args },
+	{ .name = "cpu-resize",
+	  .handler = cmd_cpu_resize,
+	  .help = "add or remove vCPUs until count run; all or nothing",
+	  .args = resize_args },
 	{ .name = "query-hotplug-stats",
 	  .handler = cmd_query_hotplug_stats,
-	  .flags = QMP_CMD_QUERY },
+	  .flags = QMP_CMD_QUERY,
+	  .help = "guest accesses to the GED and register block, and the "
+		  "ignored ones by reason" },
 };
+
+const struct qmp_command *qmp_cmds_table(size_t *n)
+{
+	*n = sizeof(qc_commands) / sizeof(qc_commands[0]);
+	return qc_commands;
+}
 
 static const struct hp_events qc_events = {
 	.state = ev_state,

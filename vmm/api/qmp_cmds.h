@@ -4,11 +4,11 @@
  * commands and events, so that tools written for QEMU drive hotvm
  * unchanged, and hotvm's own view of the host and guest state tables.
  *
- * QEMU's commands: query-hotpluggable-cpus, device_add, device_del,
- * query-cpus-fast, query-status, quit; events DEVICE_DELETED and
- * ACPI_DEVICE_OST.  hotvm's: query-cpuhp, cpuhp-set-target,
- * cpuhp-inject-fault, cpu-resize, cpu-hotplug; event CPUHP_STATE.  The
- * reply shapes are documented above each handler in vmm/api/qmp_cmds.c.
+ * The commands and their arguments are declared once, in qc_commands[]
+ * (vmm/api/qmp_cmds.c; qmp_cmds_table() below), QEMU's first, then
+ * hotvm's; the events are QEMU's DEVICE_DELETED and ACPI_DEVICE_OST and
+ * hotvm's CPUHP_STATE.  The reply shapes are documented above each
+ * handler.
  *
  * Topology as QEMU shows it for -smp sockets=max,cores=1,threads=1: CPU
  * slot n is {socket-id: n, core-id: 0, thread-id: 0} with APIC ID n.
@@ -18,7 +18,10 @@
 #ifndef HOTVM_QMP_CMDS_H
 #define HOTVM_QMP_CMDS_H
 
+#include <stddef.h>
+
 struct hotplug;
+struct qmp_command;
 struct qmp_server;
 struct vm;
 
@@ -48,5 +51,12 @@ void qmp_cmds_detach(struct hotplug *hp);
  * state, detaching first if that was not done.  A NULL hp is fine.
  */
 void qmp_cmds_unregister(struct hotplug *hp);
+
+/*
+ * The declared commands (what qmp_cmds_register() registers), for the
+ * documentation and the tests that hold README.md and `hotvm cpu --help`
+ * to them.
+ */
+const struct qmp_command *qmp_cmds_table(size_t *n);
 
 #endif

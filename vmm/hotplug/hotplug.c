@@ -245,17 +245,18 @@ void hp_stage_notify(const struct hp_events *ev, unsigned int cpu,
 		ev->stage(ev->ctx, cpu, id, st);
 }
 
+/* hp->rep is set and cleared by the operation thread, which calls this. */
 void hp_fail(struct hotplug *hp, unsigned int cpu, const char *fmt, ...)
 {
-	char why[sizeof(hp->op_reason)];
+	char why[HV_ERR_MAX];
 	va_list ap;
 
 	va_start(ap, fmt);
 	vsnprintf(why, sizeof(why), fmt, ap);
 	va_end(ap);
 	pr_err("CPU %u: %s", cpu, why);
-	if (!hp->op_reason[0])
-		memcpy(hp->op_reason, why, sizeof(why));
+	/* -EIO until op_end() knows the errno the walk returned. */
+	hv_err_set(hp->rep ? &hp->rep->err : NULL, -EIO, "%s", why);
 }
 
 /* Linux's cpulist ("0-2,5") of the slots marked online, into @buf. */
@@ -300,9 +301,30 @@ void hp_online_changed(struct hotplug *hp, unsigned int cpu, bool online)
 	free(list);
 }
 
-const char *hotplug_op_reason(struct hotplug *hp)
+/*
+ * An operation refused before it walks: logged as hp_fail() logs, and the
+ * reason for the caller.  Returns code.
+ */
+static int refuse(struct hp_report *rep, unsigned int cpu, int code,
+		  const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+static int refuse(struct hp_report *rep, unsigned int cpu, int code,
+		  const char *fmt, ...)
 {
-	return hp->op_reason;
+	char why[HV_ERR_MAX];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(why, sizeof(why), fmt, ap);
+	va_end(ap);
+	pr_err("CPU %u: %s", cpu, why);
+	return hv_err_set(rep ? &rep->err : NULL, code, "%s", why);
+}
+
+/* A new operation: no reason left from the one before. */
+static void op_err_clear(struct hp_report *rep)
+{
+	if (rep)
+		hv_err_clear(&rep->err);
 }
 
 void hp_vcpu_started(void *ctx, unsigned int cpu)
@@ -543,7 +565,8 @@ int hotplug_state_lookup(struct hotplug *hp, enum hp_side side,
  * A late guest may still be walking this CPU (the end of a hot-add, or a
  * walk that outlived its timeout): give it a moment, then refuse.
  */
-static int wait_guest_idle(struct hotplug *hp, unsigned int cpu, int timeout)
+static int wait_guest_idle(struct hotplug *hp, unsigned int cpu, int timeout,
+			   struct hp_report *rep)
 {
 	struct hp_slot *s = &hp->slots[cpu];
 	uint64_t end = hp_now_ns() + (uint64_t)(timeout < HP_BUSY_GRACE_MS
@@ -565,10 +588,13 @@ static int wait_guest_idle(struct hotplug *hp, unsigned int cpu, int timeout)
 		ret = -EBUSY;
 	pthread_mutex_unlock(&hp->lock);
 	if (ret == -EBUSY)
-		pr_err("CPU %u: the guest is still walking its table for it "
-		       "(a late guest after a timeout?); try again once it "
-		       "reports done",
-		       cpu);
+		return refuse(rep, cpu, ret,
+			      "the guest is still walking its table for it (a "
+			      "late guest after a timeout?); try again once it "
+			      "reports done");
+	if (ret)
+		hv_err_set(rep ? &rep->err : NULL, ret,
+			   "the VM is shutting down");
 	return ret;
 }
 
@@ -578,12 +604,11 @@ static int op_begin(struct hotplug *hp, unsigned int cpu, int timeout_ms,
 	int timeout = timeout_ms > 0 ? timeout_ms : hp->timeout_ms;
 	int ret;
 
-	if (cpu >= hp->max_cpus) {
-		pr_err("CPU %u: no such slot; this VM has %u (0-%u)", cpu,
-		       hp->max_cpus, hp->max_cpus - 1);
-		return -EINVAL;
-	}
-	ret = wait_guest_idle(hp, cpu, timeout);
+	if (cpu >= hp->max_cpus)
+		return refuse(rep, cpu, -EINVAL,
+			      "no such slot; this VM has %u (0-%u)",
+			      hp->max_cpus, hp->max_cpus - 1);
+	ret = wait_guest_idle(hp, cpu, timeout, rep);
 	if (ret)
 		return ret;
 	if (rep)
@@ -593,17 +618,19 @@ static int op_begin(struct hotplug *hp, unsigned int cpu, int timeout_ms,
 	hp->op_cpu = cpu;
 	hp->op_timeout_ms = timeout;
 	hp->op_wait = hp->wait;
-	hp->op_reason[0] = 0;
 	hp->rep = rep;
 	hp->op_start_ns = hp->op_last_ns = hp_now_ns();
 	pthread_mutex_unlock(&hp->lock);
 	return 0;
 }
 
-static void op_end(struct hotplug *hp)
+/* ret: what the walk returned, the code of a reason a step wrote. */
+static void op_end(struct hotplug *hp, int ret)
 {
 	snap_host(hp, hp->op_cpu);
 	pthread_mutex_lock(&hp->lock);
+	if (hp->rep && ret && hv_err_is_set(&hp->rep->err))
+		hp->rep->err.code = ret;
 	if (hp->rep)
 		hp->rep->total_ns = hp_now_ns() - hp->op_start_ns;
 	hp->op_active = false;
@@ -626,7 +653,8 @@ static int host_state(struct hotplug *hp, unsigned int cpu)
  * (hotplug_cpu_recover()) has put its two sides back in line: walking it
  * from where it is would start from a state nobody can vouch for.
  */
-static int check_broken(struct hotplug *hp, unsigned int cpu)
+static int check_broken(struct hotplug *hp, unsigned int cpu,
+			struct hp_report *rep)
 {
 	struct hp_slot *s;
 	struct cpuhp_cpu c;
@@ -643,10 +671,10 @@ static int check_broken(struct hotplug *hp, unsigned int cpu)
 	pthread_mutex_unlock(&hp->lock);
 	if (!c.broken && !guest)
 		return 0;
-	pr_err("CPU %u: refused: an earlier rollback failed on the %s side "
-	       "and left it broken at host state %d; cpuhp-recover it first",
-	       cpu, c.broken ? "host" : "guest", c.state);
-	return -ENOTRECOVERABLE;
+	return refuse(rep, cpu, -ENOTRECOVERABLE,
+		      "an earlier rollback failed on the %s side and left it "
+		      "broken at host state %d; cpuhp-recover it first",
+		      c.broken ? "host" : "guest", c.state);
 }
 
 static void set_id(struct hotplug *hp, unsigned int cpu, const char *id)
@@ -675,11 +703,13 @@ int hotplug_cpu_add(struct hotplug *hp, unsigned int cpu, const char *id,
 	char prev[sizeof(hp->slots[0].id)];
 	int ret;
 
+	op_err_clear(rep);
 	if (stopping(hp))
-		return -ESHUTDOWN;
+		return hv_err_set(rep ? &rep->err : NULL, -ESHUTDOWN,
+				  "the VM is shutting down");
 	if (cpu < hp->max_cpus && host_state(hp, cpu) == HOST_ONLINE)
 		return -EEXIST;
-	ret = check_broken(hp, cpu);
+	ret = check_broken(hp, cpu, rep);
 	if (!ret)
 		ret = op_begin(hp, cpu, timeout_ms, rep);
 	if (ret)
@@ -692,7 +722,7 @@ int hotplug_cpu_add(struct hotplug *hp, unsigned int cpu, const char *id,
 	if (id || host_state(hp, cpu) == HOST_OFFLINE)
 		set_id(hp, cpu, id);
 	ret = cpuhp_cpu_up(&hp->m, cpu, HOST_ONLINE);
-	op_end(hp);
+	op_end(hp, ret);
 	/* Rolled back to where it was: so is its id (none if offline). */
 	if (ret)
 		set_id(hp, cpu,
@@ -707,21 +737,22 @@ int hotplug_cpu_remove(struct hotplug *hp, unsigned int cpu, int timeout_ms,
 	char id[sizeof(hp->slots[0].id)];
 	int ret;
 
-	if (!guest_cpu_removable(cpu)) {
-		pr_err("CPU 0 is the boot CPU and cannot be removed");
-		return -EPERM;
-	}
+	op_err_clear(rep);
+	if (!guest_cpu_removable(cpu))
+		return refuse(rep, cpu, -EPERM,
+			      "CPU 0 is the boot CPU and cannot be removed");
 	if (stopping(hp))
-		return -ESHUTDOWN;
+		return hv_err_set(rep ? &rep->err : NULL, -ESHUTDOWN,
+				  "the VM is shutting down");
 	if (cpu < hp->max_cpus && host_state(hp, cpu) == HOST_OFFLINE)
 		return -ENODEV;
-	ret = check_broken(hp, cpu);
+	ret = check_broken(hp, cpu, rep);
 	if (!ret)
 		ret = op_begin(hp, cpu, timeout_ms, rep);
 	if (ret)
 		return ret;
 	ret = cpuhp_cpu_down(&hp->m, cpu, HOST_OFFLINE);
-	op_end(hp);
+	op_end(hp, ret);
 	if (ret)
 		return ret;
 	pthread_mutex_lock(&hp->lock);
@@ -760,13 +791,15 @@ static int guest_set_target(struct hotplug *hp, unsigned int cpu, int state,
 		s->guest_target = CPUHP_INVALID; /* not taken: withdrawn */
 	pthread_mutex_unlock(&hp->lock);
 	if (ret == -ETIMEDOUT)
-		pr_err("CPU %u: the guest did not walk to state %d within %d "
-		       "ms; is its hotplug driver running?",
-		       cpu, state, hp->op_timeout_ms);
+		hp_fail(hp, cpu,
+			"the guest did not walk to state %d within %d ms; is "
+			"its hotplug driver running?",
+			state, hp->op_timeout_ms);
 	else if (ret == -EIO)
-		pr_err("CPU %u: the guest failed to reach state %d and rolled "
-		       "back; see the guest's console",
-		       cpu, state);
+		hp_fail(hp, cpu,
+			"the guest failed to reach state %d and rolled back; "
+			"see the guest's console",
+			state);
 	return ret < 0 ? ret : 0;
 }
 
@@ -774,7 +807,8 @@ static int guest_set_target(struct hotplug *hp, unsigned int cpu, int state,
  * Guest-side targets and faults travel through hotvm's extension commands:
  * a guest that never used them (Linux) would never pick them up.
  */
-static bool guest_reports(struct hotplug *hp)
+static bool guest_reports(struct hotplug *hp, unsigned int cpu,
+			  struct hp_report *rep)
 {
 	bool r;
 
@@ -782,7 +816,8 @@ static bool guest_reports(struct hotplug *hp)
 	r = hp->guest_ext;
 	pthread_mutex_unlock(&hp->lock);
 	if (!r)
-		pr_err("the guest does not report its hotplug states (a Linux "
+		refuse(rep, cpu, -EOPNOTSUPP,
+		       "the guest does not report its hotplug states (a Linux "
 		       "guest, or the tiny guest with ignore-hotplug): "
 		       "guest-side targets and faults need hotvm's tiny guest");
 	return r;
@@ -793,38 +828,40 @@ int hotplug_set_target(struct hotplug *hp, unsigned int cpu, enum hp_side side,
 {
 	int ret, cur;
 
+	op_err_clear(rep);
 	if (stopping(hp))
-		return -ESHUTDOWN;
+		return hv_err_set(rep ? &rep->err : NULL, -ESHUTDOWN,
+				  "the VM is shutting down");
 	if (cpu >= hp->max_cpus)
 		return -EINVAL;
 	cur = host_state(hp, cpu);
 	if (side == HP_SIDE_GUEST) {
 		if (!cpuhp_target_valid(&hp->guest_m, state))
 			return -EINVAL;
-		if (!guest_reports(hp))
+		if (!guest_reports(hp, cpu, rep))
 			return -EOPNOTSUPP;
-		if (!guest_cpu_removable(cpu) && state != GUEST_ONLINE) {
-			pr_err("CPU 0 is the guest's boot CPU: it stays %s",
-			       hp->guest_steps[GUEST_ONLINE].name);
-			return -EPERM;
-		}
+		if (!guest_cpu_removable(cpu) && state != GUEST_ONLINE)
+			return refuse(rep, cpu, -EPERM,
+				      "CPU 0 is the guest's boot CPU: it "
+				      "stays %s",
+				      hp->guest_steps[GUEST_ONLINE].name);
 		/* The guest never walks its boot CPU: nothing to ask. */
 		if (!guest_cpu_removable(cpu)) {
 			if (rep)
 				memset(rep, 0, sizeof(*rep));
 			return 0;
 		}
-		if (cur < HOST_AP_STARTING) {
-			pr_err("CPU %u: the guest does not have it yet (host "
-			       "state %d); bring the host side to %s first",
-			       cpu, cur, HOST_STATE_NAME(HOST_AP_STARTING));
-			return -ENODEV;
-		}
+		if (cur < HOST_AP_STARTING)
+			return refuse(rep, cpu, -ENODEV,
+				      "the guest does not have it yet (host "
+				      "state %d); bring the host side to %s "
+				      "first",
+				      cur, HOST_STATE_NAME(HOST_AP_STARTING));
 	} else if (!guest_cpu_removable(cpu) && state != HOST_ONLINE) {
-		pr_err("CPU 0 is the boot CPU and cannot be taken down");
-		return -EPERM;
+		return refuse(rep, cpu, -EPERM,
+			      "CPU 0 is the boot CPU and cannot be taken down");
 	}
-	ret = check_broken(hp, cpu);
+	ret = check_broken(hp, cpu, rep);
 	if (!ret)
 		ret = op_begin(hp, cpu, timeout_ms, rep);
 	if (ret)
@@ -833,7 +870,7 @@ int hotplug_set_target(struct hotplug *hp, unsigned int cpu, enum hp_side side,
 		ret = guest_set_target(hp, cpu, state, false);
 	else
 		ret = cpuhp_set_target(&hp->m, cpu, state);
-	op_end(hp);
+	op_end(hp, ret);
 	return ret;
 }
 
@@ -863,13 +900,14 @@ int hotplug_cpu_recover(struct hotplug *hp, unsigned int cpu, int timeout_ms,
 	int ret, before;
 
 	*online = false;
+	op_err_clear(rep);
 	if (stopping(hp))
-		return -ESHUTDOWN;
-	if (!guest_cpu_removable(cpu)) {
-		pr_err("CPU 0 is the boot CPU: it is never walked, so there "
-		       "is nothing to recover");
-		return -EPERM;
-	}
+		return hv_err_set(rep ? &rep->err : NULL, -ESHUTDOWN,
+				  "the VM is shutting down");
+	if (!guest_cpu_removable(cpu))
+		return refuse(rep, cpu, -EPERM,
+			      "CPU 0 is the boot CPU: it is never walked, so "
+			      "there is nothing to recover");
 	ret = op_begin(hp, cpu, timeout_ms, rep);
 	if (ret)
 		return ret;
@@ -882,6 +920,11 @@ int hotplug_cpu_recover(struct hotplug *hp, unsigned int cpu, int timeout_ms,
 		/* The guest clears its own mark and takes the CPU down. */
 		ret = guest_set_target(hp, cpu, GUEST_OFFLINE, true);
 		if (ret) {
+			/* guest_set_target() may have said why: context. */
+			if (rep && hv_err_is_set(&rep->err))
+				hv_err_prepend(&rep->err,
+					       "the guest could not take it "
+					       "offline to recover it: ");
 			hp_fail(hp, cpu,
 				"the guest could not take it offline to "
 				"recover it (%s); see the guest's console",
@@ -901,7 +944,7 @@ int hotplug_cpu_recover(struct hotplug *hp, unsigned int cpu, int timeout_ms,
 			   : cpuhp_cpu_down(&hp->m, cpu, HOST_OFFLINE);
 	pthread_mutex_unlock(&hp->table_lock);
 out:
-	op_end(hp);
+	op_end(hp, ret);
 	if (ret || keep || before == HOST_OFFLINE)
 		return ret;
 	/* Gone from both sides now: as a hot-remove ends. */
@@ -932,7 +975,7 @@ int hotplug_inject(struct hotplug *hp, unsigned int cpu, enum hp_side side,
 	pthread_mutex_lock(&hp->lock);
 	ret = cpuhp_set_fail(&hp->guest_m, cpu, state);
 	pthread_mutex_unlock(&hp->lock);
-	if (ret || guest_reports(hp))
+	if (ret || guest_reports(hp, cpu, NULL))
 		return ret;
 	pthread_mutex_lock(&hp->lock);
 	cpuhp_set_fail(&hp->guest_m, cpu, CPUHP_INVALID);

@@ -14,6 +14,7 @@
 #include "cpuhp.h"
 #include "cpuhp_regs.h"
 #include "ged.h"
+#include "hv_err.h"
 
 /* The host table's states; their names, callbacks, flags: host_table.c. */
 enum host_state {
@@ -94,12 +95,19 @@ struct hp_step_time {
 
 #define HP_REPORT_MAX 128
 
-/* What one synchronous operation did, for cpu-hotplug's reply. */
+/*
+ * What one synchronous operation did, for cpu-hotplug's reply, and why it
+ * failed: err holds the reason in the words of the step (or the check
+ * before the walk) that knew it, cleared when the operation starts; empty
+ * when the failure has no words beyond its errno (an injected fault: the
+ * failed step in steps[] says it).
+ */
 struct hp_report {
 	struct hp_step_time steps[HP_REPORT_MAX];
 	unsigned int n; /* steps beyond HP_REPORT_MAX are counted, not kept */
 	unsigned int dropped;
 	uint64_t total_ns;
+	struct hv_err err;
 };
 
 /* A snapshot of one vCPU slot. */
@@ -188,12 +196,6 @@ int hotplug_cpu_add(struct hotplug *hp, unsigned int cpu, const char *id,
  */
 int hotplug_cpu_remove(struct hotplug *hp, unsigned int cpu, int timeout_ms,
 		       struct hp_report *rep);
-
-/*
- * Why the last operation failed, in words ("" if it did not, or gave no
- * reason beyond its errno).  For the thread that ran it, until the next.
- */
-const char *hotplug_op_reason(struct hotplug *hp);
 
 /*
  * cpuhp-recover: puts @cpu's two sides back in line after a failed

@@ -108,7 +108,6 @@ struct hotplug {
 	unsigned int op_cpu;
 	int op_timeout_ms;
 	enum hotplug_wait op_wait;
-	char op_reason[320]; /* why the operation failed; the op thread's */
 	struct hp_report *rep;
 	uint64_t op_start_ns, op_last_ns;
 
@@ -144,8 +143,8 @@ void hp_vcpu_started(void *ctx, unsigned int cpu);
 
 /*
  * A step of the current operation failed for @cpu: logs it and keeps the
- * reason for the caller (hotplug_op_reason()).  The first one wins: it is
- * the cause, later ones come from the rollback.
+ * reason for the caller (the operation's hp_report.err).  The first one
+ * wins: it is the cause, later ones come from the rollback.
  */
 void hp_fail(struct hotplug *hp, unsigned int cpu, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
