@@ -25,6 +25,11 @@
 #define PERIPHERAL_PREFIX "/machine/peripheral/"
 #define CELL_MAX	  128
 
+/*
+ * Each verb names the QMP commands it sends ("QMP:" lines), so that a user
+ * can do the same from any QMP client; tests/qmp/test_qmp_cmds.c holds
+ * those names to the server's declarations (vmm/api/qmp_cmds.c).
+ */
 static void usage(FILE *f)
 {
 	fputs("Usage: hotvm cpu COMMAND --api-socket PATH [--json] "
@@ -33,22 +38,34 @@ static void usage(FILE *f)
 	      "Commands:\n"
 	      "  add [CPU]                 hot-add vCPU CPU (socket-id), or "
 	      "the first free slot\n"
+	      "                            QMP: query-hotpluggable-cpus, "
+	      "device_add\n"
 	      "  remove CPU|ID             hot-remove a vCPU (waits for "
 	      "DEVICE_DELETED unless --no-wait)\n"
+	      "                            QMP: query-hotpluggable-cpus, "
+	      "device_del\n"
 	      "  list                      possible vCPUs and the present "
 	      "ones\n"
+	      "                            QMP: query-hotpluggable-cpus, "
+	      "query-cpus-fast\n"
 	      "  states [CPU]              host and guest hotplug states\n"
+	      "                            QMP: query-cpuhp\n"
 	      "  target CPU host|guest STATE\n"
 	      "                            bring a vCPU to a named state\n"
+	      "                            QMP: cpuhp-set-target\n"
 	      "  inject CPU host|guest STATE\n"
 	      "                            make STATE's next callback fail "
 	      "on CPU\n"
+	      "                            QMP: cpuhp-inject-fault\n"
 	      "  resize N                  add or remove vCPUs until N are "
 	      "online\n"
+	      "                            QMP: cpu-resize\n"
 	      "  watch                     a live view of every vCPU's "
 	      "states, from events\n"
+	      "                            QMP: query-cpuhp\n"
 	      "  trace add|remove CPU      hot-add or remove CPU and draw "
 	      "its timeline\n"
+	      "                            QMP: cpu-hotplug, query-cpuhp\n"
 	      "  trace --from FILE|-       the timeline of an earlier "
 	      "cpu-hotplug reply, or\n"
 	      "                            one trace --json printed\n"
@@ -69,7 +86,12 @@ static void usage(FILE *f)
 	      "  --svg FILE                trace: also draw it as SVG\n"
 	      "  --wait STAGE              trace add: reply once the guest "
 	      "is acknowledged|started\n"
-	      "  -h, --help                this text\n",
+	      "  -h, --help                this text\n"
+	      "\n"
+	      "A command that fails prints the server's reason as it gave it "
+	      "(for an\n"
+	      "operation: which step failed, why, and where the vCPU is now) "
+	      "and exits 1.\n",
 	      f);
 }
 
