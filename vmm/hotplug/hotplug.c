@@ -740,7 +740,7 @@ int hotplug_cpu_remove(struct hotplug *hp, unsigned int cpu, int timeout_ms,
 	op_err_clear(rep);
 	if (!guest_cpu_removable(cpu))
 		return refuse(rep, cpu, -EPERM,
-			      "CPU 0 is the boot CPU and cannot be removed");
+			      "it is the boot CPU and cannot be removed");
 	if (stopping(hp))
 		return hv_err_set(rep ? &rep->err : NULL, -ESHUTDOWN,
 				  "the VM is shutting down");
@@ -842,8 +842,8 @@ int hotplug_set_target(struct hotplug *hp, unsigned int cpu, enum hp_side side,
 			return -EOPNOTSUPP;
 		if (!guest_cpu_removable(cpu) && state != GUEST_ONLINE)
 			return refuse(rep, cpu, -EPERM,
-				      "CPU 0 is the guest's boot CPU: it "
-				      "stays %s",
+				      "it is the guest's boot CPU: it stays "
+				      "%s",
 				      hp->guest_steps[GUEST_ONLINE].name);
 		/* The guest never walks its boot CPU: nothing to ask. */
 		if (!guest_cpu_removable(cpu)) {
@@ -859,7 +859,7 @@ int hotplug_set_target(struct hotplug *hp, unsigned int cpu, enum hp_side side,
 				      cur, HOST_STATE_NAME(HOST_AP_STARTING));
 	} else if (!guest_cpu_removable(cpu) && state != HOST_ONLINE) {
 		return refuse(rep, cpu, -EPERM,
-			      "CPU 0 is the boot CPU and cannot be taken down");
+			      "it is the boot CPU and cannot be taken down");
 	}
 	ret = check_broken(hp, cpu, rep);
 	if (!ret)
@@ -906,7 +906,7 @@ int hotplug_cpu_recover(struct hotplug *hp, unsigned int cpu, int timeout_ms,
 				  "the VM is shutting down");
 	if (!guest_cpu_removable(cpu))
 		return refuse(rep, cpu, -EPERM,
-			      "CPU 0 is the boot CPU: it is never walked, so "
+			      "it is the boot CPU: it is never walked, so "
 			      "there is nothing to recover");
 	ret = op_begin(hp, cpu, timeout_ms, rep);
 	if (ret)
