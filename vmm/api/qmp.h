@@ -47,8 +47,6 @@ struct qmp_server;
 #define QMP_ERROR_DEVICE_NOT_FOUND  "DeviceNotFound"
 #define QMP_ERROR_KVM_MISSING_CAP   "KVMMissingCap"
 
-#define QMP_DESC_MAX HV_ERR_MAX
-
 /*
  * What a handler fills in when it fails: the class, and the reason (e.msg
  * is the reply's "desc") as the layer that knew wrote it (vmm/util/hv_err.h).
