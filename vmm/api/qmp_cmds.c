@@ -364,57 +364,6 @@ static bool refusal(int rc)
 }
 
 /*
- * Words for a refusal whose reason the controller did not write (a
- * controller standing in for the real one in tests gives only errnos).
- * Returns 1 if err was set.
- */
-static int refusal_words(struct qmp_error *err, unsigned int cpu,
-			 const char *what, int rc)
-{
-	char host[QC_NAME_MAX], guest[QC_NAME_MAX];
-	struct hp_cpu_view v;
-
-	switch (rc) {
-	case -ENOTRECOVERABLE:
-		view(cpu, &v);
-		qmp_error_set(
-			err, QMP_ERROR_GENERIC,
-			"cpu %u: %s refused: a rollback failed in an earlier "
-			"operation and left it broken (host state %s, guest "
-			"%s%s); cpuhp-recover puts it back in line",
-			cpu, what,
-			state_name(HP_SIDE_HOST, v.host.state, host,
-				   sizeof(host)),
-			v.guest_reports ? "state " : "stage ",
-			v.guest_reports
-				? state_name(HP_SIDE_GUEST, v.guest_state,
-					     guest, sizeof(guest))
-				: hotplug_stage_name(v.stage));
-		return 1;
-	case -EBUSY:
-		qmp_error_set(err, QMP_ERROR_GENERIC,
-			      "cpu %u is in transition (guest still walking "
-			      "its table); try again",
-			      cpu);
-		return 1;
-	case -ESHUTDOWN:
-		qmp_error_set(err, QMP_ERROR_GENERIC,
-			      "cpu %u: %s refused: the VM is shutting down",
-			      cpu, what);
-		return 1;
-	case -EOPNOTSUPP:
-		qmp_error_set(err, QMP_ERROR_GENERIC,
-			      "cpu %u: %s refused: the guest does not report "
-			      "its hotplug states (a Linux guest, or the tiny "
-			      "guest with ignore-hotplug), so guest-side "
-			      "targets and faults cannot reach it",
-			      cpu, what);
-		return 1;
-	}
-	return 0;
-}
-
-/*
  * GenericError for a failed operation on cpu: the reason the controller
  * wrote (rep->err), or the step that failed and its errno when it wrote
  * none (an injected fault), with which CPU and operation before it and
@@ -438,8 +387,6 @@ static int op_error(struct qmp_error *err, unsigned int cpu, const char *what,
 			       refused ? "refused" : "failed");
 		if (refused)
 			return -EINVAL;
-	} else if (refused && refusal_words(err, cpu, what, rc)) {
-		return -EINVAL;
 	} else if (st) {
 		hv_err_set(&err->e, rc, "cpu %u: %s%s failed: %s%s", cpu,
 			   st->side == HP_SIDE_GUEST ? "guest state " : "",
@@ -817,7 +764,6 @@ static int cmd_device_del(void *ctx, struct json_object *args,
 	static struct hp_report rep;
 	const char *id = qmp_str(args, "id", "");
 	unsigned int cpu;
-	int rc;
 
 	(void)ctx;
 	(void)ret;
@@ -827,11 +773,7 @@ static int cmd_device_del(void *ctx, struct json_object *args,
 	if (!guest_cpu_removable(cpu))
 		return qmp_error_set(err, QMP_ERROR_GENERIC,
 				     "Boot CPU is unpluggable");
-	rc = remove_cpu(cpu, 0, &rep, err);
-	/* A controller that said no more than the errno: say what it means. */
-	if (rc == -ETIMEDOUT && !hv_err_is_set(&rep.err))
-		hv_err_append(&err->e, " (the guest did not eject it in time)");
-	return rc;
+	return remove_cpu(cpu, 0, &rep, err);
 }
 
 /*
@@ -1107,17 +1049,7 @@ static int cmd_cpuhp_set_target(void *ctx, struct json_object *args,
 	state_name(side, target, name, sizeof(name));
 	if (rc && hv_err_is_set(&rep.err))
 		return op_error(err, cpu, "set-target", rc, &rep);
-	if (rc == -EPERM)
-		return qmp_error_set(err, QMP_ERROR_GENERIC,
-				     "cpu %u: the boot CPU stays online (%s "
-				     "target %s refused)",
-				     cpu, side_names[side], name);
-	if (rc == -ENODEV)
-		return qmp_error_set(err, QMP_ERROR_GENERIC,
-				     "cpu %u: the guest does not have this "
-				     "CPU yet; bring the host side to %s "
-				     "first",
-				     cpu, HOST_STATE_NAME(HOST_AP_STARTING));
+	/* The cpuhp library's own no, which carries no words. */
 	if (rc == -EINVAL && !rep.n)
 		return qmp_error_set(err, QMP_ERROR_GENERIC,
 				     "cpu %u: %s state %s is not a valid "
