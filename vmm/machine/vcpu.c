@@ -142,20 +142,38 @@ static int vcpu_refresh_lapic(struct vcpu *vcpu)
 	return 0;
 }
 
+/*
+ * Field by field, not as one struct assignment: a query reads tid and
+ * started (atomically, without the controller's locks) at any time.
+ */
+static void vcpu_reset(struct vcpu *vcpu, struct vm *vm,
+		       const struct ioport_bus *io, unsigned int id,
+		       unsigned int max_cpus)
+{
+	vcpu->vm = vm;
+	vcpu->io = io;
+	vcpu->mmio = NULL;
+	vcpu->id = id;
+	vcpu->apic_id = id;
+	vcpu->max_cpus = max_cpus;
+	vcpu->fd = -1;
+	vcpu->run = NULL;
+	vcpu->thread_started = false;
+	vcpu->on_start = NULL;
+	vcpu->start_ctx = NULL;
+	atomic_store(&vcpu->stop, false);
+	atomic_store(&vcpu->tid, 0);
+	atomic_store(&vcpu->held, 0);
+	atomic_store(&vcpu->started, false);
+}
+
 int vcpu_create(struct vcpu *vcpu, struct vm *vm, const struct ioport_bus *io,
 		unsigned int id, unsigned int max_cpus)
 {
 	void *run;
 	int ret;
 
-	*vcpu = (struct vcpu){
-		.vm = vm,
-		.io = io,
-		.id = id,
-		.apic_id = id,
-		.max_cpus = max_cpus,
-		.fd = -1,
-	};
+	vcpu_reset(vcpu, vm, io, id, max_cpus);
 	/* KVM's vCPU fds are O_CLOEXEC already: hooks inherit none. */
 	vcpu->fd = ioctl(vm->vm_fd, KVM_CREATE_VCPU, (unsigned long)id);
 	if (vcpu->fd < 0) {
