@@ -159,13 +159,18 @@ void smp_reset(unsigned int cpu)
 {
 	struct percpu *pc = &percpu[cpu];
 
+	bool parked = smp_load_acquire(&pc->parked);
+
 	lapic_send_init(pc->apic_id);
 	/*
 	 * INIT is delivered asynchronously (the target vCPU is kicked out
-	 * of guest mode); give it time before declaring the AP stopped, so
-	 * that it cannot set alive after we cleared it.
+	 * of guest mode); an AP that may still be on its way up gets time
+	 * before it is declared stopped, so that it cannot set alive after
+	 * we cleared it.  A parked AP (every plain offline) halts with
+	 * interrupts off and writes nothing: no wait.
 	 */
-	udelay(1000);
+	if (!parked)
+		udelay(1000);
 	pc->alive = 0;
 	pc->lapic_on = false;
 }

@@ -10,6 +10,7 @@
  */
 #include <errno.h>
 
+#include "cmdline.h"
 #include "cpuhp_table.h"
 #include "ged.h"
 #include "gpe.h"
@@ -289,8 +290,11 @@ static void hp_insert(const u32 *sels, unsigned int n)
 		hotplug_report_done(cpus[i], true, results[i]);
 		hp_ost(cpus[i], HP_OST_EV_DEVICE_CHECK,
 		       results[i] ? HP_OST_FAILURE : HP_OST_SUCCESS);
-		printk("hotplug: cpu %u (APIC ID %u) up: %d (%lu us for %u)\n",
-		       cpus[i], percpu[cpus[i]].apic_id, results[i], us, nr);
+		if (results[i] || cmdline.verbose)
+			printk("hotplug: cpu %u (APIC ID %u) up: %d (%lu us "
+			       "for %u)\n",
+			       cpus[i], percpu[cpus[i]].apic_id, results[i], us,
+			       nr);
 	}
 }
 
@@ -331,8 +335,10 @@ static void hp_remove(u32 sel)
 	cpumask_clear(&hp_present, (unsigned int)cpu);
 	hpio_eject(&hp_io, sel);
 	hp_ost((unsigned int)cpu, HP_OST_EV_EJECT_REQUEST, HP_OST_SUCCESS);
-	printk("hotplug: cpu %d (APIC ID %u) down and ejected (%lu us)\n", cpu,
-	       percpu[cpu].apic_id, tsc_to_us(rdtsc() - t0));
+	if (cmdline.verbose)
+		printk("hotplug: cpu %d (APIC ID %u) down and ejected (%lu "
+		       "us)\n",
+		       cpu, percpu[cpu].apic_id, tsc_to_us(rdtsc() - t0));
 }
 
 static void hp_cpu_event(void)
@@ -391,8 +397,9 @@ static void hp_targets(void)
 		ret = cpuhp_set_target(&hp_machine, c, target);
 		if (hp_done[c] == seen)
 			hotplug_report_done(c, true, ret);
-		printk("hotplug: cpu %u: target %d (%s): %d\n", c, target,
-		       hp_state_name(target), ret);
+		if (ret || cmdline.verbose)
+			printk("hotplug: cpu %u: target %d (%s): %d\n", c,
+			       target, hp_state_name(target), ret);
 	}
 }
 

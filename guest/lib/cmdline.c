@@ -74,7 +74,9 @@ void cmdline_parse(const char *s)
 		else if (token_is(t, n, "selftest"))
 			cmdline.selftest = true;
 		else if (token_is(t, n, "trace"))
-			cmdline.trace = true;
+			cmdline.trace = cmdline.verbose = true;
+		else if (token_is(t, n, "verbose"))
+			cmdline.verbose = true;
 		else if (token_is(t, n, "serial-bringup"))
 			cmdline.serial_bringup = true;
 		else if (token_is(t, n, "nofdt"))

@@ -9,7 +9,9 @@
  *                        self-test's offline operation of CPU; may repeat:
  *                        each failed operation is retried with the next one
  *   fail-up=STATE@CPU    the same, into the online operation
- *   trace                print every cpuhp step
+ *   trace                print every cpuhp step (implies verbose)
+ *   verbose              a line per CPU a hotplug event took up or down
+ *                        (each console byte is an exit: off by default)
  *   serial-bringup       bring the boot CPUs up one by one, not in parallel
  *   nofdt                ignore the FDT, use the ACPI MADT
  *   crash, crash-ap      after "ready", take a page fault on the boot CPU
@@ -39,6 +41,7 @@ struct cmdline {
 	bool exit;
 	bool selftest;
 	bool trace;
+	bool verbose;
 	bool serial_bringup;
 	bool nofdt;
 	bool crash;

@@ -60,6 +60,15 @@ static inline void outb(u16 port, u8 v)
 	__asm__ volatile("outb %0, %1" : : "a"(v), "Nd"(port));
 }
 
+/* One exit for the whole string (KVM_EXIT_IO with a count). */
+static inline void outsb(u16 port, const void *buf, size_t n)
+{
+	__asm__ volatile("rep outsb"
+			 : "+S"(buf), "+c"(n)
+			 : "d"(port)
+			 : "memory");
+}
+
 static inline u8 inb(u16 port)
 {
 	u8 v;

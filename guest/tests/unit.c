@@ -57,6 +57,10 @@ static void test_cpulist(void)
 	CHECK_STREQ(FMT(63, 64), "63-64");
 	CHECK_STREQ(FMT(255), "255");
 	CHECK_STREQ(FMT(5, 4, 3, 10), "3-5,10");
+	/* Word edges of the word-at-a-time walk. */
+	CHECK_STREQ(FMT(62, 63, 64, 65, 127, 128), "62-65,127-128");
+	CHECK_STREQ(FMT(0, 64, 1023), "0,64,1023");
+	CHECK_STREQ(FMT(1022, 1023), "1022-1023");
 
 	for (unsigned int c = 0; c < CPUMASK_BITS; c++)
 		cpumask_set(&m, c);
