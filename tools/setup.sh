@@ -14,6 +14,7 @@ packages=(
 	clang-14 libclang-rt-14-dev              # libFuzzer (tests/fuzz)
 	libtsan2                                 # gcc's ThreadSanitizer runtime
 	libvirt-dev                              # hotvm cpu --connect (its test driver needs no daemon)
+	gnuplot-nox                              # tools/bench-hotplug.py plot
 )
 
 missing=()

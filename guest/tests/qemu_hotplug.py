@@ -3,16 +3,14 @@
 """
 The tiny guest under QEMU q35's own CPU hotplug (device_add/device_del
 over QMP): the guest's driver on QEMU's register block at port 0xcd8 and
-GPE0 bit 2.  Two modes:
+GPE0 bit 2:
 
   qemu_hotplug.py test  ELF   hot-add CPUs 1 and 2, wait for the guest's
                               "online: 0-2", device_del both, wait for
                               "online: 0", both DEVICE_DELETED and the
                               _OST events; exit 0, 1 on failure
-  qemu_hotplug.py bench ELF [CYCLES]
-                              median/p99 of device_add -> online line and
-                              device_del -> DEVICE_DELETED, one vCPU and a
-                              batch of 8, as build/tests/e2e/bench-hotplug
+
+(Its figures on /dev/kvm next to hotvm's: tools/bench-hotplug.py.)
 
 QMP runs over a socketpair handed to QEMU (-chardev socket,fd=N), the
 serial console over QEMU's stdout; both are read by threads that stamp
@@ -235,92 +233,11 @@ def test(elf):
     return 0 if ok else 1
 
 
-def cpulist(cpus):
-    """Linux cpulist of a sorted list, as the guest prints it."""
-    out, i = [], 0
-    while i < len(cpus):
-        j = i
-        while j + 1 < len(cpus) and cpus[j + 1] == cpus[j] + 1:
-            j += 1
-        out.append(str(cpus[i]) if i == j else
-                   '%d-%d' % (cpus[i], cpus[j]))
-        i = j + 1
-    return ','.join(out)
-
-
-def pct(v, p):
-    if not v:
-        return 0.0
-    s = sorted(v)
-    return s[int(p * (len(s) - 1) + 0.5)]
-
-
-def bench(elf, cycles):
-    """Every cycle on a fresh socket: QEMU 7.2 does not take a removed
-    socket back (device_add of it again hangs or, with TCG, crashes), so
-    the guest has 1 + cycles + 8 * batches possible CPUs."""
-    batches = (cycles + 3) // 4
-    maxcpus = 1 + cycles + 8 * batches
-    g = Guest(elf, maxcpus)
-    add1, del1, del1_line, add8, del8 = [], [], [], [], []
-    ok = False
-    try:
-        g.wait_line(lambda l: l.startswith('ready'), "'ready'")
-        ty = g.cpu_type()
-        tcg = g.accel == 'tcg'
-        for s in range(1, cycles + 1):
-            t0 = time.monotonic()
-            g.add(ty, s)
-            add1.append(g.wait_online(cpulist([0, s])) - t0)
-            t0 = time.monotonic()
-            g.delete(s)
-            t1 = g.wait_online('0')
-            (t2,) = g.wait_events([deleted('cpu%d' % s, tcg)],
-                                  'DEVICE_DELETED')
-            del1_line.append(t1 - t0)
-            del1.append(t2 - t0)
-        for b in range(batches):
-            first = 1 + cycles + 8 * b
-            socks = range(first, first + 8)
-            t0 = time.monotonic()
-            for s in socks:
-                g.add(ty, s)
-            add8.append(g.wait_online(cpulist([0] + list(socks))) - t0)
-            t0 = time.monotonic()
-            for s in socks:
-                g.delete(s)
-            ts = g.wait_events([deleted('cpu%d' % s, tcg) for s in socks],
-                               'DEVICE_DELETED x8')
-            g.wait_online('0')
-            del8.append(max(ts) - t0)
-        ok = True
-    except Exception as e:
-        print('bench-qemu-hotplug: %s' % e, file=sys.stderr)
-    finally:
-        g.stop()
-    print('# %s -accel %s -cpu %s -M q35, tiny guest, smp 1 maxcpus %d, '
-          'a fresh socket per add; ms from request to the guest\'s online '
-          'line (add) or DEVICE_DELETED (remove)' %
-          (g.qemu, g.accel, g.cpu, maxcpus))
-    print('%-34s %5s %10s %10s' % ('operation', 'n', 'median_ms', 'p99_ms'))
-    for name, v in (('hot-add 1 vCPU', add1),
-                    ('hot-remove 1 vCPU (DEVICE_DELETED)', del1),
-                    ('hot-remove 1 vCPU (online line)', del1_line),
-                    ('hot-add 8 vCPUs (8 device_add)', add8),
-                    ('hot-remove 8 vCPUs (8 device_del)', del8)):
-        ms = [x * 1e3 for x in v]
-        print('%-34s %5u %10.2f %10.2f' % (name, len(ms), pct(ms, 0.5),
-                                          pct(ms, 0.99)))
-    return 0 if ok and len(add1) == cycles else 1
-
-
 def main():
-    if len(sys.argv) < 3 or sys.argv[1] not in ('test', 'bench'):
+    if len(sys.argv) < 3 or sys.argv[1] != 'test':
         print(__doc__, file=sys.stderr)
         return 2
-    if sys.argv[1] == 'test':
-        return test(sys.argv[2])
-    return bench(sys.argv[2], int(sys.argv[3]) if len(sys.argv) > 3 else 20)
+    return test(sys.argv[2])
 
 
 if __name__ == '__main__':

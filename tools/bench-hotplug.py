@@ -1,0 +1,547 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only
+"""
+bench-hotplug: one QMP scenario, run against hotvm and against QEMU in the
+same run, booting the same tiny guest (hotvm-tiny.elf, QEMU through its PVH
+loader, -M q35 -accel kvm -cpu max,-arch-capabilities) on /dev/kvm:
+
+  boot      process start -> the guest's "ready" line (every VM started)
+  add1      device_add -> the guest's "online: 0,S" line, a fresh socket S
+            each time (QEMU 7.2 cannot plug a removed socket again)
+  del1      device_del -> DEVICE_DELETED
+  add8      8 device_add at once -> "online:" with all 8
+  del8      8 device_del at once -> the 8 DEVICE_DELETED
+  addmax    max-1 device_add at once, delmax the same back
+  kth       the k-th vCPU's device_add -> online, k = 2..max, one by one;
+            host RSS (VmRSS) and thread count after each
+  resize    hotvm's cpu-resize 1 -> max (no QEMU equivalent)
+  states    hotvm's per-state medians (build/tests/e2e/bench-hotplug,
+            hotvm's cpu-hotplug timing every host and guest state)
+
+Prints a table with medians, p99 and the hotvm/QEMU ratio, writes every
+raw figure to a JSON file and, with gnuplot, a PNG of the k-th vCPU's
+latency and RSS against the vCPU count for both.  With --linux it also
+runs tools/bench-linux.sh (the Linux guest in the nested lab) and puts
+its figures into the same JSON and table.  A benchmark, not a test.
+
+  tools/bench-hotplug.py [-b BUILD] [-c CYCLES] [-m MAX] [-o JSON]
+                         [-p PNG] [--no-qemu] [--linux [-M LMAX]]
+
+Times are CLOCK_MONOTONIC in this process: a line is stamped when its
+reader thread gets it, an event when its QMP reader does; every wait is
+on those with a deadline, never a sleep.
+"""
+import argparse
+import json
+import os
+import queue
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+TIMEOUT = float(os.environ.get('BENCH_TIMEOUT', '120'))
+
+
+def cpulist(cpus):
+    """Linux cpulist of sorted CPU numbers, as the guest prints it."""
+    out, i = [], 0
+    while i < len(cpus):
+        j = i
+        while j + 1 < len(cpus) and cpus[j + 1] == cpus[j] + 1:
+            j += 1
+        out.append(str(cpus[i]) if i == j else '%d-%d' % (cpus[i], cpus[j]))
+        i = j + 1
+    return ','.join(out)
+
+
+class VM:
+    """hotvm or QEMU booting the tiny guest with 1 of @maxcpus vCPUs, its
+    console on stdout, QMP on a unix socket."""
+
+    def __init__(self, kind, args, maxcpus, tmp):
+        self.kind = kind
+        self.lines = queue.Queue()
+        self.events = queue.Queue()
+        self.replies = queue.Queue()
+        self.online = None
+        path = os.path.join(tmp, '%s-%d.sock' % (kind, time.monotonic_ns()))
+        elf = os.path.join(args.build, 'guest', 'hotvm-tiny.elf')
+        if kind == 'hotvm':
+            argv = [os.path.join(args.build, 'vmm', 'hotvm'), 'run',
+                    '--kernel', elf, '--memory', '128',
+                    '--cpus', 'boot=1,max=%d' % maxcpus,
+                    '--serial', 'stdio', '--api-socket', path]
+        else:
+            smp = '1,maxcpus=%d,sockets=%d,cores=1,threads=1' % (maxcpus,
+                                                                 maxcpus)
+            argv = [args.qemu, '-accel', 'kvm', '-M', 'q35',
+                    '-cpu', 'max,-arch-capabilities', '-smp', smp,
+                    '-m', '128', '-display', 'none', '-nodefaults',
+                    '-no-reboot', '-serial', 'stdio', '-monitor', 'none',
+                    '-qmp', 'unix:%s,server=on,wait=off' % path,
+                    '-kernel', elf, '-append', '',
+                    '-device', 'isa-debug-exit,iobase=0x501,iosize=1']
+        self.t_start = time.monotonic()
+        self.proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL,
+                                     stdout=subprocess.PIPE,
+                                     stderr=subprocess.STDOUT)
+        threading.Thread(target=self._serial, daemon=True).start()
+        self.t_ready = self.wait_line(lambda l: l.startswith('ready'),
+                                      "'ready'")
+        self.sock = socket.socket(socket.AF_UNIX)
+        self.sock.connect(path)  # both create it before the guest runs
+        self.qmp = self.sock.makefile('rw')
+        threading.Thread(target=self._qmp, daemon=True).start()
+        if 'QMP' not in self.replies.get(timeout=TIMEOUT):
+            raise RuntimeError('%s: no QMP greeting' % kind)
+        self.cmd('qmp_capabilities')
+        self.slots = sorted(
+            (c for c in self.cmd('query-hotpluggable-cpus')),
+            key=lambda c: c['props']['socket-id'])
+
+    def _serial(self):
+        for raw in self.proc.stdout:
+            t = time.monotonic()
+            line = raw.decode(errors='replace').rstrip('\r\n')
+            i = line.find('online: ')
+            if i < 0:
+                i = line.find('ready')
+            self.lines.put((t, line[i:] if i > 0 else line))
+        self.lines.put((time.monotonic(), None))
+
+    def _qmp(self):
+        try:
+            for raw in self.qmp:
+                t = time.monotonic()
+                msg = json.loads(raw)
+                if 'event' in msg:
+                    self.events.put((t, msg))
+                else:
+                    self.replies.put(msg)
+        except (OSError, ValueError):
+            pass
+        self.replies.put({'error': {'desc': 'QMP closed'}})
+        self.events.put((time.monotonic(), None))
+
+    def send(self, name, **args):
+        self.qmp.write(json.dumps({'execute': name, 'arguments': args}) +
+                       '\n')
+        self.qmp.flush()
+
+    def reply(self, name):
+        r = self.replies.get(timeout=TIMEOUT)
+        if 'error' in r:
+            raise RuntimeError('%s %s: %s' % (self.kind, name,
+                                              r['error'].get('desc')))
+        return r['return']
+
+    def cmd(self, name, **args):
+        self.send(name, **args)
+        return self.reply(name)
+
+    def wait_line(self, pred, what):
+        end = time.monotonic() + TIMEOUT
+        while True:
+            try:
+                t, line = self.lines.get(timeout=max(end - time.monotonic(),
+                                                     0))
+            except queue.Empty:
+                raise RuntimeError('%s: timeout waiting for %s' %
+                                   (self.kind, what))
+            if line is None:
+                raise RuntimeError('%s exited waiting for %s' %
+                                   (self.kind, what))
+            if line.startswith('online: '):
+                self.online = line[8:]
+            if pred(line):
+                return t
+
+    def wait_online(self, cpus):
+        want = cpulist(sorted(cpus))
+        if self.online == want:
+            return time.monotonic()
+        return self.wait_line(lambda l: l == 'online: ' + want,
+                              "'online: %s'" % want)
+
+    def wait_deleted(self, ids):
+        left, last = set(ids), 0.0
+        end = time.monotonic() + TIMEOUT
+        while left:
+            try:
+                t, ev = self.events.get(timeout=max(end - time.monotonic(),
+                                                    0))
+            except queue.Empty:
+                raise RuntimeError('%s: timeout waiting for DEVICE_DELETED '
+                                   'of %s' % (self.kind, sorted(left)))
+            if ev is None:
+                raise RuntimeError('%s: QMP closed' % self.kind)
+            if ev['event'] == 'DEVICE_DELETED':
+                dev = ev['data'].get('device')
+                if dev in left:
+                    left.discard(dev)
+                    last = t
+        return last
+
+    def add(self, socks):
+        """device_add of every socket in @socks at once (replies in order,
+        hotvm's after the guest took the CPU); the time the guest's online
+        line lists them all."""
+        for s in socks:
+            slot = self.slots[s]
+            self.send('device_add', driver=slot['type'], id='cpu%d' % s,
+                      **slot['props'])
+        for _ in socks:
+            self.reply('device_add')
+        return self.wait_online([0] + list(socks) + self.extra)
+
+    def delete(self, socks):
+        for s in socks:
+            self.send('device_del', id='cpu%d' % s)
+        for _ in socks:
+            self.reply('device_del')
+        t = self.wait_deleted(['cpu%d' % s for s in socks])
+        self.wait_online([0] + self.extra)
+        return t
+
+    extra = []  # CPUs left plugged by the kth phase
+
+    def status(self):
+        """(VmRSS KiB, Threads) of the VMM process."""
+        rss = thr = 0
+        with open('/proc/%d/status' % self.proc.pid) as f:
+            for line in f:
+                if line.startswith('VmRSS:'):
+                    rss = int(line.split()[1])
+                elif line.startswith('Threads:'):
+                    thr = int(line.split()[1])
+        return rss, thr
+
+    def stop(self):
+        try:
+            self.cmd('quit')
+        except Exception:
+            pass
+        try:
+            self.proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+
+
+def pct(v, p):
+    if not v:
+        return None
+    s = sorted(v)
+    return s[int(p * (len(s) - 1) + 0.5)]
+
+
+def ms(t0, t1):
+    return (t1 - t0) * 1e3
+
+
+def run_kind(kind, args, tmp, res):
+    """Every phase for one VMM; raw figures into res[kind]."""
+    r = res.setdefault(kind, {k: [] for k in (
+        'boot', 'add1', 'del1', 'add8', 'del8', 'addmax', 'delmax',
+        'resize')})
+    r.setdefault('kth', [])
+    c, mx = args.cycles, args.max
+
+    def vm(maxcpus):
+        v = VM(kind, args, maxcpus, tmp)
+        r['boot'].append(ms(v.t_start, v.t_ready))
+        return v
+
+    v = vm(1 + c)
+    try:
+        for s in range(1, c + 1):
+            t0 = time.monotonic()
+            r['add1'].append(ms(t0, v.add([s])))
+            t0 = time.monotonic()
+            r['del1'].append(ms(t0, v.delete([s])))
+    finally:
+        v.stop()
+
+    batches = max(1, (c + 3) // 4)
+    v = vm(1 + 8 * batches)
+    try:
+        for b in range(batches):
+            socks = range(1 + 8 * b, 9 + 8 * b)
+            t0 = time.monotonic()
+            r['add8'].append(ms(t0, v.add(socks)))
+            t0 = time.monotonic()
+            r['del8'].append(ms(t0, v.delete(socks)))
+    finally:
+        v.stop()
+
+    v = vm(mx)
+    try:
+        socks = range(1, mx)
+        t0 = time.monotonic()
+        r['addmax'].append(ms(t0, v.add(socks)))
+        t0 = time.monotonic()
+        r['delmax'].append(ms(t0, v.delete(socks)))
+    finally:
+        v.stop()
+
+    # The k-th vCPU, one by one, and what the VMM process grows by.
+    v = vm(mx)
+    try:
+        rss, thr = v.status()
+        r['kth'].append({'k': 1, 'ms': None, 'rss_kib': rss, 'threads': thr})
+        for s in range(1, mx):
+            t0 = time.monotonic()
+            t1 = v.add([s])
+            v.extra = list(range(1, s + 1))
+            rss, thr = v.status()
+            r['kth'].append({'k': s + 1, 'ms': ms(t0, t1), 'rss_kib': rss,
+                             'threads': thr})
+    finally:
+        v.stop()
+
+    if kind == 'hotvm':
+        for _ in range(max(1, c // 5)):
+            v = vm(mx)
+            try:
+                t0 = time.monotonic()
+                v.cmd('cpu-resize', count=mx)
+                r['resize'].append(ms(t0, v.wait_online(range(mx))))
+            finally:
+                v.stop()
+
+
+def per_vcpu(kth, key):
+    """Growth of @key per added vCPU: least squares over k."""
+    pts = [(p['k'], p[key]) for p in kth]
+    if len(pts) < 2:
+        return None
+    n = len(pts)
+    mk = sum(k for k, _ in pts) / n
+    mv = sum(v for _, v in pts) / n
+    den = sum((k - mk) ** 2 for k, _ in pts)
+    return sum((k - mk) * (v - mv) for k, v in pts) / den if den else None
+
+
+def flatness(kth):
+    """Median cost of the last quarter of k over the first quarter's."""
+    v = [p['ms'] for p in kth if p['ms'] is not None]
+    q = max(1, len(v) // 4)
+    return pct(v[-q:], 0.5) / pct(v[:q], 0.5) if len(v) >= 2 else None
+
+
+ROWS = (('boot', 'boot to ready'), ('add1', 'hot-add 1 vCPU'),
+        ('del1', 'hot-remove 1 vCPU'), ('add8', 'hot-add 8 (8 device_add)'),
+        ('del8', 'hot-remove 8 (8 device_del)'),
+        ('addmax', 'hot-add max-1 at once'),
+        ('delmax', 'hot-remove max-1 at once'),
+        ('resize', 'cpu-resize 1 -> max (hotvm)'))
+
+
+def summarize(res):
+    s = {}
+    for kind, r in res.items():
+        if kind == 'linux':
+            continue
+        d = s[kind] = {}
+        for key, _ in ROWS:
+            v = r.get(key) or []
+            d[key] = {'n': len(v), 'median_ms': pct(v, 0.5),
+                      'p99_ms': pct(v, 0.99)}
+        kth = r.get('kth') or []
+        d['kth_median_ms'] = pct([p['ms'] for p in kth if p['ms']], 0.5)
+        d['kth_last_over_first'] = flatness(kth)
+        d['rss_kib_per_vcpu'] = per_vcpu(kth, 'rss_kib')
+        d['threads_per_vcpu'] = per_vcpu(kth, 'threads')
+    return s
+
+
+def fmt(x, f='%.2f'):
+    return '-' if x is None else f % x
+
+
+def table(s, args):
+    h, q = s.get('hotvm', {}), s.get('qemu', {})
+    print('# tiny guest on /dev/kvm, max %d vCPUs, %d single cycles; ms, '
+          'median (p99); ratio = hotvm/QEMU medians' % (args.max,
+                                                        args.cycles))
+    print('%-30s %5s %18s %18s %7s' % ('operation', 'n', 'hotvm', 'qemu',
+                                       'ratio'))
+    for key, name in ROWS:
+        a, b = h.get(key, {}), q.get(key, {})
+        if not a.get('n') and not b.get('n'):
+            continue
+        ratio = (a['median_ms'] / b['median_ms']
+                 if a.get('median_ms') and b.get('median_ms') else None)
+        print('%-30s %5d %18s %18s %7s' % (
+            name, a.get('n') or b.get('n'),
+            '%s (%s)' % (fmt(a.get('median_ms')), fmt(a.get('p99_ms'))),
+            '%s (%s)' % (fmt(b.get('median_ms')), fmt(b.get('p99_ms'))),
+            fmt(ratio)))
+    for key, name, f in (
+            ('kth_median_ms', 'k-th vCPU add, median', '%.2f'),
+            ('kth_last_over_first', 'k-th cost, last/first quarter',
+             '%.2f'),
+            ('rss_kib_per_vcpu', 'host RSS per vCPU, KiB', '%.0f'),
+            ('threads_per_vcpu', 'host threads per vCPU', '%.2f')):
+        a, b = h.get(key), q.get(key)
+        ratio = a / b if a and b else None
+        print('%-30s %5s %18s %18s %7s' % (name, '', fmt(a, f), fmt(b, f),
+                                           fmt(ratio)))
+
+
+def plot(res, args):
+    if not shutil.which('gnuplot'):
+        print('bench-hotplug: no gnuplot (tools/setup.sh installs '
+              'gnuplot-nox): no plot', file=sys.stderr)
+        return
+    dat = {}
+    for kind in ('hotvm', 'qemu'):
+        kth = res.get(kind, {}).get('kth') or []
+        if not kth:
+            continue
+        dat[kind] = args.png + '.%s.dat' % kind
+        with open(dat[kind], 'w') as f:
+            for p in kth:
+                f.write('%d %s %d\n' % (p['k'], fmt(p['ms'], '%.3f'),
+                                        p['rss_kib']))
+    if not dat:
+        return
+    lat = ', '.join("'%s' using 1:2 with linespoints title '%s add (ms)'"
+                    % (d, k) for k, d in dat.items())
+    rss = ', '.join("'%s' using 1:($3/1024) axes x1y2 with lines dashtype 2 "
+                    "title '%s RSS (MiB)'" % (d, k) for k, d in dat.items())
+    script = """
+set terminal pngcairo size 900,560 noenhanced
+set output '%s'
+set title 'Tiny guest on /dev/kvm: the k-th vCPU hot-add (device_add to online)'
+set xlabel 'vCPUs after the add (k)'
+set ylabel 'latency, ms'
+set y2label 'host RSS, MiB'
+set ytics nomirror
+set y2tics
+set yrange [0:*]
+set datafile missing '-'
+set key top left
+plot %s, %s
+""" % (args.png, lat, rss)
+    try:
+        subprocess.run(['gnuplot'], input=script.encode(), check=True)
+    except (subprocess.CalledProcessError, OSError) as e:
+        # pngcairo may be missing from gnuplot-nox: the plain png one.
+        try:
+            subprocess.run(['gnuplot'], input=script.replace(
+                'pngcairo', 'png').encode(), check=True)
+        except (subprocess.CalledProcessError, OSError):
+            print('bench-hotplug: gnuplot failed: %s' % e, file=sys.stderr)
+            return
+    finally:
+        for d in dat.values():
+            os.unlink(d)
+    print('# plot: %s' % args.png)
+
+
+def states(args, res):
+    """hotvm's per-state breakdown: the rows of tests/e2e's bench-hotplug."""
+    exe = os.path.join(args.build, 'tests', 'e2e', 'bench-hotplug')
+    env = dict(os.environ, HOTVM=os.path.join(args.build, 'vmm', 'hotvm'))
+    try:
+        p = subprocess.run([exe, str(args.cycles)], env=env,
+                           capture_output=True, text=True, timeout=600)
+    except (OSError, subprocess.TimeoutExpired) as e:
+        print('bench-hotplug: %s: %s' % (exe, e), file=sys.stderr)
+        return 1
+    rows = []
+    for line in p.stdout.splitlines():
+        f = line.split()
+        if len(f) == 6 and f[0] in ('host', 'guest'):
+            rows.append({'side': f[0], 'state': f[1], 'direction': f[2],
+                         'n': int(f[3]), 'median_us': float(f[4]),
+                         'p99_us': float(f[5])})
+    res.setdefault('hotvm', {})['states'] = rows
+    print('\n# hotvm per state (cpu-hotplug of one vCPU, %d cycles), us:'
+          % args.cycles)
+    print('%-6s %-20s %-5s %10s %10s' % ('side', 'state', 'dir', 'median',
+                                         'p99'))
+    for r in rows:
+        print('%-6s %-20s %-5s %10.0f %10.0f' % (
+            r['side'], r['state'], r['direction'], r['median_us'],
+            r['p99_us']))
+    return p.returncode
+
+
+def linux(args, res):
+    """The Linux guest in the nested lab: tools/bench-linux.sh's figures."""
+    out = os.path.join(args.build, 'bench-linux.json')
+    cmd = [os.path.join(TOP, 'tools', 'bench-linux.sh'), '-b', args.build,
+           '-r', str(args.linux_reps), '-m', str(args.linux_max), '-o', out]
+    print('# running %s' % ' '.join(cmd), file=sys.stderr)
+    p = subprocess.run(cmd)
+    if p.returncode or not os.path.exists(out):
+        print('bench-hotplug: bench-linux.sh failed (%d)' % p.returncode,
+              file=sys.stderr)
+        return 1
+    with open(out) as f:
+        res['linux'] = json.load(f)
+    return 0
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split('\n')[1])
+    ap.add_argument('-b', '--build', default=os.path.join(TOP, 'build'))
+    ap.add_argument('-c', '--cycles', type=int, default=20)
+    ap.add_argument('-m', '--max', type=int, default=64)
+    ap.add_argument('-o', '--json')
+    ap.add_argument('-p', '--png')
+    ap.add_argument('--qemu', default=os.environ.get(
+        'HOTVM_QEMU', 'qemu-system-x86_64'))
+    ap.add_argument('--no-qemu', action='store_true')
+    ap.add_argument('--linux', action='store_true',
+                    help='also the Linux guest in the nested lab')
+    ap.add_argument('-M', '--linux-max', type=int, default=4)
+    ap.add_argument('-R', '--linux-reps', type=int, default=1)
+    args = ap.parse_args()
+    if args.cycles < 1 or not 9 <= args.max <= 1024:
+        ap.error('need -c >= 1 and 9 <= -m <= 1024')
+    args.build = os.path.abspath(args.build)
+    args.json = args.json or os.path.join(args.build, 'bench-hotplug.json')
+    args.png = args.png or os.path.join(args.build, 'bench-hotplug.png')
+    kinds = ['hotvm'] + ([] if args.no_qemu or not shutil.which(args.qemu)
+                         else ['qemu'])
+    res, status = {}, 0
+    tmp = tempfile.mkdtemp(prefix='bench-hotplug.')
+    try:
+        for kind in kinds:
+            try:
+                run_kind(kind, args, tmp, res)
+            except Exception as e:
+                print('bench-hotplug: %s: %s' % (kind, e), file=sys.stderr)
+                status = 1
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    if args.linux:
+        status |= linux(args, res)
+    s = summarize(res)
+    table(s, args)
+    if 'hotvm' in res:
+        status |= states(args, res)
+    if 'linux' in res:
+        print('# Linux guest in the nested lab (tools/bench-linux.sh): see '
+              '"linux" in the JSON')
+    with open(args.json, 'w') as f:
+        json.dump({'date': time.strftime('%Y-%m-%dT%H:%M:%SZ',
+                                         time.gmtime()),
+                   'uname': os.uname().release, 'cpus': os.cpu_count(),
+                   'max': args.max, 'cycles': args.cycles,
+                   'summary': s, 'raw': res}, f, indent=1)
+    print('# json: %s' % args.json)
+    plot(res, args)
+    return status
+
+
+if __name__ == '__main__':
+    sys.exit(main())
