@@ -899,24 +899,32 @@ static void test_resize(void)
 	      "integer",
 	      "cpu-resize", "{\"count\": \"4\"}");
 
-	/* The third add fails: the two before it are taken back. */
+	/*
+	 * The third add of the batch fails: the batch took it to vcpu:create
+	 * and back to offline; the two before it are taken back.
+	 */
 	inject_host(3, "guest:ap-starting");
 	fails("GenericError",
 	      "cpu 3: guest:ap-starting failed: Resource temporarily "
-	      "unavailable (injected fault); rolled back to offline; "
+	      "unavailable (injected fault); it stays at offline; "
 	      "cpu-resize to 4: nothing changed (2 of 2 steps undone)",
 	      "cpu-resize", "{\"count\": 4}");
 	CHECK(cpu_plugged(0));
 	CHECK(!cpu_plugged(1) && !cpu_plugged(2) && !cpu_plugged(3));
 
-	/* A removal fails in the middle: the one before comes back. */
+	/*
+	 * A removal fails in the middle of the batch (3, 2, 1): the others
+	 * of the batch still finish, then come back.
+	 */
 	json_object_put(ok("device_add", "{\"driver\": \"host-x86_64-cpu\", "
 					 "\"socket-id\": 3, \"id\": \"c3\"}"));
 	json_object_put(ok("cpu-resize", "{\"count\": 4}"));
 	inject_host(2, "guest:ap-starting");
 	fails("GenericError",
-	      "cpu-resize to 1: nothing changed (1 of 1 steps "
-	      "undone)",
+	      "cpu 2: guest:ap-starting failed: Resource temporarily "
+	      "unavailable (injected fault); it stays at guest:ap-starting, "
+	      "then back to online; cpu-resize to 1: nothing changed (2 of "
+	      "2 steps undone)",
 	      "cpu-resize", "{\"count\": 1}");
 	for (unsigned int i = 0; i < 4; i++)
 		CHECK(cpu_plugged(i));

@@ -327,6 +327,161 @@ static void test_x2apic_hotplug(void)
  * and APs 1-3 never start; every CPU hotvm lists must be one the guest
  * runs.
  */
+static int resize(struct vmproc *v, unsigned int count, char *err, size_t len)
+{
+	return vmproc_qmp(v, "cpu-resize", NULL, err, len, "{\"count\": %u}",
+			  count);
+}
+
+/* Host and guest state of @cpu: online (true) or offline, not broken. */
+static bool cpu_at(struct vmproc *v, unsigned int cpu, bool online)
+{
+	struct json_object *all, *c = cpu_entry(v, cpu, &all);
+	const char *want = online ? "online" : "offline";
+	bool ok = c && !vmproc_flag(c, "host", "broken") &&
+		  !strcmp(vmproc_str(c, "host", "name") ?: "", want) &&
+		  !strcmp(vmproc_str(c, "guest", "name") ?: "", want);
+
+	json_object_put(all);
+	return ok;
+}
+
+/*
+ * cpu-resize is one batch (vmm/hotplug/batch.c): every vCPU created and
+ * presented under one GED event, which the guest's parallel bring-up
+ * takes in one go (its verbose line says "for 5").  A guest fault in the
+ * middle of a batch, going up and going down, fails that CPU alone; the
+ * others finish, and cpu-resize's undo leaves every CPU where it was.
+ */
+static void test_batch_rollback(void)
+{
+	struct vmproc v;
+	char err[600], line[256];
+
+	CHECK_EQ(vmproc_start(&v, "boot=1,max=6", "verbose", NULL), 0);
+	CHECK_EQ(resize(&v, 6, err, sizeof(err)), 0);
+	CHECK_EQ(vmproc_wait_online(&v, "0-5", WAIT_MS), 0);
+	CHECK_EQ(vmproc_wait_line(&v, "hotplug: cpu 5 (APIC ID 5) up: 0",
+				  WAIT_MS, line, sizeof(line)),
+		 0);
+	printf("# %s\n", line);
+	CHECK(strstr(line, "for 5)") != NULL);
+	CHECK_EQ(cpus_fast(&v, -1, NULL), 6);
+
+	/* Removal: CPU 3 refuses; the others go, then come back. */
+	CHECK_EQ(inject(&v, 3, "guest", "ap:online-work"), 0);
+	CHECK(resize(&v, 1, err, sizeof(err)) != 0);
+	printf("# cpu-resize 1: %s\n", err);
+	CHECK(strstr(err, "cpu 3") != NULL);
+	CHECK(strstr(err, "nothing changed") != NULL);
+	CHECK_EQ(vmproc_wait_online(&v, "0-5", WAIT_MS), 0);
+	CHECK_EQ(cpus_fast(&v, -1, NULL), 6);
+	for (unsigned int c = 1; c < 6; c++)
+		CHECK(cpu_at(&v, c, true));
+
+	CHECK_EQ(resize(&v, 1, err, sizeof(err)), 0);
+	CHECK_EQ(vmproc_wait_online(&v, "0", WAIT_MS), 0);
+
+	/* Hot-add: CPU 3 fails in the guest; the others come, then go. */
+	CHECK_EQ(inject(&v, 3, "guest", "bringup:cpu"), 0);
+	CHECK(resize(&v, 6, err, sizeof(err)) != 0);
+	printf("# cpu-resize 6: %s\n", err);
+	CHECK(strstr(err, "cpu 3") != NULL);
+	CHECK(strstr(err, "nothing changed") != NULL);
+	CHECK_EQ(vmproc_wait_online(&v, "0", WAIT_MS), 0);
+	CHECK_EQ(cpus_fast(&v, -1, NULL), 1);
+	for (unsigned int c = 1; c < 6; c++)
+		CHECK(cpu_at(&v, c, false));
+
+	/* Every slot is usable again. */
+	CHECK_EQ(resize(&v, 6, err, sizeof(err)), 0);
+	CHECK_EQ(vmproc_wait_online(&v, "0-5", WAIT_MS), 0);
+	CHECK_EQ(vmproc_stop(&v), 0);
+}
+
+/* query-hotpluggable-cpus: whether socket @sock has a device (qom-path). */
+static bool slot_plugged(struct vmproc *v, unsigned int sock)
+{
+	struct json_object *r = NULL, *p, *id;
+	char err[600];
+	bool plugged = false;
+
+	if (vmproc_qmp(v, "query-hotpluggable-cpus", &r, err, sizeof(err),
+		       NULL))
+		return true;
+	for (size_t i = 0; i < json_object_array_length(r); i++) {
+		struct json_object *c = json_object_array_get_idx(r, i);
+
+		if (json_object_object_get_ex(c, "props", &p) &&
+		    json_object_object_get_ex(p, "socket-id", &id) &&
+		    json_object_get_int(id) == (int)sock)
+			plugged =
+				json_object_object_get_ex(c, "qom-path", NULL);
+	}
+	json_object_put(r);
+	return plugged;
+}
+
+static const char *host_state_of(struct vmproc *v, unsigned int cpu, char *buf,
+				 size_t len)
+{
+	struct json_object *all, *c = cpu_entry(v, cpu, &all);
+
+	snprintf(buf, len, "%s", c ? vmproc_str(c, "host", "name") ?: "" : "");
+	json_object_put(all);
+	return buf;
+}
+
+/*
+ * --prestage 2: two free slots wait at vcpu:create, listed as free; a
+ * device_add takes one and the pool is refilled.  device_add also takes a
+ * slot the host side was driven to vcpu:create by cpuhp-set-target.
+ */
+static void test_prestage(void)
+{
+	static const char *const extra[] = { "--prestage", "2", NULL };
+	struct vmproc v;
+	char err[600], st[64];
+
+	CHECK_EQ(vmproc_start(&v, "boot=1,max=5", "", extra), 0);
+	CHECK_STREQ(host_state_of(&v, 1, st, sizeof(st)), "vcpu:create");
+	CHECK_STREQ(host_state_of(&v, 2, st, sizeof(st)), "vcpu:create");
+	CHECK_STREQ(host_state_of(&v, 3, st, sizeof(st)), "offline");
+	CHECK(!slot_plugged(&v, 1) && !slot_plugged(&v, 2));
+	CHECK_EQ(cpus_fast(&v, -1, NULL), 1);
+
+	CHECK_EQ(vmproc_qmp(&v, "device_add", NULL, err, sizeof(err),
+			    "{\"driver\": \"host-x86_64-cpu\", \"id\": \"c1\", "
+			    "\"socket-id\": 1}"),
+		 0);
+	CHECK_EQ(vmproc_wait_online(&v, "0-1", WAIT_MS), 0);
+	CHECK(slot_plugged(&v, 1));
+	/* Refilled: 2 and 3 wait now. */
+	CHECK_STREQ(host_state_of(&v, 2, st, sizeof(st)), "vcpu:create");
+	CHECK_STREQ(host_state_of(&v, 3, st, sizeof(st)), "vcpu:create");
+
+	/* The case: a slot driven to vcpu:create by hand. */
+	CHECK_EQ(vmproc_qmp(&v, "cpuhp-set-target", NULL, err, sizeof(err),
+			    "{\"cpu\": 4, \"side\": \"host\", "
+			    "\"target\": \"vcpu:create\"}"),
+		 0);
+	CHECK_EQ(vmproc_qmp(&v, "device_add", NULL, err, sizeof(err),
+			    "{\"driver\": \"host-x86_64-cpu\", \"id\": \"c4\", "
+			    "\"socket-id\": 4}"),
+		 0);
+	CHECK_EQ(vmproc_wait_online(&v, "0-1,4", WAIT_MS), 0);
+
+	CHECK_EQ(vmproc_qmp(&v, "device_del", NULL, err, sizeof(err),
+			    "{\"id\": \"c1\"}"),
+		 0);
+	CHECK_EQ(vmproc_qmp(&v, "device_del", NULL, err, sizeof(err),
+			    "{\"id\": \"c4\"}"),
+		 0);
+	CHECK_EQ(vmproc_wait_online(&v, "0", WAIT_MS), 0);
+	CHECK_EQ(cpus_fast(&v, -1, NULL), 1);
+	CHECK_EQ(vmproc_stop(&v), 0);
+}
+
 static void test_x2apic_boot(void)
 {
 	struct vmproc v;
@@ -348,6 +503,7 @@ int main(void)
 		TEST(test_broken_slot),		TEST(test_timeout_withdraws),
 		TEST(test_id_survives_failure), TEST(test_cpu0_guest_online),
 		TEST(test_x2apic_hotplug),	TEST(test_x2apic_boot),
+		TEST(test_batch_rollback),	TEST(test_prestage),
 	};
 
 	if (access("/dev/kvm", R_OK | W_OK)) {

@@ -158,7 +158,17 @@ static struct json_object *name_or_null(enum hp_side side, int state)
 
 static bool plugged(const struct hp_cpu_view *v)
 {
-	return v->host.state != HOST_OFFLINE;
+	return v->host.state != HOST_OFFLINE && !v->prestaged;
+}
+
+/*
+ * A slot device_add may take: free, or created ahead of the guest
+ * (--prestage, or cpuhp-set-target of the host side to vcpu:create).
+ */
+static bool addable(const struct hp_cpu_view *v)
+{
+	return !plugged(v) || (v->host.state <= HOST_VCPU_CREATE &&
+			       !v->host.broken && !v->present);
 }
 
 /*
@@ -704,7 +714,7 @@ static int cmd_device_add(void *ctx, struct json_object *args,
 						     "Duplicate device ID "
 						     "'%s'",
 						     id);
-	if (view(cpu, &v) || plugged(&v))
+	if (view(cpu, &v) || !addable(&v))
 		return qmp_error_set(err, QMP_ERROR_GENERIC,
 				     "CPU[%u] with APIC ID %u exists", cpu,
 				     v.apic_id);
@@ -1223,6 +1233,118 @@ static unsigned int resize_undo(struct resize_step *steps, unsigned int n,
 	return bad;
 }
 
+/* ---- cpu-resize: one batch (hotplug_batch_*), each CPU its own result */
+
+/*
+ * Hot-adds the lowest free slots as one batch: all created and presented
+ * under one GED event, then each finished; a CPU that fails goes back to
+ * offline, the others still finish (the guest brings them up anyway).
+ * The first failure is the error.
+ */
+static int resize_add(struct resize_step *steps, unsigned int *n,
+		      unsigned int *have, unsigned int count, int timeout,
+		      struct qmp_error *err)
+{
+	static struct hp_report rep;
+	unsigned int *cpus = calloc(qc.max, sizeof(*cpus)), nb = 0;
+	int *res = calloc(qc.max, sizeof(*res)), rc = 0;
+
+	if (!cpus || !res) {
+		free(cpus);
+		free(res);
+		return qmp_error_set(err, QMP_ERROR_GENERIC, "out of memory");
+	}
+	for (unsigned int cpu = 0; *have + nb < count && cpu < qc.max; cpu++) {
+		struct hp_cpu_view v;
+
+		if (!view(cpu, &v) && !plugged(&v))
+			cpus[nb++] = cpu;
+	}
+	hotplug_batch_add_begin(qc.hp, cpus, nb, timeout, res);
+	for (unsigned int i = 0; i < nb; i++) {
+		unsigned int cpu = cpus[i];
+		const struct hp_report *rp = NULL; /* phase 1: no steps */
+		int r = res[i];
+
+		if (!r) {
+			r = hotplug_cpu_add(qc.hp, cpu, NULL, timeout,
+					    HOTPLUG_WAIT_DEFAULT, fresh(&rep));
+			rp = &rep;
+			if (r)
+				hotplug_batch_abandon(qc.hp, cpu, true,
+						      timeout);
+		}
+		if (r) {
+			if (!rc)
+				rc = op_error(err, cpu, "hot-add", r, rp);
+			continue;
+		}
+		mark_added(cpu, NULL);
+		steps[(*n)++] =
+			(struct resize_step){ .cpu = cpu, .added = true };
+		(*have)++;
+	}
+	free(cpus);
+	free(res);
+	return rc;
+}
+
+/* Hot-removes the highest counted CPUs as one batch (one eject scan). */
+static int resize_remove(struct resize_step *steps, unsigned int *n,
+			 unsigned int *have, unsigned int count, int timeout,
+			 struct qmp_error *err)
+{
+	static struct hp_report rep;
+	struct resize_step *st = calloc(qc.max, sizeof(*st));
+	unsigned int *cpus = calloc(qc.max, sizeof(*cpus)), nb = 0;
+	int *res = calloc(qc.max, sizeof(*res)), rc = 0;
+
+	if (!st || !cpus || !res) {
+		free(st);
+		free(cpus);
+		free(res);
+		return qmp_error_set(err, QMP_ERROR_GENERIC, "out of memory");
+	}
+	for (unsigned int cpu = qc.max; *have - nb > count && cpu-- > 0;) {
+		struct hp_cpu_view v;
+
+		if (!guest_cpu_removable(cpu) || view(cpu, &v) || !counted(&v))
+			continue;
+		st[nb] = (struct resize_step){ .cpu = cpu };
+		memcpy(st[nb].id, v.id, sizeof(st[nb].id));
+		pthread_mutex_lock(&qc.lock);
+		st[nb].slot = qc.slots[cpu];
+		pthread_mutex_unlock(&qc.lock);
+		cpus[nb++] = cpu;
+	}
+	hotplug_batch_remove_begin(qc.hp, cpus, nb, timeout, res);
+	for (unsigned int i = 0; i < nb; i++) {
+		struct qmp_error e = { 0 };
+		int r = res[i];
+
+		if (r) {
+			if (!rc)
+				rc = op_error(err, cpus[i], "hot-remove", r,
+					      NULL);
+			continue;
+		}
+		r = remove_cpu(cpus[i], timeout, &rep, rc ? &e : err);
+		if (r) {
+			hotplug_batch_abandon(qc.hp, cpus[i], false, timeout);
+			if (!rc) /* err says where its own walk left it */
+				hv_err_append(&err->e, ", then back to online");
+			rc = rc ? rc : r;
+			continue;
+		}
+		steps[(*n)++] = st[i];
+		(*have)--;
+	}
+	free(st);
+	free(cpus);
+	free(res);
+	return rc;
+}
+
 /*
  * {"count": n, "timeout-ms"?} -> {"count", "added": [cpu...], "removed":
  * [cpu...]}: hot-adds the lowest free slots or hot-removes the highest
@@ -1232,7 +1354,6 @@ static unsigned int resize_undo(struct resize_step *steps, unsigned int n,
 static int cmd_cpu_resize(void *ctx, struct json_object *args,
 			  struct json_object **ret, struct qmp_error *err)
 {
-	static struct hp_report rep;
 	struct resize_step *steps;
 	struct json_object *o, *added, *removed;
 	unsigned int have = 0, n = 0, bad;
@@ -1249,37 +1370,12 @@ static int cmd_cpu_resize(void *ctx, struct json_object *args,
 
 		have += !view(cpu, &v) && counted(&v);
 	}
-	for (unsigned int cpu = 0; have < count && cpu < qc.max && !rc; cpu++) {
-		struct hp_cpu_view v;
-
-		if (view(cpu, &v) || plugged(&v))
-			continue;
-		rc = hotplug_cpu_add(qc.hp, cpu, NULL, timeout,
-				     HOTPLUG_WAIT_DEFAULT, fresh(&rep));
-		if (rc) {
-			op_error(err, cpu, "hot-add", rc, &rep);
-			break;
-		}
-		mark_added(cpu, NULL);
-		steps[n++] = (struct resize_step){ .cpu = cpu, .added = true };
-		have++;
-	}
-	for (unsigned int cpu = qc.max; have > count && cpu-- > 0 && !rc;) {
-		struct resize_step st = { .cpu = cpu };
-		struct hp_cpu_view v;
-
-		if (!guest_cpu_removable(cpu) || view(cpu, &v) || !counted(&v))
-			continue;
-		memcpy(st.id, v.id, sizeof(st.id));
-		pthread_mutex_lock(&qc.lock);
-		st.slot = qc.slots[cpu];
-		pthread_mutex_unlock(&qc.lock);
-		rc = remove_cpu(cpu, timeout, &rep, err);
-		if (rc)
-			break;
-		steps[n++] = st;
-		have--;
-	}
+	if (have < count)
+		rc = resize_add(steps, &n, &have, (unsigned int)count, timeout,
+				err);
+	else if (have > count)
+		rc = resize_remove(steps, &n, &have, (unsigned int)count,
+				   timeout, err);
 	if (!rc && have != count) {
 		rc = qmp_error_set(err, QMP_ERROR_GENERIC,
 				   "cpu-resize: only %u vCPUs can be plugged",

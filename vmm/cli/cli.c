@@ -246,6 +246,11 @@ void cli_run_usage(FILE *f)
 	      "                       user space onlines it); device_add's "
 	      "\"wait\"\n"
 	      "                       overrides it\n"
+	      "  --prestage K         keep K free vCPUs created ahead of "
+	      "demand (fd,\n"
+	      "                       run area, thread waiting): a hot-add "
+	      "of one pays\n"
+	      "                       only the guest's part (default 0)\n"
 	      "  --dump-acpi DIR      write the ACPI tables these options "
 	      "give\n"
 	      "                       to DIR (rsdp.dat xsdt.dat facp.dat "
@@ -410,6 +415,13 @@ int cli_parse_run(int argc, char **argv, struct cli_run_opts *o)
 			    (o->hotplug_wait = hotplug_wait_parse(v)) < 0) {
 				pr_err("--hotplug-wait '%s': give acknowledged "
 				       "or started",
+				       v);
+				return -EINVAL;
+			}
+		} else if ((m = opt_value(argc, argv, &i, "--prestage", &v))) {
+			if (m > 0 && parse_uint(v, strlen(v), &o->prestage)) {
+				pr_err("--prestage '%s': give how many free "
+				       "vCPUs to create ahead (0 or more)",
 				       v);
 				return -EINVAL;
 			}

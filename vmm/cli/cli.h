@@ -38,6 +38,7 @@ struct cli_run_opts {
 	int hook_timeout_ms;	/* 0: the hooks' default */
 	int hotplug_timeout_ms; /* 0: HOTPLUG_DEFAULT_TIMEOUT_MS */
 	int hotplug_wait;	/* enum hotplug_wait; 0: acknowledged */
+	unsigned int prestage;	/* --prestage: free vCPUs created ahead */
 	const char *name;	/* for hooks and QMP; default "hotvm" */
 	const char *dump_acpi;	/* write the ACPI tables here, boot nothing */
 	enum seccomp_policy seccomp; /* --seccomp; default on */

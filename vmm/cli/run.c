@@ -395,6 +395,7 @@ static int create_hotplug(struct machine *m)
 			.hooks = &m->hooks,
 			.timeout_ms = o->hotplug_timeout_ms,
 			.wait = (enum hotplug_wait)o->hotplug_wait,
+			.prestage = o->prestage,
 			.boot_mode = m->boot_mode,
 			.entry = m->k.entry,
 			.start_info = m->start_info,

@@ -207,6 +207,11 @@ static int ask_guest(struct hotplug *hp, unsigned int cpu,
 	struct hp_slot *s = &hp->slots[cpu];
 	int ret;
 
+	if (s->batched) { /* batch.c armed, asked and raised: wait only */
+		s->batched = false;
+		*asked = true;
+		goto wait;
+	}
 	arm_wait(hp, s);
 	if (request == hpregs_plug)
 		set_stage(hp, cpu, HP_STAGE_PRESENTED);
@@ -220,6 +225,7 @@ static int ask_guest(struct hotplug *hp, unsigned int cpu,
 	ret = raise_cpu_event(hp, cpu);
 	if (ret)
 		return ret;
+wait:
 	pthread_mutex_lock(&hp->lock);
 	ret = hp_wait_locked(hp, s, done, hp->op_timeout_ms);
 	pthread_mutex_unlock(&hp->lock);
@@ -345,7 +351,7 @@ static int ap_starting_up(unsigned int cpu, void *data)
 	 * Present already: cpuhp-recover of a CPU the guest holds.  It has
 	 * it: nothing to ask, nothing to wait for.
 	 */
-	if (hpregs_is_enabled(&hp->regs, cpu)) {
+	if (hpregs_is_enabled(&hp->regs, cpu) && !hp->slots[cpu].batched) {
 		hp->slots[cpu].guest_joining = false;
 		return run_hooks(hp, cpu, HOST_AP_STARTING, true);
 	}
@@ -374,8 +380,10 @@ static int ap_starting_down(unsigned int cpu, void *data)
 	 * Not present: a failed hot-add already took it back from the guest
 	 * (cpuhp-recover walks such a CPU down): there is nothing to eject.
 	 */
-	if (!hpregs_is_enabled(&hp->regs, cpu))
+	if (!hpregs_is_enabled(&hp->regs, cpu)) {
+		hp->slots[cpu].batched = false; /* a batch's: ejected already */
 		return 0;
+	}
 	return hp_stop_and_eject(hp, cpu);
 }
 

@@ -361,6 +361,7 @@ int hotplug_create(const struct hotplug_config *cfg, struct hotplug **out)
 		.boot_cpus = cfg->boot_cpus,
 		.max_cpus = cfg->max_cpus,
 		.hooks = cfg->hooks,
+		.prestage = cfg->prestage,
 		.timeout_ms = cfg->timeout_ms > 0 ? cfg->timeout_ms
 						  : HOTPLUG_DEFAULT_TIMEOUT_MS,
 		.wait = cfg->wait == HOTPLUG_WAIT_STARTED
@@ -427,6 +428,8 @@ int hotplug_boot(struct hotplug *hp)
 			       strerror(-ret));
 	}
 	hp->booting = false;
+	if (!ret)
+		hp_prestage_fill(hp);
 	return ret;
 }
 
@@ -523,6 +526,8 @@ int hotplug_cpu_view(struct hotplug *hp, unsigned int cpu,
 	v->guest_broken = s->guest_broken;
 	v->guest_reports = hp->guest_ext;
 	v->stage = s->stage;
+	v->prestaged = s->prestaged && v->host.state == HOST_VCPU_CREATE &&
+		       !v->present;
 	pthread_mutex_unlock(&hp->lock);
 	return 0;
 }
@@ -577,6 +582,8 @@ static int wait_guest_idle(struct hotplug *hp, unsigned int cpu, int timeout,
 			       .tv_nsec = (long)(end % 1000000000ull) };
 	int ret = 0;
 
+	if (s->batched)
+		return 0; /* walking it because batch.c asked it to */
 	pthread_mutex_lock(&hp->lock);
 	while (s->guest_walking && !hp->stopping)
 		if (pthread_cond_timedwait(&hp->cond, &hp->lock, &dl) ==
@@ -727,6 +734,10 @@ int hotplug_cpu_add(struct hotplug *hp, unsigned int cpu, const char *id,
 	if (ret)
 		set_id(hp, cpu,
 		       host_state(hp, cpu) == HOST_OFFLINE ? NULL : prev);
+	if (!ret && hp->slots[cpu].prestaged) {
+		hp->slots[cpu].prestaged = false; /* taken from the pool */
+		hp_prestage_fill(hp);
+	}
 	return ret;
 }
 
@@ -755,6 +766,7 @@ int hotplug_cpu_remove(struct hotplug *hp, unsigned int cpu, int timeout_ms,
 	op_end(hp, ret);
 	if (ret)
 		return ret;
+	hp->slots[cpu].prestaged = false;
 	pthread_mutex_lock(&hp->lock);
 	memcpy(id, hp->slots[cpu].id, sizeof(id));
 	hp->slots[cpu].id[0] = 0;
@@ -762,6 +774,7 @@ int hotplug_cpu_remove(struct hotplug *hp, unsigned int cpu, int timeout_ms,
 	pthread_mutex_unlock(&hp->lock);
 	if (ev.deleted)
 		ev.deleted(ev.ctx, cpu, id);
+	hp_prestage_fill(hp); /* a pool slot may have gone to a batch */
 	return 0;
 }
 

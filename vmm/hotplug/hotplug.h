@@ -126,6 +126,7 @@ struct hp_cpu_view {
 	bool parked;	     /* its KVM fd exists but no thread runs */
 	bool guest_reports;  /* the guest speaks hotvm's state extension */
 	enum hp_stage stage; /* what the host observed of the guest */
+	bool prestaged;	     /* created ahead (--prestage): a free slot */
 };
 
 /*
@@ -211,6 +212,25 @@ int hotplug_cpu_remove(struct hotplug *hp, unsigned int cpu, int timeout_ms,
  */
 int hotplug_cpu_recover(struct hotplug *hp, unsigned int cpu, int timeout_ms,
 			struct hp_report *rep, bool *online);
+
+/*
+ * Batches (batch.c), Linux 6.5's parallel bring-up on the host: begin
+ * walks every CPU of @cpus to vcpu:create (add) or down to
+ * guest:ap-starting (remove), then presents them (asks for their
+ * removal) all at once under one GED event; results[i] is each CPU's
+ * errno, and the first is returned.  The caller then finishes each CPU
+ * with results[i] == 0 by hotplug_cpu_add() or hotplug_cpu_remove(),
+ * which wait for the guest's answer without asking again; a CPU whose
+ * finish failed goes back where it was with hotplug_batch_abandon() (an
+ * add to offline, a removal back to online), so every CPU of the batch
+ * ends fully done or as it was.
+ */
+int hotplug_batch_add_begin(struct hotplug *hp, const unsigned int *cpus,
+			    unsigned int n, int timeout_ms, int *results);
+int hotplug_batch_remove_begin(struct hotplug *hp, const unsigned int *cpus,
+			       unsigned int n, int timeout_ms, int *results);
+void hotplug_batch_abandon(struct hotplug *hp, unsigned int cpu, bool add,
+			   int timeout_ms);
 
 /* Linux's cpuN/hotplug/target, on either side. */
 int hotplug_set_target(struct hotplug *hp, unsigned int cpu, enum hp_side side,

@@ -67,6 +67,12 @@ struct hp_slot {
 	bool guest_recover; /* ... with ABI_GUEST_TARGET_RECOVER */
 	int fault_given;    /* the last fault handed over, to mark injection */
 	struct hp_wait_flags w;
+	/*
+	 * batch.c put this CPU's request to the guest already: its walk's
+	 * guest:ap-starting only waits for the answer.  Operation thread.
+	 */
+	bool batched;
+	bool prestaged; /* prestage.c created it ahead (operation thread) */
 };
 
 struct hotplug {
@@ -76,6 +82,7 @@ struct hotplug {
 	unsigned int boot_cpus, max_cpus;
 	const struct hooks *hooks;
 	int timeout_ms;
+	unsigned int prestage; /* free slots kept at vcpu:create */
 	enum hotplug_boot_mode boot_mode;
 	uint64_t entry, start_info;
 	struct hp_slot *slots;
@@ -161,6 +168,9 @@ const char *hp_ost_status_name(uint32_t status);
 /* The host table (host_table.c). */
 void hp_host_table_init(struct hotplug *hp);
 int hp_stop_and_eject(struct hotplug *hp, unsigned int cpu);
+
+/* prestage.c: tops the pool of pre-staged free slots up to hp->prestage. */
+void hp_prestage_fill(struct hotplug *hp);
 
 /* The guest side (hotplug_guest.c). */
 extern const struct hpregs_ops hp_regs_ops;

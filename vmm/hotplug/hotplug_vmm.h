@@ -26,6 +26,7 @@ struct hotplug_config {
 	const struct hooks *hooks; /* may be NULL */
 	int timeout_ms;		   /* <= 0: HOTPLUG_DEFAULT_TIMEOUT_MS */
 	enum hotplug_wait wait;	   /* DEFAULT: ACKNOWLEDGED */
+	unsigned int prestage;	   /* free slots kept at vcpu:create */
 	/*
 	 * The boot vCPU's entry: PVH (start_info = hvm_start_info) or the
 	 * Linux 64-bit boot protocol (start_info = the zero page, on the
