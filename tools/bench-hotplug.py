@@ -25,7 +25,9 @@ runs tools/bench-linux.sh (the Linux guest in the nested lab) and puts
 its figures into the same JSON and table.  A benchmark, not a test.
 
   tools/bench-hotplug.py [-b BUILD] [-c CYCLES] [-m MAX] [-o JSON]
-                         [-p PNG] [--no-qemu] [--linux [-M LMAX]]
+                         [-p PNG] [--no-qemu] [--prestage K]
+                         [--before ELF]
+                         [--linux [-M LMAX] [-R REPS]]
 
 Times are CLOCK_MONOTONIC in this process: a line is stamped when its
 reader thread gets it, an event when its QMP reader does; every wait is
@@ -71,11 +73,15 @@ class VM:
         self.online = None
         path = os.path.join(tmp, '%s-%d.sock' % (kind, time.monotonic_ns()))
         elf = os.path.join(args.build, 'guest', 'hotvm-tiny.elf')
-        if kind == 'hotvm':
+        if kind == 'hotvm-before':
+            elf = args.before
+        if kind.startswith('hotvm'):
             argv = [os.path.join(args.build, 'vmm', 'hotvm'), 'run',
                     '--kernel', elf, '--memory', '128',
                     '--cpus', 'boot=1,max=%d' % maxcpus,
                     '--serial', 'stdio', '--api-socket', path]
+            if kind == 'hotvm-prestage':
+                argv += ['--prestage', str(args.prestage)]
         else:
             smp = '1,maxcpus=%d,sockets=%d,cores=1,threads=1' % (maxcpus,
                                                                  maxcpus)
@@ -304,7 +310,7 @@ def run_kind(kind, args, tmp, res):
     finally:
         v.stop()
 
-    if kind == 'hotvm':
+    if kind.startswith('hotvm'):
         for _ in range(max(1, c // 5)):
             v = vm(mx)
             try:
@@ -366,22 +372,31 @@ def fmt(x, f='%.2f'):
 
 def table(s, args):
     h, q = s.get('hotvm', {}), s.get('qemu', {})
+    extra = [k for k in ('hotvm-prestage', 'hotvm-before') if k in s]
     print('# tiny guest on /dev/kvm, max %d vCPUs, %d single cycles; ms, '
-          'median (p99); ratio = hotvm/QEMU medians' % (args.max,
-                                                        args.cycles))
-    print('%-30s %5s %18s %18s %7s' % ('operation', 'n', 'hotvm', 'qemu',
-                                       'ratio'))
+          'median (p99); ratio = hotvm/QEMU medians%s%s' % (
+              args.max, args.cycles,
+              '; hotvm-prestage: --prestage %d' % args.prestage
+              if 'hotvm-prestage' in s else '',
+              '; hotvm-before: hotvm booting %s' % args.before
+              if 'hotvm-before' in s else ''))
+    print('%-30s %5s %18s %18s %7s%s' % (
+        'operation', 'n', 'hotvm', 'qemu', 'ratio',
+        ''.join(' %18s' % k for k in extra)))
     for key, name in ROWS:
         a, b = h.get(key, {}), q.get(key, {})
         if not a.get('n') and not b.get('n'):
             continue
         ratio = (a['median_ms'] / b['median_ms']
                  if a.get('median_ms') and b.get('median_ms') else None)
-        print('%-30s %5d %18s %18s %7s' % (
+        print('%-30s %5d %18s %18s %7s%s' % (
             name, a.get('n') or b.get('n'),
             '%s (%s)' % (fmt(a.get('median_ms')), fmt(a.get('p99_ms'))),
             '%s (%s)' % (fmt(b.get('median_ms')), fmt(b.get('p99_ms'))),
-            fmt(ratio)))
+            fmt(ratio),
+            ''.join(' %18s' % ('%s (%s)' % (
+                fmt(s[k].get(key, {}).get('median_ms')),
+                fmt(s[k].get(key, {}).get('p99_ms')))) for k in extra)))
     for key, name, f in (
             ('kth_median_ms', 'k-th vCPU add, median', '%.2f'),
             ('kth_last_over_first', 'k-th cost, last/first quarter',
@@ -390,8 +405,9 @@ def table(s, args):
             ('threads_per_vcpu', 'host threads per vCPU', '%.2f')):
         a, b = h.get(key), q.get(key)
         ratio = a / b if a and b else None
-        print('%-30s %5s %18s %18s %7s' % (name, '', fmt(a, f), fmt(b, f),
-                                           fmt(ratio)))
+        print('%-30s %5s %18s %18s %7s%s' % (
+            name, '', fmt(a, f), fmt(b, f), fmt(ratio),
+            ''.join(' %18s' % fmt(s[k].get(key), f) for k in extra)))
 
 
 def plot(res, args):
@@ -400,7 +416,7 @@ def plot(res, args):
               'gnuplot-nox): no plot', file=sys.stderr)
         return
     dat = {}
-    for kind in ('hotvm', 'qemu'):
+    for kind in ('hotvm', 'qemu', 'hotvm-prestage', 'hotvm-before'):
         kth = res.get(kind, {}).get('kth') or []
         if not kth:
             continue
@@ -500,6 +516,11 @@ def main():
     ap.add_argument('--qemu', default=os.environ.get(
         'HOTVM_QEMU', 'qemu-system-x86_64'))
     ap.add_argument('--no-qemu', action='store_true')
+    ap.add_argument('--prestage', type=int, default=0, metavar='K',
+                    help='also hotvm --prestage K, a column of its own')
+    ap.add_argument('--before', metavar='ELF',
+                    help='also hotvm booting this tiny guest (an older '
+                    'build), a column of its own')
     ap.add_argument('--linux', action='store_true',
                     help='also the Linux guest in the nested lab')
     ap.add_argument('-M', '--linux-max', type=int, default=4)
@@ -512,6 +533,10 @@ def main():
     args.png = args.png or os.path.join(args.build, 'bench-hotplug.png')
     kinds = ['hotvm'] + ([] if args.no_qemu or not shutil.which(args.qemu)
                          else ['qemu'])
+    if args.prestage:
+        kinds.append('hotvm-prestage')
+    if args.before:
+        kinds.append('hotvm-before')
     res, status = {}, 0
     tmp = tempfile.mkdtemp(prefix='bench-hotplug.')
     try:
