@@ -26,7 +26,7 @@ its figures into the same JSON and table.  A benchmark, not a test.
 
   tools/bench-hotplug.py [-b BUILD] [-c CYCLES] [-m MAX] [-o JSON]
                          [-p PNG] [--no-qemu] [--prestage K]
-                         [--before ELF]
+                         [--before BUILD]
                          [--linux [-M LMAX] [-R REPS]]
 
 Times are CLOCK_MONOTONIC in this process: a line is stamped when its
@@ -72,11 +72,10 @@ class VM:
         self.replies = queue.Queue()
         self.online = None
         path = os.path.join(tmp, '%s-%d.sock' % (kind, time.monotonic_ns()))
-        elf = os.path.join(args.build, 'guest', 'hotvm-tiny.elf')
-        if kind == 'hotvm-before':
-            elf = args.before
+        build = args.before if kind == 'hotvm-before' else args.build
+        elf = os.path.join(build, 'guest', 'hotvm-tiny.elf')
         if kind.startswith('hotvm'):
-            argv = [os.path.join(args.build, 'vmm', 'hotvm'), 'run',
+            argv = [os.path.join(build, 'vmm', 'hotvm'), 'run',
                     '--kernel', elf, '--memory', '128',
                     '--cpus', 'boot=1,max=%d' % maxcpus,
                     '--serial', 'stdio', '--api-socket', path]
@@ -378,7 +377,7 @@ def table(s, args):
               args.max, args.cycles,
               '; hotvm-prestage: --prestage %d' % args.prestage
               if 'hotvm-prestage' in s else '',
-              '; hotvm-before: hotvm booting %s' % args.before
+              '; hotvm-before: the build in %s' % args.before
               if 'hotvm-before' in s else ''))
     print('%-30s %5s %18s %18s %7s%s' % (
         'operation', 'n', 'hotvm', 'qemu', 'ratio',
@@ -518,9 +517,9 @@ def main():
     ap.add_argument('--no-qemu', action='store_true')
     ap.add_argument('--prestage', type=int, default=0, metavar='K',
                     help='also hotvm --prestage K, a column of its own')
-    ap.add_argument('--before', metavar='ELF',
-                    help='also hotvm booting this tiny guest (an older '
-                    'build), a column of its own')
+    ap.add_argument('--before', metavar='BUILD',
+                    help='also an older build (its vmm/hotvm and '
+                    'guest/hotvm-tiny.elf), a column of its own')
     ap.add_argument('--linux', action='store_true',
                     help='also the Linux guest in the nested lab')
     ap.add_argument('-M', '--linux-max', type=int, default=4)
