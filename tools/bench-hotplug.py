@@ -29,6 +29,7 @@ its figures into the same JSON and table.  A benchmark, not a test.
                          [--before BUILD]
                          [--linux [-M LMAX] [-R REPS]]
 
+Phase by phase, every VMM in turn (a noisy host weighs on all alike).
 Times are CLOCK_MONOTONIC in this process: a line is stamped when its
 reader thread gets it, an event when its QMP reader does; every wait is
 on those with a deadline, never a sleep.
@@ -249,75 +250,90 @@ def ms(t0, t1):
     return (t1 - t0) * 1e3
 
 
-def run_kind(kind, args, tmp, res):
-    """Every phase for one VMM; raw figures into res[kind]."""
-    r = res.setdefault(kind, {k: [] for k in (
-        'boot', 'add1', 'del1', 'add8', 'del8', 'addmax', 'delmax',
-        'resize')})
-    r.setdefault('kth', [])
-    c, mx = args.cycles, args.max
+class Run:
+    """One VMM's raw figures; every VM it boots adds a boot time."""
 
-    def vm(maxcpus):
-        v = VM(kind, args, maxcpus, tmp)
-        r['boot'].append(ms(v.t_start, v.t_ready))
+    def __init__(self, kind, args, tmp, res):
+        self.kind, self.args, self.tmp = kind, args, tmp
+        self.r = res.setdefault(kind, {k: [] for k in (
+            'boot', 'add1', 'del1', 'add8', 'del8', 'addmax', 'delmax',
+            'resize')})
+        self.r.setdefault('kth', [])
+
+    def vm(self, maxcpus):
+        v = VM(self.kind, self.args, maxcpus, self.tmp)
+        self.r['boot'].append(ms(v.t_start, v.t_ready))
         return v
 
-    v = vm(1 + c)
-    try:
-        for s in range(1, c + 1):
-            t0 = time.monotonic()
-            r['add1'].append(ms(t0, v.add([s])))
-            t0 = time.monotonic()
-            r['del1'].append(ms(t0, v.delete([s])))
-    finally:
-        v.stop()
+    def single(self):
+        r, c = self.r, self.args.cycles
+        v = self.vm(1 + c)
+        try:
+            for s in range(1, c + 1):
+                t0 = time.monotonic()
+                r['add1'].append(ms(t0, v.add([s])))
+                t0 = time.monotonic()
+                r['del1'].append(ms(t0, v.delete([s])))
+        finally:
+            v.stop()
 
-    batches = max(1, (c + 3) // 4)
-    v = vm(1 + 8 * batches)
-    try:
-        for b in range(batches):
-            socks = range(1 + 8 * b, 9 + 8 * b)
-            t0 = time.monotonic()
-            r['add8'].append(ms(t0, v.add(socks)))
-            t0 = time.monotonic()
-            r['del8'].append(ms(t0, v.delete(socks)))
-    finally:
-        v.stop()
+    def batch8(self):
+        batches = max(1, (self.args.cycles + 3) // 4)
+        v = self.vm(1 + 8 * batches)
+        try:
+            for b in range(batches):
+                socks = range(1 + 8 * b, 9 + 8 * b)
+                t0 = time.monotonic()
+                self.r['add8'].append(ms(t0, v.add(socks)))
+                t0 = time.monotonic()
+                self.r['del8'].append(ms(t0, v.delete(socks)))
+        finally:
+            v.stop()
 
-    v = vm(mx)
-    try:
-        socks = range(1, mx)
-        t0 = time.monotonic()
-        r['addmax'].append(ms(t0, v.add(socks)))
-        t0 = time.monotonic()
-        r['delmax'].append(ms(t0, v.delete(socks)))
-    finally:
-        v.stop()
-
-    # The k-th vCPU, one by one, and what the VMM process grows by.
-    v = vm(mx)
-    try:
-        rss, thr = v.status()
-        r['kth'].append({'k': 1, 'ms': None, 'rss_kib': rss, 'threads': thr})
-        for s in range(1, mx):
+    def batchmax(self):
+        v = self.vm(self.args.max)
+        try:
+            socks = range(1, self.args.max)
             t0 = time.monotonic()
-            t1 = v.add([s])
-            v.extra = list(range(1, s + 1))
+            self.r['addmax'].append(ms(t0, v.add(socks)))
+            t0 = time.monotonic()
+            self.r['delmax'].append(ms(t0, v.delete(socks)))
+        finally:
+            v.stop()
+
+    def kth(self):
+        """The k-th vCPU, one by one, and what the VMM process grows by."""
+        kth = self.r['kth']
+        v = self.vm(self.args.max)
+        try:
             rss, thr = v.status()
-            r['kth'].append({'k': s + 1, 'ms': ms(t0, t1), 'rss_kib': rss,
-                             'threads': thr})
-    finally:
-        v.stop()
+            kth.append({'k': 1, 'ms': None, 'rss_kib': rss, 'threads': thr})
+            for s in range(1, self.args.max):
+                t0 = time.monotonic()
+                t1 = v.add([s])
+                v.extra = list(range(1, s + 1))
+                rss, thr = v.status()
+                kth.append({'k': s + 1, 'ms': ms(t0, t1), 'rss_kib': rss,
+                            'threads': thr})
+        finally:
+            v.stop()
 
-    if kind.startswith('hotvm'):
-        for _ in range(max(1, c // 5)):
-            v = vm(mx)
+    def resize(self):
+        if not self.kind.startswith('hotvm'):
+            return
+        for _ in range(max(1, self.args.cycles // 5)):
+            v = self.vm(self.args.max)
             try:
                 t0 = time.monotonic()
-                v.cmd('cpu-resize', count=mx)
-                r['resize'].append(ms(t0, v.wait_online(range(mx))))
+                v.cmd('cpu-resize', count=self.args.max)
+                self.r['resize'].append(
+                    ms(t0, v.wait_online(range(self.args.max))))
             finally:
                 v.stop()
+
+
+# Phase by phase, each VMM in turn: a noisy host then weighs on all alike.
+PHASES = ('single', 'batch8', 'batchmax', 'kth', 'resize')
 
 
 def per_vcpu(kth, key):
@@ -538,13 +554,16 @@ def main():
         kinds.append('hotvm-before')
     res, status = {}, 0
     tmp = tempfile.mkdtemp(prefix='bench-hotplug.')
+    runs = [Run(kind, args, tmp, res) for kind in kinds]
     try:
-        for kind in kinds:
-            try:
-                run_kind(kind, args, tmp, res)
-            except Exception as e:
-                print('bench-hotplug: %s: %s' % (kind, e), file=sys.stderr)
-                status = 1
+        for phase in PHASES:
+            for run in runs:
+                try:
+                    getattr(run, phase)()
+                except Exception as e:
+                    print('bench-hotplug: %s %s: %s' % (run.kind, phase, e),
+                          file=sys.stderr)
+                    status = 1
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     if args.linux:
