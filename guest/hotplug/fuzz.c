@@ -86,7 +86,7 @@ static void select_harmless(void)
 	u32 sel = rnd() & 1 ? hotplug_sel_of(0)
 			    : smp_nr_possible + (u32)(rnd() % 64);
 
-	raw_write(hp_reg(HPIO_SELECTOR), 4, sel);
+	raw_write(hp_reg(ABI_CPUHP_SELECTOR), 4, sel);
 }
 
 /* A CPU the guest has offline (so not one it is running), else CPU 0. */
@@ -127,30 +127,30 @@ static void fuzz_one(void)
 		}
 		return;
 	case 3: /* every command number, known or not */
-		raw_write(hp_reg(HPIO_COMMAND), 1, v & 0xff);
+		raw_write(hp_reg(ABI_CPUHP_COMMAND), 1, v & 0xff);
 		return;
 	case 4: /* in range, just past it, or anything */
-		raw_write(hp_reg(HPIO_SELECTOR), 4,
+		raw_write(hp_reg(ABI_CPUHP_SELECTOR), 4,
 			  v & 1 ? (v >> 8) % (smp_nr_possible + 4) : v >> 32);
 		return;
 	case 5: /* eject of the boot CPU: must be refused */
-		raw_write(hp_reg(HPIO_SELECTOR), 4, hotplug_sel_of(0));
-		raw_write(hp_reg(HPIO_FLAGS), 1, HPIO_F_EJECT);
+		raw_write(hp_reg(ABI_CPUHP_SELECTOR), 4, hotplug_sel_of(0));
+		raw_write(hp_reg(ABI_CPUHP_FLAGS), 1, ABI_CPUHP_F_EJECT);
 		return;
 	case 6: /* eject of a CPU nobody is removing: must be refused */
-		raw_write(hp_reg(HPIO_SELECTOR), 4, offline_cpu_sel());
-		raw_write(hp_reg(HPIO_FLAGS), 1, HPIO_F_EJECT);
+		raw_write(hp_reg(ABI_CPUHP_SELECTOR), 4, offline_cpu_sel());
+		raw_write(hp_reg(ABI_CPUHP_FLAGS), 1, ABI_CPUHP_F_EJECT);
 		return;
 	case 7: /* a command, then its data */
-		raw_write(hp_reg(HPIO_COMMAND), 1, v & 0xff);
+		raw_write(hp_reg(ABI_CPUHP_COMMAND), 1, v & 0xff);
 		if (v & 0x100)
-			raw_read(hp_reg(HPIO_DATA), 4);
+			raw_read(hp_reg(ABI_CPUHP_DATA), 4);
 		else /* half the time a well-formed guest-state word */
-			raw_write(hp_reg(HPIO_DATA), 4,
+			raw_write(hp_reg(ABI_CPUHP_DATA), 4,
 				  v & 0x200 ? (v >> 16) & 0xfff : v >> 32);
 		return;
 	default:
-		if (!ged && off == HPIO_FLAGS && width == 1)
+		if (!ged && off == ABI_CPUHP_FLAGS && width == 1)
 			select_harmless();
 		raw_write(base + (u64)(int64_t)off, width, v);
 		return;

@@ -3,6 +3,7 @@
 #include <errno.h>
 
 #include "ged.h"
+#include "hotvm/regs.h"
 #include "idt.h"
 #include "ioapic.h"
 #include "lapic.h"
@@ -63,7 +64,8 @@ int ged_init(u64 base, unsigned int gsi, u64 ioapic, bool ignore)
 	unsigned int nr_rte;
 	int ret;
 
-	ged_reg = (volatile u32 *)(uintptr_t)base;
+	_Static_assert(ABI_GED_EVENT_WIDTH == sizeof(*ged_reg), "GED width");
+	ged_reg = (volatile u32 *)(uintptr_t)(base + ABI_GED_EVENT);
 	nr_rte = ioapic_init(ioapic);
 	if (!nr_rte) {
 		printk("ged: no I/O APIC at 0x%lx: no hotplug interrupt\n",

@@ -166,7 +166,7 @@ static void hp_qemu_init(unsigned int nr, bool ignore)
 	int ret;
 
 	hpio_init_port(&hp_io, ABI_QEMU_CPUHP_PORT, nr);
-	hp_io.write(&hp_io, HPIO_SELECTOR, 4, 0);
+	hp_io.write(&hp_io, ABI_CPUHP_SELECTOR, 4, 0);
 	printk("hotplug: QEMU CPU hotplug at port 0x%x (%s), GPE0 block "
 	       "0x%x/%u, SCI GSI %u, I/O APIC at 0x%lx (%s)\n",
 	       ABI_QEMU_CPUHP_PORT,
@@ -379,7 +379,7 @@ static void hp_targets(void)
 			continue;
 		}
 		if (target > CPUHP_OFFLINE &&
-		    !(hpio_read_flags(&hp_io, sel) & HPIO_F_ENABLED)) {
+		    !(hpio_read_flags(&hp_io, sel) & ABI_CPUHP_F_ENABLED)) {
 			printk("hotplug: cpu %u: target %d (%s) refused: not "
 			       "plugged\n",
 			       c, target, hp_state_name(target));

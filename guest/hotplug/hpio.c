@@ -2,8 +2,8 @@
 /*
  * CPU-hotplug register block sequences and its two accessors (MMIO,
  * I/O ports): see hpio.h.  Widths are exactly the ones the VMM accepts
- * (vmm/devices/cpuhp_regs.h) and QEMU's block documents: selector and data 4
- * bytes, flags and command 1 byte.
+ * and QEMU's block documents (hotvm/regs.h): selector and data 4 bytes,
+ * flags and command 1 byte, so an accessor needs only those two.
  */
 #include "hotvm/abi.h"
 #include "hpio.h"
@@ -88,7 +88,7 @@ void hpio_select(struct hpio *io, u32 sel)
 {
 	if (io->cur_sel == (int)sel)
 		return;
-	io->write(io, HPIO_SELECTOR, 4, sel);
+	io->write(io, ABI_CPUHP_SELECTOR, ABI_CPUHP_SELECTOR_WIDTH, sel);
 	io->cur_sel = sel < io->nr_sel ? (int)sel : -1;
 }
 
@@ -97,7 +97,7 @@ void hpio_command(struct hpio *io, u8 cmd)
 	/* Command 0 is an action (it moves the selector), never cached. */
 	if (cmd != ABI_CPUHP_CMD_NEXT_EVENT && io->cur_cmd == cmd)
 		return;
-	io->write(io, HPIO_COMMAND, 1, cmd);
+	io->write(io, ABI_CPUHP_COMMAND, ABI_CPUHP_COMMAND_WIDTH, cmd);
 	io->cur_cmd = cmd;
 	if (cmd == ABI_CPUHP_CMD_NEXT_EVENT)
 		io->cur_sel = -1;
@@ -105,22 +105,22 @@ void hpio_command(struct hpio *io, u8 cmd)
 
 u8 hpio_flags(struct hpio *io)
 {
-	return (u8)io->read(io, HPIO_FLAGS, 1);
+	return (u8)io->read(io, ABI_CPUHP_FLAGS, ABI_CPUHP_FLAGS_WIDTH);
 }
 
 void hpio_write_flags(struct hpio *io, u8 bits)
 {
-	io->write(io, HPIO_FLAGS, 1, bits);
+	io->write(io, ABI_CPUHP_FLAGS, ABI_CPUHP_FLAGS_WIDTH, bits);
 }
 
 u32 hpio_data(struct hpio *io)
 {
-	return io->read(io, HPIO_DATA, 4);
+	return io->read(io, ABI_CPUHP_DATA, ABI_CPUHP_DATA_WIDTH);
 }
 
 void hpio_write_data(struct hpio *io, u32 v)
 {
-	io->write(io, HPIO_DATA, 4, v);
+	io->write(io, ABI_CPUHP_DATA, ABI_CPUHP_DATA_WIDTH, v);
 }
 
 u32 hpio_arch_id(struct hpio *io, u32 sel)
@@ -165,7 +165,7 @@ void hpio_eject(struct hpio *io, u32 sel)
 {
 	hpio_lock(io);
 	hpio_select(io, sel);
-	hpio_write_flags(io, HPIO_F_EJECT);
+	hpio_write_flags(io, ABI_CPUHP_F_EJECT);
 	hpio_unlock(io);
 }
 
@@ -212,12 +212,12 @@ unsigned int hpio_scan(struct hpio *io, u32 *ins, unsigned int *nr_ins, u32 *rm,
 			break; /* wrapped around, or a block gone mad */
 		io->cur_sel = (int)sel;
 		f = hpio_flags(io);
-		if (f & HPIO_F_INSERT) {
-			hpio_write_flags(io, HPIO_F_INSERT);
+		if (f & ABI_CPUHP_F_INSERT) {
+			hpio_write_flags(io, ABI_CPUHP_F_INSERT);
 			if (*nr_ins < max)
 				ins[(*nr_ins)++] = sel;
-		} else if (f & HPIO_F_REMOVE) {
-			hpio_write_flags(io, HPIO_F_REMOVE);
+		} else if (f & ABI_CPUHP_F_REMOVE) {
+			hpio_write_flags(io, ABI_CPUHP_F_REMOVE);
 			if (*nr_rm < max)
 				rm[(*nr_rm)++] = sel;
 		} else if (sel == start) {

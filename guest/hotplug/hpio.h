@@ -15,19 +15,8 @@
 #define GUEST_HPIO_H
 
 #include "cpuhp.h"
+#include "hotvm/regs.h"
 #include "kernel.h"
-
-/* Offsets and flag bits (the VMM's vmm/devices/cpuhp_regs.h has the same). */
-#define HPIO_SELECTOR 0
-#define HPIO_FLAGS    4
-#define HPIO_COMMAND  5
-#define HPIO_DATA     8
-
-#define HPIO_F_ENABLED	 0x01
-#define HPIO_F_INSERT	 0x02
-#define HPIO_F_REMOVE	 0x04
-#define HPIO_F_EJECT	 0x08
-#define HPIO_F_FW_REMOVE 0x10
 
 struct hpio {
 	u32 (*read)(struct hpio *io, unsigned int off, unsigned int width);

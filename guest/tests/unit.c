@@ -479,7 +479,8 @@ static void test_hpio_ext(void)
 	/* An unknown command reads 0, not the previous command's data. */
 	CHECK_EQ(hpio_ext_read(&io, 3, 0x7f), 0);
 	CHECK_EQ(hpio_arch_id(&io, 3), 3);
-	CHECK_EQ(hpio_read_flags(&io, 3) & HPIO_F_ENABLED, HPIO_F_ENABLED);
+	CHECK_EQ(hpio_read_flags(&io, 3) & ABI_CPUHP_F_ENABLED,
+		 ABI_CPUHP_F_ENABLED);
 
 	/* Reports: 0x10 once, then one data write per report. */
 	hpio_report(&io, 3, 0x105);

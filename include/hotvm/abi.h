@@ -50,61 +50,11 @@
 #define ABI_EXIT_PANIC	 2 /* status 5: exception, or an impossible state */
 
 /*
- * CPU hotplug devices (DESIGN.md section 3), on the MMIO bus.  The FDT and
- * the DSDT describe them; the tiny guest under QEMU q35 finds the same
- * register block at I/O port ABI_QEMU_CPUHP_PORT with GPE0 bit 2 instead.
+ * The CPU hotplug devices (GED and register block): their addresses,
+ * registers, bits and commands are in regs.h, one table for the device
+ * models, the guest driver and the AML.
  */
-#define ABI_GED_MMIO	    0xfeb00000UL /* 32-bit event register */
-#define ABI_GED_SIZE	    0x4
-#define ABI_GED_IRQ	    5	/* GSI, edge-triggered, active high */
-#define ABI_GED_EVT_CPU	    0x8 /* event bit: CPU hotplug */
-#define ABI_CPUHP_MMIO	    0xfeb00100UL
-#define ABI_CPUHP_SIZE	    0xc
-#define ABI_QEMU_CPUHP_PORT 0x0cd8
-
-/*
- * Register block commands (offset 5).  0-3 are QEMU's; hotvm's own start at
- * 0x10 so that QEMU ignores them.
- */
-#define ABI_CPUHP_CMD_NEXT_EVENT 0
-#define ABI_CPUHP_CMD_OST_EVENT	 1
-#define ABI_CPUHP_CMD_OST_STATUS 2
-#define ABI_CPUHP_CMD_ARCH_ID	 3
-/* Write data: guest cpuhp transition of the selected CPU (see below). */
-#define ABI_CPUHP_CMD_GUEST_STATE 0x10
-/* Read data: injected guest fault for the selected CPU, state + 1, or 0;
- * reading consumes it (it becomes the guest's one-shot cpuhp fail). */
-#define ABI_CPUHP_CMD_GUEST_FAULT 0x11
-
-/* Read data: requested guest-side target for the selected CPU, state + 1,
- * or 0; reading consumes it (cpuhp-set-target on the guest side). */
-#define ABI_CPUHP_CMD_GUEST_TARGET 0x12
-/*
- * Set in that data with the target: first clear the CPU's broken mark (a
- * failed rollback), as the host's cpuhp-recover asks.
- */
-#define ABI_GUEST_TARGET_RECOVER (1u << 16)
-/* GED event bit: some CPU has a guest-side target request (QEMU uses 0x1-0x8). */
-#define ABI_GED_EVT_GUEST 0x10
-
-/*
- * Data of ABI_CPUHP_CMD_GUEST_STATE, written by the tiny guest after every
- * callback of its table (a library STEP notice) and at the end of every
- * operation (DONE), for the selected CPU:
- *  - bits 0-7: the CPU's guest cpuhp state after that step (unchanged when
- *    the step failed), or its final state for DONE;
- *  - UP: the walk goes up; ROLLBACK: the step is part of a rollback;
- *  - FAILED: the step (or, with DONE, the whole operation) failed;
- *  - DONE: the operation on that CPU is over.
- * The host waits for DONE (or, while hot-adding, for a state at or past
- * GUEST_AP_WORK from guest_states.h) and fails the operation at once when
- * DONE comes with FAILED.
- */
-#define ABI_GUEST_STATE_MASK	 0xffu
-#define ABI_GUEST_STATE_UP	 (1u << 8)
-#define ABI_GUEST_STATE_ROLLBACK (1u << 9)
-#define ABI_GUEST_STATE_FAILED	 (1u << 10)
-#define ABI_GUEST_STATE_DONE	 (1u << 11)
+#include "regs.h"
 
 /* hotvm's own exit statuses are even, so they never collide with the guest's. */
 #define ABI_STATUS_SIGNAL 0 /* stopped by SIGINT or SIGTERM */

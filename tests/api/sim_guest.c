@@ -197,7 +197,7 @@ static void sim_targets(void)
 			continue;
 		}
 		if (target > CPUHP_OFFLINE &&
-		    !(hpio_read_flags(&g.io, c) & HPIO_F_ENABLED)) {
+		    !(hpio_read_flags(&g.io, c) & ABI_CPUHP_F_ENABLED)) {
 			sim_report_done(c, true, -ENODEV);
 			continue;
 		}

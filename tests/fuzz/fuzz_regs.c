@@ -236,7 +236,7 @@ static void model_read(struct harness *h, uint64_t off, struct outcome *o)
 	struct model_cpu *c = &h->cpus[h->selector];
 
 	switch (off) {
-	case HPREGS_SELECTOR:
+	case ABI_CPUHP_SELECTOR:
 		if (h->command == ABI_CPUHP_CMD_NEXT_EVENT)
 			o->val = 0;
 		else if (h->command == ABI_CPUHP_CMD_ARCH_ID)
@@ -244,14 +244,14 @@ static void model_read(struct harness *h, uint64_t off, struct outcome *o)
 		else
 			o->ign = HPREGS_IGN_DATA;
 		return;
-	case HPREGS_FLAGS:
-		o->val = (c->enabled ? HPREGS_FLAG_ENABLED : 0) |
-			 (c->inserting ? HPREGS_FLAG_INSERT : 0) |
-			 (c->removing ? HPREGS_FLAG_REMOVE : 0) |
-			 (c->fw_remove ? HPREGS_FLAG_FW_REMOVE : 0);
+	case ABI_CPUHP_FLAGS:
+		o->val = (c->enabled ? ABI_CPUHP_F_ENABLED : 0) |
+			 (c->inserting ? ABI_CPUHP_F_INSERT : 0) |
+			 (c->removing ? ABI_CPUHP_F_REMOVE : 0) |
+			 (c->fw_remove ? ABI_CPUHP_F_FW_REMOVE : 0);
 		c->seen |= c->inserting;
 		return;
-	case HPREGS_DATA:
+	case ABI_CPUHP_DATA:
 		if (h->command == ABI_CPUHP_CMD_NEXT_EVENT) {
 			o->val = h->selector;
 		} else if (h->command == ABI_CPUHP_CMD_ARCH_ID) {
@@ -276,12 +276,12 @@ static void model_write_flags(struct harness *h, uint8_t v, struct outcome *o)
 	unsigned int cpu = h->selector;
 	struct model_cpu *c = &h->cpus[cpu];
 
-	if (v & HPREGS_FLAG_INSERT) {
+	if (v & ABI_CPUHP_F_INSERT) {
 		c->seen |= c->inserting;
 		c->inserting = false;
-	} else if (v & HPREGS_FLAG_REMOVE) {
+	} else if (v & ABI_CPUHP_F_REMOVE) {
 		c->removing = false;
-	} else if (v & HPREGS_FLAG_EJECT) {
+	} else if (v & ABI_CPUHP_F_EJECT) {
 		/* The invariant the whole design rests on. */
 		if (cpu == 0 || !c->enabled || !c->requested) {
 			o->ign = HPREGS_IGN_EJECT;
@@ -292,7 +292,7 @@ static void model_write_flags(struct harness *h, uint8_t v, struct outcome *o)
 					 .ost_status = c->ost_status };
 		o->cb = CB_EJECT;
 		h->want.ejects++;
-	} else if (v & HPREGS_FLAG_FW_REMOVE) {
+	} else if (v & ABI_CPUHP_F_FW_REMOVE) {
 		if (cpu == 0 || !c->enabled)
 			o->ign = HPREGS_IGN_EJECT;
 		else
@@ -307,7 +307,7 @@ static void model_write(struct harness *h, uint64_t off, uint64_t val,
 {
 	struct model_cpu *c;
 
-	if (off == HPREGS_SELECTOR) {
+	if (off == ABI_CPUHP_SELECTOR) {
 		h->selector = (uint32_t)val;
 		return;
 	}
@@ -316,9 +316,9 @@ static void model_write(struct harness *h, uint64_t off, uint64_t val,
 		return;
 	}
 	c = &h->cpus[h->selector];
-	if (off == HPREGS_FLAGS) {
+	if (off == ABI_CPUHP_FLAGS) {
 		model_write_flags(h, (uint8_t)val, o);
-	} else if (off == HPREGS_COMMAND) {
+	} else if (off == ABI_CPUHP_COMMAND) {
 		if (!known_command(val)) {
 			o->ign = HPREGS_IGN_COMMAND;
 			return;
@@ -349,9 +349,10 @@ static int model_layout(uint64_t off, unsigned int width, bool is_write)
 {
 	unsigned int want;
 
-	if (off == HPREGS_SELECTOR || off == HPREGS_DATA)
+	if (off == ABI_CPUHP_SELECTOR || off == ABI_CPUHP_DATA)
 		want = 4;
-	else if (off == HPREGS_FLAGS || (off == HPREGS_COMMAND && is_write))
+	else if (off == ABI_CPUHP_FLAGS ||
+		 (off == ABI_CPUHP_COMMAND && is_write))
 		want = 1;
 	else
 		return HPREGS_IGN_RESERVED;

@@ -145,12 +145,12 @@ static uint64_t total_ignored(void)
 }
 
 /* The register fields QEMU's AML declares. */
-#define CSEL_W(v)  wr(HPREGS_SELECTOR, 4, v)
-#define CCMD_W(v)  wr(HPREGS_COMMAND, 1, v)
-#define CDAT_W(v)  wr(HPREGS_DATA, 4, v)
-#define CDAT_R()   rd(HPREGS_DATA, 4)
-#define FLAGS_R()  rd(HPREGS_FLAGS, 1)
-#define FLAGS_W(v) wr(HPREGS_FLAGS, 1, v)
+#define CSEL_W(v)  wr(ABI_CPUHP_SELECTOR, 4, v)
+#define CCMD_W(v)  wr(ABI_CPUHP_COMMAND, 1, v)
+#define CDAT_W(v)  wr(ABI_CPUHP_DATA, 4, v)
+#define CDAT_R()   rd(ABI_CPUHP_DATA, 4)
+#define FLAGS_R()  rd(ABI_CPUHP_FLAGS, 1)
+#define FLAGS_W(v) wr(ABI_CPUHP_FLAGS, 1, v)
 
 /*
  * CSCN as QEMU generates it (one batch): walk uid upwards with command 0,
@@ -171,26 +171,26 @@ static void cscn(unsigned int *added, unsigned int *nr_added,
 		if (CDAT_R() < uid)
 			break;
 		uid = (uint32_t)CDAT_R();
-		if (FLAGS_R() & HPREGS_FLAG_INSERT) {
+		if (FLAGS_R() & ABI_CPUHP_F_INSERT) {
 			added[(*nr_added)++] = uid;
 			has_event = true;
-		} else if (FLAGS_R() & HPREGS_FLAG_REMOVE) {
+		} else if (FLAGS_R() & ABI_CPUHP_F_REMOVE) {
 			removed[(*nr_removed)++] = uid;
-			FLAGS_W(HPREGS_FLAG_REMOVE);
+			FLAGS_W(ABI_CPUHP_F_REMOVE);
 			has_event = true;
 		}
 		uid++;
 	}
 	for (i = 0; i < *nr_added; i++) {
 		CSEL_W(added[i]);
-		FLAGS_W(HPREGS_FLAG_INSERT);
+		FLAGS_W(ABI_CPUHP_F_INSERT);
 	}
 }
 
 static void ej0(unsigned int cpu)
 {
 	CSEL_W(cpu);
-	FLAGS_W(HPREGS_FLAG_EJECT);
+	FLAGS_W(ABI_CPUHP_F_EJECT);
 }
 
 static void ost(unsigned int cpu, uint32_t event, uint32_t status)
@@ -205,7 +205,7 @@ static void ost(unsigned int cpu, uint32_t event, uint32_t status)
 static unsigned int sta(unsigned int cpu)
 {
 	CSEL_W(cpu);
-	return FLAGS_R() & HPREGS_FLAG_ENABLED ? 0xf : 0;
+	return FLAGS_R() & ABI_CPUHP_F_ENABLED ? 0xf : 0;
 }
 
 static void test_init(void)
@@ -236,14 +236,14 @@ static void test_detect_and_enumerate(void)
 	setup();
 	CHECK_EQ(CSEL_W(0), HPREGS_OK);
 	CHECK_EQ(CCMD_W(0), HPREGS_OK);
-	CHECK_EQ(rd(HPREGS_SELECTOR, 4), 0); /* modern interface */
+	CHECK_EQ(rd(ABI_CPUHP_SELECTOR, 4), 0); /* modern interface */
 
 	/* "Enumerate CPUs present/non present CPUs" */
 	CHECK_EQ(hpregs_coldplug(&r, 5), 0);
 	CSEL_W(0);
 	CCMD_W(0);
 	do {
-		if (FLAGS_R() & HPREGS_FLAG_ENABLED)
+		if (FLAGS_R() & ABI_CPUHP_F_ENABLED)
 			present++;
 		CSEL_W(++it);
 	} while (CDAT_R() != 0);
@@ -273,7 +273,7 @@ static void test_hot_add(void)
 	/* "Get a cpu with pending event" */
 	CSEL_W(0);
 	CCMD_W(0);
-	CHECK_EQ(FLAGS_R(), HPREGS_FLAG_ENABLED | HPREGS_FLAG_INSERT);
+	CHECK_EQ(FLAGS_R(), ABI_CPUHP_F_ENABLED | ABI_CPUHP_F_INSERT);
 	CHECK_EQ(CDAT_R(), 3);
 
 	cscn(add, &na, rem, &nr);
@@ -282,7 +282,7 @@ static void test_hot_add(void)
 	CHECK_EQ(add[1], 6);
 	CHECK_EQ(nr, 0);
 	CSEL_W(3);
-	CHECK_EQ(FLAGS_R(), HPREGS_FLAG_ENABLED);
+	CHECK_EQ(FLAGS_R(), ABI_CPUHP_F_ENABLED);
 	CHECK_EQ(hpregs_get_cpu(&r, 6, &c), 0);
 	CHECK(c.enabled && !c.inserting && !c.removing);
 
@@ -290,7 +290,7 @@ static void test_hot_add(void)
 	CSEL_W(5);
 	CCMD_W(0);
 	CHECK_EQ(CDAT_R(), 5);
-	CHECK_EQ(FLAGS_R() & (HPREGS_FLAG_INSERT | HPREGS_FLAG_REMOVE), 0);
+	CHECK_EQ(FLAGS_R() & (ABI_CPUHP_F_INSERT | ABI_CPUHP_F_REMOVE), 0);
 	cscn(add, &na, rem, &nr);
 	CHECK_EQ(na + nr, 0);
 
@@ -320,16 +320,16 @@ static void test_scan_wraps(void)
 	CSEL_W(7);
 	CCMD_W(0);
 	CHECK_EQ(CDAT_R(), 2);
-	CHECK_EQ(rd(HPREGS_SELECTOR, 4), 0);
+	CHECK_EQ(rd(ABI_CPUHP_SELECTOR, 4), 0);
 	/* Remove events are found too. */
-	FLAGS_W(HPREGS_FLAG_INSERT);
+	FLAGS_W(ABI_CPUHP_F_INSERT);
 	CSEL_W(6);
-	FLAGS_W(HPREGS_FLAG_INSERT);
+	FLAGS_W(ABI_CPUHP_F_INSERT);
 	CHECK_EQ(hpregs_request_unplug(&r, 1), 0);
 	CSEL_W(4);
 	CCMD_W(0);
 	CHECK_EQ(CDAT_R(), 1);
-	CHECK_EQ(FLAGS_R(), HPREGS_FLAG_ENABLED | HPREGS_FLAG_REMOVE);
+	CHECK_EQ(FLAGS_R(), ABI_CPUHP_F_ENABLED | ABI_CPUHP_F_REMOVE);
 	hpregs_destroy(&r);
 }
 
@@ -344,14 +344,14 @@ static void test_hot_remove(void)
 
 	CHECK_EQ(hpregs_request_unplug(&r, 4), 0);
 	CSEL_W(4);
-	CHECK_EQ(FLAGS_R(), HPREGS_FLAG_ENABLED | HPREGS_FLAG_REMOVE);
+	CHECK_EQ(FLAGS_R(), ABI_CPUHP_F_ENABLED | ABI_CPUHP_F_REMOVE);
 	cscn(add, &na, rem, &nr);
 	CHECK_EQ(na, 0);
 	CHECK_EQ(nr, 1);
 	CHECK_EQ(rem[0], 4);
 	/* CSCN cleared the remove event; the VMM's request stands. */
 	CSEL_W(4);
-	CHECK_EQ(FLAGS_R(), HPREGS_FLAG_ENABLED);
+	CHECK_EQ(FLAGS_R(), ABI_CPUHP_F_ENABLED);
 	CHECK_EQ(rec.nr_ejects, 0);
 
 	/* OSPM offlines the CPU, then _OST(0x103, 0x80) and _EJ0. */
@@ -374,7 +374,7 @@ static void test_hot_remove(void)
 	/* The slot can be hot-added again. */
 	CHECK_EQ(hpregs_plug(&r, 4), 0);
 	CSEL_W(4);
-	CHECK_EQ(FLAGS_R(), HPREGS_FLAG_ENABLED | HPREGS_FLAG_INSERT);
+	CHECK_EQ(FLAGS_R(), ABI_CPUHP_F_ENABLED | ABI_CPUHP_F_INSERT);
 	hpregs_destroy(&r);
 }
 
@@ -399,7 +399,7 @@ static void test_eject_refused(void)
 	CHECK_EQ(hpregs_request_unplug(&r, 1), 0); /* retry re-arms */
 	CHECK_EQ(hpregs_cancel_unplug(&r, 1), 0);
 	CSEL_W(1);
-	CHECK_EQ(FLAGS_R(), HPREGS_FLAG_ENABLED);
+	CHECK_EQ(FLAGS_R(), ABI_CPUHP_F_ENABLED);
 	ej0(1);
 	CHECK_EQ(rec.nr_ejects, 0);
 	CHECK(hpregs_is_enabled(&r, 1));
@@ -443,16 +443,16 @@ static void test_fw_remove(void)
 	setup();
 	CHECK_EQ(hpregs_plug(&r, 3), 0);
 	CSEL_W(3);
-	FLAGS_W(HPREGS_FLAG_INSERT);
-	CHECK_EQ(FLAGS_W(HPREGS_FLAG_FW_REMOVE), HPREGS_OK);
-	CHECK_EQ(FLAGS_R(), HPREGS_FLAG_ENABLED | HPREGS_FLAG_FW_REMOVE);
+	FLAGS_W(ABI_CPUHP_F_INSERT);
+	CHECK_EQ(FLAGS_W(ABI_CPUHP_F_FW_REMOVE), HPREGS_OK);
+	CHECK_EQ(FLAGS_R(), ABI_CPUHP_F_ENABLED | ABI_CPUHP_F_FW_REMOVE);
 	CSEL_W(0);
 	CCMD_W(0);
 	CHECK_EQ(CDAT_R(), 3); /* firmware's scan finds it */
 	CSEL_W(0);
-	CHECK_EQ(FLAGS_W(HPREGS_FLAG_FW_REMOVE), HPREGS_IGN_EJECT);
+	CHECK_EQ(FLAGS_W(ABI_CPUHP_F_FW_REMOVE), HPREGS_IGN_EJECT);
 	CSEL_W(5);
-	CHECK_EQ(FLAGS_W(HPREGS_FLAG_FW_REMOVE), HPREGS_IGN_EJECT);
+	CHECK_EQ(FLAGS_W(ABI_CPUHP_F_FW_REMOVE), HPREGS_IGN_EJECT);
 	/* It does not authorise an eject by itself ... */
 	ej0(3);
 	CHECK_EQ(rec.nr_ejects, 0);
@@ -476,11 +476,11 @@ static void test_arch_id(void)
 	CSEL_W(5);
 	CHECK_EQ(CCMD_W(ABI_CPUHP_CMD_ARCH_ID), HPREGS_OK);
 	CHECK_EQ(CDAT_R(), 0x23456789);
-	CHECK_EQ(rd(HPREGS_SELECTOR, 4), 0xabcdef01);
+	CHECK_EQ(rd(ABI_CPUHP_SELECTOR, 4), 0xabcdef01);
 	/* The command sticks across selector changes. */
 	CSEL_W(6);
 	CHECK_EQ(CDAT_R(), 0);
-	CHECK_EQ(rd(HPREGS_SELECTOR, 4), 1);
+	CHECK_EQ(rd(ABI_CPUHP_SELECTOR, 4), 1);
 	CSEL_W(3);
 	CHECK_EQ(CDAT_R(), 6);
 	/* Works for absent CPUs: AML builds _MAT for every possible CPU. */
@@ -493,7 +493,7 @@ static void test_arch_id(void)
 	CSEL_W(7);
 	CCMD_W(ABI_CPUHP_CMD_ARCH_ID);
 	CHECK_EQ(CDAT_R(), 7);
-	CHECK_EQ(rd(HPREGS_SELECTOR, 4), 0);
+	CHECK_EQ(rd(ABI_CPUHP_SELECTOR, 4), 0);
 	hpregs_destroy(&r);
 }
 
@@ -520,7 +520,7 @@ static void test_ost_per_cpu(void)
 	CHECK_EQ(rec.ost[1].event, 1);
 	/* Reading data under an OST command reads 0. */
 	CHECK_EQ(CDAT_R(), 0);
-	CHECK_EQ(rd(HPREGS_SELECTOR, 4), 0);
+	CHECK_EQ(rd(ABI_CPUHP_SELECTOR, 4), 0);
 	CHECK_EQ(ignored(HPREGS_IGN_DATA), 2);
 	hpregs_destroy(&r);
 }
@@ -554,7 +554,7 @@ static void test_guest_extensions(void)
 	CSEL_W(1);
 	CHECK_EQ(CDAT_R(), 0);
 	CHECK_EQ(CDAT_W(6), HPREGS_IGN_DATA); /* read-only under it */
-	CHECK_EQ(rd(HPREGS_SELECTOR, 4), 0);
+	CHECK_EQ(rd(ABI_CPUHP_SELECTOR, 4), 0);
 	CHECK_EQ(ignored(HPREGS_IGN_DATA), 5);
 	hpregs_destroy(&r);
 }
@@ -594,12 +594,12 @@ static void test_unplug_force(void)
 	CCMD_W(ABI_CPUHP_CMD_NEXT_EVENT);
 	CHECK_EQ(CDAT_R(), 0); /* no CPU with an event */
 	CSEL_W(2);
-	CHECK_EQ(sta(2) & HPREGS_FLAG_ENABLED, 0);
+	CHECK_EQ(sta(2) & ABI_CPUHP_F_ENABLED, 0);
 	/* A removal armed before the force is gone too: no late eject. */
 	CHECK_EQ(hpregs_plug(&r, 2), 0);
 	CHECK_EQ(hpregs_request_unplug(&r, 2), 0);
 	CHECK_EQ(hpregs_unplug_force(&r, 2), 0);
-	CHECK_EQ(wr(HPREGS_FLAGS, 1, HPREGS_FLAG_EJECT), HPREGS_IGN_EJECT);
+	CHECK_EQ(wr(ABI_CPUHP_FLAGS, 1, ABI_CPUHP_F_EJECT), HPREGS_IGN_EJECT);
 	CHECK_EQ(rec.nr_ejects, 0);
 	CHECK_EQ(hpregs_plug(&r, 2), 0); /* and it can be plugged again */
 	hpregs_destroy(&r);
@@ -639,18 +639,18 @@ static void test_invalid_selector(void)
 	before = ignored(HPREGS_IGN_SELECTOR);
 	CHECK_EQ(FLAGS_R(), 0);
 	CHECK_EQ(CDAT_R(), 0);
-	CHECK_EQ(rd(HPREGS_SELECTOR, 4), 0);
-	CHECK_EQ(FLAGS_W(HPREGS_FLAG_INSERT), HPREGS_IGN_SELECTOR);
+	CHECK_EQ(rd(ABI_CPUHP_SELECTOR, 4), 0);
+	CHECK_EQ(FLAGS_W(ABI_CPUHP_F_INSERT), HPREGS_IGN_SELECTOR);
 	CHECK_EQ(CCMD_W(0), HPREGS_IGN_SELECTOR); /* no scan either */
 	CHECK_EQ(CDAT_W(1), HPREGS_IGN_SELECTOR);
 	CSEL_W(0xffffffff);
-	CHECK_EQ(FLAGS_W(HPREGS_FLAG_EJECT), HPREGS_IGN_SELECTOR);
+	CHECK_EQ(FLAGS_W(ABI_CPUHP_F_EJECT), HPREGS_IGN_SELECTOR);
 	/* Only the low 32 bits of a selector write exist: 4-byte field. */
-	CHECK_EQ(wr(HPREGS_SELECTOR, 4, 0x100000002ULL), HPREGS_OK);
+	CHECK_EQ(wr(ABI_CPUHP_SELECTOR, 4, 0x100000002ULL), HPREGS_OK);
 	CHECK_EQ(CDAT_R(), 2); /* arch id: command 3 survived */
 	CHECK_EQ(ignored(HPREGS_IGN_SELECTOR) - before, 7);
 	CSEL_W(2);
-	CHECK_EQ(FLAGS_R(), HPREGS_FLAG_ENABLED | HPREGS_FLAG_INSERT);
+	CHECK_EQ(FLAGS_R(), ABI_CPUHP_F_ENABLED | ABI_CPUHP_F_INSERT);
 	hpregs_stats(&r, &st);
 	CHECK_EQ(st.ejects + rec.nr_ejects, 0);
 	hpregs_destroy(&r);
@@ -712,7 +712,7 @@ static void test_widths_and_offsets(void)
 	/* 8-byte access at 0 does not reach the flags or command bytes. */
 	CHECK_EQ(wr(0, 8, 0x0000020300000003ULL), HPREGS_IGN_WIDTH);
 	CSEL_W(3);
-	CHECK_EQ(FLAGS_R(), HPREGS_FLAG_ENABLED | HPREGS_FLAG_INSERT);
+	CHECK_EQ(FLAGS_R(), ABI_CPUHP_F_ENABLED | ABI_CPUHP_F_INSERT);
 	/* Offsets 0, 4, 8: 9 wrong widths each way; 5: 9 writes; the 8-byte one. */
 	hpregs_stats(&r, &st);
 	CHECK_EQ(st.ignored[HPREGS_IGN_WIDTH], 3 * 9 * 2 + 9 + 1);
@@ -819,7 +819,7 @@ static void *hostile_vcpu(void *p)
 			/* An honest-looking _EJ0 of a random CPU. */
 			v = rnd(s) % NR_CPUS;
 			a->reasons[hpregs_access(&r, 0, 4, true, &v)]++;
-			v = HPREGS_FLAG_EJECT;
+			v = ABI_CPUHP_F_EJECT;
 			a->reasons[hpregs_access(&r, 4, 1, true, &v)]++;
 			a->accesses += 2;
 			continue;

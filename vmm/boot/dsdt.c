@@ -18,9 +18,12 @@
 #define NOTIFY_DEVICE_CHECK  1
 #define NOTIFY_EJECT_REQUEST 3
 
-/* Register block fields, offsets as in DESIGN.md section 3. */
-#define CPUHP_FLAGS_OFFSET 4
-#define CPUHP_DATA_OFFSET  8
+/* The flag fields CPEN..CEJT are bits 0-3 of the flags register. */
+_Static_assert(ABI_CPUHP_F_ENABLED == 1 << 0 && ABI_CPUHP_F_INSERT == 1 << 1 &&
+		       ABI_CPUHP_F_REMOVE == 1 << 2 &&
+		       ABI_CPUHP_F_EJECT == 1 << 3 &&
+		       ABI_CPUHP_COMMAND == ABI_CPUHP_FLAGS + 1,
+	       "the Field layout below follows hotvm/regs.h");
 
 /* Wait forever: AML's Acquire treats 0xffff as no timeout. */
 #define MUTEX_WAIT_FOREVER 0xffff
@@ -81,19 +84,20 @@ static void build_regs(struct aml_buf *b, uint32_t base)
 
 	aml_field_begin(b, "PRST", AML_BYTE_ACC, AML_NOLOCK,
 			AML_WRITE_AS_ZEROS);
-	aml_field_offset(b, CPUHP_FLAGS_OFFSET);
+	aml_field_offset(b, ABI_CPUHP_FLAGS);
 	aml_field_unit(b, "CPEN", 1); /* read: enabled */
 	aml_field_unit(b, "CINS", 1); /* read: insert pending; 1: clear */
 	aml_field_unit(b, "CRMV", 1); /* read: remove pending; 1: clear */
 	aml_field_unit(b, "CEJT", 1); /* write 1: eject */
-	aml_field_reserved(b, 4);
-	aml_field_unit(b, "CCMD", 8); /* offset 5: command */
+	aml_field_offset(b, ABI_CPUHP_COMMAND);
+	aml_field_unit(b, "CCMD", 8 * ABI_CPUHP_COMMAND_WIDTH);
 	aml_end(b);
 
 	aml_field_begin(b, "PRST", AML_DWORD_ACC, AML_NOLOCK, AML_PRESERVE);
-	aml_field_unit(b, "CSEL", 32); /* write: selector */
-	aml_field_offset(b, CPUHP_DATA_OFFSET);
-	aml_field_unit(b, "CDAT", 32); /* command data */
+	aml_field_offset(b, ABI_CPUHP_SELECTOR);
+	aml_field_unit(b, "CSEL", 8 * ABI_CPUHP_SELECTOR_WIDTH);
+	aml_field_offset(b, ABI_CPUHP_DATA);
+	aml_field_unit(b, "CDAT", 8 * ABI_CPUHP_DATA_WIDTH);
 	aml_end(b);
 }
 
@@ -477,7 +481,8 @@ static void build_ged(struct aml_buf *b, const struct dsdt_config *cfg)
 	aml_opregion(b, "EREG", AML_SYSTEM_MEMORY, base, ABI_GED_SIZE);
 	aml_field_begin(b, "EREG", AML_DWORD_ACC, AML_NOLOCK,
 			AML_WRITE_AS_ZEROS);
-	aml_field_unit(b, "ESEL", 32);
+	aml_field_offset(b, ABI_GED_EVENT);
+	aml_field_unit(b, "ESEL", 8 * ABI_GED_EVENT_WIDTH);
 	aml_end(b);
 
 	aml_method_begin(b, "_EVT", 1, 1);

@@ -251,17 +251,19 @@ static int check_layout(uint64_t offset, unsigned int width, bool is_write)
 	unsigned int want;
 
 	switch (offset) {
-	case HPREGS_SELECTOR:
-	case HPREGS_DATA:
-		want = 4;
+	case ABI_CPUHP_SELECTOR:
+		want = ABI_CPUHP_SELECTOR_WIDTH;
 		break;
-	case HPREGS_FLAGS:
-		want = 1;
+	case ABI_CPUHP_DATA:
+		want = ABI_CPUHP_DATA_WIDTH;
 		break;
-	case HPREGS_COMMAND:
+	case ABI_CPUHP_FLAGS:
+		want = ABI_CPUHP_FLAGS_WIDTH;
+		break;
+	case ABI_CPUHP_COMMAND:
 		if (!is_write)
 			return HPREGS_IGN_RESERVED; /* write-only */
-		want = 1;
+		want = ABI_CPUHP_COMMAND_WIDTH;
 		break;
 	default:
 		return HPREGS_IGN_RESERVED;
@@ -286,10 +288,10 @@ static bool known_command(uint64_t cmd)
 
 static uint8_t read_flags(const struct hpregs_cpu *c)
 {
-	return (c->enabled ? HPREGS_FLAG_ENABLED : 0) |
-	       (c->inserting ? HPREGS_FLAG_INSERT : 0) |
-	       (c->removing ? HPREGS_FLAG_REMOVE : 0) |
-	       (c->fw_remove ? HPREGS_FLAG_FW_REMOVE : 0);
+	return (c->enabled ? ABI_CPUHP_F_ENABLED : 0) |
+	       (c->inserting ? ABI_CPUHP_F_INSERT : 0) |
+	       (c->removing ? ABI_CPUHP_F_REMOVE : 0) |
+	       (c->fw_remove ? ABI_CPUHP_F_FW_REMOVE : 0);
 }
 
 /*
@@ -318,7 +320,7 @@ static int read_reg(struct hpregs *r, uint64_t offset, uint64_t *val,
 	struct hpregs_cpu *c = &r->cpus[r->selector];
 
 	switch (offset) {
-	case HPREGS_SELECTOR: /* command data 2 */
+	case ABI_CPUHP_SELECTOR: /* command data 2 */
 		if (r->command == ABI_CPUHP_CMD_NEXT_EVENT)
 			*val = 0;
 		else if (r->command == ABI_CPUHP_CMD_ARCH_ID)
@@ -326,13 +328,13 @@ static int read_reg(struct hpregs *r, uint64_t offset, uint64_t *val,
 		else
 			return HPREGS_IGN_DATA;
 		return HPREGS_OK;
-	case HPREGS_FLAGS:
+	case ABI_CPUHP_FLAGS:
 		*val = read_flags(c);
 		/* From now on a withdrawn hot-add must be asked back. */
 		if (c->inserting)
 			c->insert_seen = true;
 		return HPREGS_OK;
-	case HPREGS_DATA:
+	case ABI_CPUHP_DATA:
 		switch (r->command) {
 		case ABI_CPUHP_CMD_NEXT_EVENT:
 			*val = r->selector;
@@ -362,13 +364,13 @@ static int write_flags(struct hpregs *r, uint8_t val, struct call *call)
 	struct hpregs_cpu *c = &r->cpus[cpu];
 
 	/* One action per write, the lowest bit first, as QEMU does. */
-	if (val & HPREGS_FLAG_INSERT) {
+	if (val & ABI_CPUHP_F_INSERT) {
 		if (c->inserting)
 			c->insert_seen = true;
 		c->inserting = false;
-	} else if (val & HPREGS_FLAG_REMOVE) {
+	} else if (val & ABI_CPUHP_F_REMOVE) {
 		c->removing = false;
-	} else if (val & HPREGS_FLAG_EJECT) {
+	} else if (val & ABI_CPUHP_F_EJECT) {
 		if (!guest_cpu_removable(cpu) || !c->enabled ||
 		    !c->unplug_requested)
 			return HPREGS_IGN_EJECT;
@@ -377,7 +379,7 @@ static int write_flags(struct hpregs *r, uint8_t val, struct call *call)
 					  .ost_status = c->ost_status };
 		*call = (struct call){ .kind = CALL_EJECT, .cpu = cpu };
 		r->stats.ejects++;
-	} else if (val & HPREGS_FLAG_FW_REMOVE) {
+	} else if (val & ABI_CPUHP_F_FW_REMOVE) {
 		if (!guest_cpu_removable(cpu) || !c->enabled)
 			return HPREGS_IGN_EJECT;
 		c->fw_remove = true;
@@ -419,7 +421,7 @@ static int write_data(struct hpregs *r, uint32_t val, struct call *call)
 static int write_reg(struct hpregs *r, uint64_t offset, uint64_t val,
 		     struct call *call)
 {
-	if (offset == HPREGS_SELECTOR) {
+	if (offset == ABI_CPUHP_SELECTOR) {
 		/* Stored even when out of range: that is how enumeration ends. */
 		r->selector = (uint32_t)val;
 		return HPREGS_OK;
@@ -427,16 +429,16 @@ static int write_reg(struct hpregs *r, uint64_t offset, uint64_t val,
 	if (r->selector >= r->max_cpus)
 		return HPREGS_IGN_SELECTOR;
 	switch (offset) {
-	case HPREGS_FLAGS:
+	case ABI_CPUHP_FLAGS:
 		return write_flags(r, (uint8_t)val, call);
-	case HPREGS_COMMAND:
+	case ABI_CPUHP_COMMAND:
 		if (!known_command(val))
 			return HPREGS_IGN_COMMAND;
 		r->command = (uint8_t)val;
 		if (r->command == ABI_CPUHP_CMD_NEXT_EVENT)
 			scan_next_event(r);
 		return HPREGS_OK;
-	case HPREGS_DATA:
+	case ABI_CPUHP_DATA:
 		return write_data(r, (uint32_t)val, call);
 	}
 	return HPREGS_IGN_RESERVED; /* unreachable: check_layout() */

@@ -45,19 +45,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "hotvm/regs.h"
+
 #define HPREGS_MAX_CPUS 4096
-
-/* Register offsets. */
-#define HPREGS_SELECTOR 0 /* write; read: command data 2 */
-#define HPREGS_FLAGS	4
-#define HPREGS_COMMAND	5
-#define HPREGS_DATA	8
-
-#define HPREGS_FLAG_ENABLED   0x01
-#define HPREGS_FLAG_INSERT    0x02
-#define HPREGS_FLAG_REMOVE    0x04
-#define HPREGS_FLAG_EJECT     0x08 /* write only */
-#define HPREGS_FLAG_FW_REMOVE 0x10
 
 /* Why an access was ignored; hpregs_access() returns one of these. */
 enum hpregs_ign {

@@ -50,9 +50,9 @@ bool ged_access(struct ged *g, uint64_t offset, unsigned int width,
 {
 	_Atomic uint64_t *ign = NULL;
 
-	if (offset != 0)
+	if (offset != ABI_GED_EVENT)
 		ign = &g->ign_offset;
-	else if (width != 4)
+	else if (width != ABI_GED_EVENT_WIDTH)
 		ign = &g->ign_width;
 	else if (is_write)
 		ign = &g->ign_write;
