@@ -26,7 +26,7 @@
 static struct vcpu *vcpus[FAKE_MAX_VCPUS];
 static pthread_mutex_t vcpus_lock = PTHREAD_MUTEX_INITIALIZER;
 
-int vcpu_create(struct vcpu *vcpu, struct vm *vm, const struct ioport_bus *io,
+int vcpu_create(struct vcpu *vcpu, struct vm *vm, const struct bus *io,
 		unsigned int id, unsigned int max_cpus)
 {
 	if (id >= FAKE_MAX_VCPUS)

@@ -19,7 +19,7 @@ static uint32_t bus_read(void *ctx, uint64_t addr, unsigned int width)
 	uint8_t d[8] = { 0 };
 	uint32_t v = 0;
 
-	mmio_dispatch(ctx, addr, false, d, width);
+	bus_dispatch(ctx, addr, d, width, false);
 	memcpy(&v, d, width < sizeof(v) ? width : sizeof(v));
 	return v;
 }
@@ -29,7 +29,7 @@ static void bus_write(void *ctx, uint64_t addr, unsigned int width, uint32_t v)
 	uint8_t d[8] = { 0 };
 
 	memcpy(d, &v, width < sizeof(v) ? width : sizeof(v));
-	mmio_dispatch(ctx, addr, true, d, width);
+	bus_dispatch(ctx, addr, d, width, true);
 }
 
 static void bus_sipi(void *ctx, unsigned int cpu)
@@ -46,6 +46,7 @@ int fake_vm_create(unsigned int max, unsigned int boot, int timeout_ms,
 
 	if (!fv)
 		return -ENOMEM;
+	fv->mmio = (struct bus)BUS_INIT_MMIO;
 	pthread_mutex_init(&fv->vm.stop_lock, NULL);
 	fv->vm.kvm_fd = fv->vm.vm_fd = -1;
 	fv->vm.stop_efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);

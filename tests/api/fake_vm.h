@@ -8,14 +8,14 @@
 #ifndef HOTVM_TESTS_FAKE_VM_H
 #define HOTVM_TESTS_FAKE_VM_H
 
-#include "mmio.h"
+#include "bus.h"
 #include "vm.h"
 
 struct hotplug;
 
 struct fake_vm {
 	struct vm vm; /* no KVM: only its stop request is real */
-	struct mmio_bus mmio;
+	struct bus mmio;
 	struct hotplug *hp;
 };
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Unit tests for the port bus, the UART and the debug-exit port, driven the
- * way a guest drives them: through ioport_dispatch() with odd widths and
+ * Unit tests for the device bus, the UART and the debug-exit port, driven the
+ * way a guest drives them: through bus_dispatch() with odd widths and
  * addresses too.
  */
 #include <errno.h>
@@ -11,61 +11,132 @@
 #include "check.h"
 #include "hotvm/abi.h"
 #include "debug_exit.h"
-#include "ioport.h"
+#include "bus.h"
 #include "serial.h"
 #include "vm.h"
 
-static void nop_io(void *opaque, uint16_t port, bool is_write, uint8_t *data,
-		   unsigned int size)
+static int nop_calls;
+
+static int nop_io(void *ctx, uint64_t offset, uint64_t *data, unsigned int len,
+		  bool is_write)
 {
-	(void)opaque;
-	(void)port;
-	(void)is_write;
-	memset(data, 0x5a, size);
+	(void)ctx;
+	(void)len;
+	nop_calls++;
+	if (!is_write)
+		*data = 0x5a5a5a5a5a5a5a00ULL | offset;
+	return 7;
+}
+
+static int reg(struct bus *bus, uint64_t base, uint64_t len)
+{
+	return bus_register(
+		bus,
+		&(struct bus_dev){ .base = base, .len = len, .fn = nop_io });
 }
 
 static void test_bus(void)
 {
-	struct ioport_bus bus = { 0 };
-	uint8_t d[4] = { 0 };
+	struct bus bus = BUS_INIT_PIO;
+	uint8_t d[8] = { 0 };
 
-	CHECK_EQ(ioport_register(&bus, 0x100, 8, nop_io, NULL), 0);
-	CHECK_EQ(ioport_register(&bus, 0x104, 2, nop_io, NULL), -EBUSY);
-	CHECK_EQ(ioport_register(&bus, 0xfc, 8, nop_io, NULL), -EBUSY);
-	CHECK_EQ(ioport_register(&bus, 0x108, 1, nop_io, NULL), 0);
-	CHECK_EQ(ioport_register(&bus, 0xffff, 2, nop_io, NULL), -EINVAL);
-	CHECK_EQ(ioport_register(&bus, 0x200, 0, nop_io, NULL), -EINVAL);
+	CHECK_EQ(reg(&bus, 0x100, 8), 0);
+	CHECK_EQ(reg(&bus, 0x104, 2), -EBUSY);
+	CHECK_EQ(reg(&bus, 0xfc, 8), -EBUSY);
+	CHECK_EQ(reg(&bus, 0x108, 1), 0);
+	CHECK_EQ(reg(&bus, 0xffff, 2), -EINVAL);
+	CHECK_EQ(reg(&bus, 0x200, 0), -EINVAL);
+	CHECK_EQ(bus_register(&bus,
+			      &(struct bus_dev){ .base = 0x300, .len = 1 }),
+		 -EINVAL);
 
-	ioport_dispatch(&bus, 0x107, false, d, 4);
+	/* The device gets the offset and returns the value, little-endian. */
+	CHECK_EQ(bus_dispatch(&bus, 0x103, d, 4, false), 7);
+	CHECK_EQ(d[0], 0x03);
 	CHECK_EQ(d[3], 0x5a);
 	/* Nobody home: reads float high, writes vanish. */
-	ioport_dispatch(&bus, 0x80, false, d, 4);
+	CHECK_EQ(bus_dispatch(&bus, 0x80, d, 4, false), BUS_UNCLAIMED);
 	CHECK_EQ(d[0], 0xff);
 	CHECK_EQ(d[3], 0xff);
-	ioport_dispatch(&bus, 0x80, true, d, 1);
+	CHECK_EQ(bus_dispatch(&bus, 0x80, d, 1, true), BUS_UNCLAIMED);
+	/* A port belongs to the device at its first byte. */
+	CHECK_EQ(bus_dispatch(&bus, 0x107, d, 2, false), 7);
+	CHECK_EQ(d[0], 0x07);
+	nop_calls = 0;
+	CHECK_EQ(bus_dispatch(&bus, 0x100, d, 0, false), BUS_UNCLAIMED);
+	CHECK_EQ(bus_dispatch(&bus, 0x100, d, 9, true), BUS_UNCLAIMED);
+	CHECK_EQ(nop_calls, 0);
 
-	for (unsigned int i = 0; i < IOPORT_MAX_RANGES - 2; i++)
-		CHECK_EQ(ioport_register(&bus, 0x1000 + i, 1, nop_io, NULL), 0);
-	CHECK_EQ(ioport_register(&bus, 0x2000, 1, nop_io, NULL), -ENOSPC);
+	for (unsigned int i = 0; i < BUS_MAX_DEVS - 2; i++)
+		CHECK_EQ(reg(&bus, 0x1000 + i, 1), 0);
+	CHECK_EQ(reg(&bus, 0x2000, 1), -ENOSPC);
 }
 
-static uint8_t rd(struct ioport_bus *bus, unsigned int reg)
+/* Declared registers: only their width and direction reach the device. */
+static void test_bus_regs(void)
+{
+	static const struct bus_reg regs[] = {
+		{ .offset = 0, .width = 4, .dir = BUS_RW },
+		{ .offset = 4, .width = 1, .dir = BUS_W },
+	};
+	static const struct bus_reg bad[] = {
+		{ .offset = 6, .width = 4, .dir = BUS_RW },
+	};
+	struct bus_ignored ign = { 0 };
+	struct bus bus = BUS_INIT_MMIO;
+	struct bus_dev dev = { .base = 0xfeb00000,
+			       .len = 8,
+			       .regs = regs,
+			       .nr_regs = 2,
+			       .ignored = &ign,
+			       .fn = nop_io };
+	uint8_t d[8];
+
+	CHECK_EQ(bus_register(&bus, &dev), 0);
+	dev.base = 0x1000;
+	dev.regs = bad;
+	dev.nr_regs = 1;
+	CHECK_EQ(bus_register(&bus, &dev), -EINVAL); /* past the window */
+
+	nop_calls = 0;
+	memset(d, 0xee, sizeof(d));
+	CHECK_EQ(bus_dispatch(&bus, 0xfeb00000, d, 4, false), 7);
+	CHECK_EQ(d[0], 0x00);
+	CHECK_EQ(d[1], 0x5a);
+	CHECK_EQ(d[4], 0xee); /* only len bytes written */
+	CHECK_EQ(bus_dispatch(&bus, 0xfeb00004, d, 1, true), 7);
+	CHECK_EQ(nop_calls, 2);
+
+	CHECK_EQ(bus_dispatch(&bus, 0xfeb00000, d, 2, false), BUS_IGN_WIDTH);
+	CHECK_EQ(d[0], 0); /* MMIO floats low */
+	CHECK_EQ(bus_dispatch(&bus, 0xfeb00000, d, 8, true), BUS_IGN_WIDTH);
+	CHECK_EQ(bus_dispatch(&bus, 0xfeb00004, d, 1, false), BUS_IGN_OFFSET);
+	CHECK_EQ(bus_dispatch(&bus, 0xfeb00002, d, 1, true), BUS_IGN_OFFSET);
+	CHECK_EQ(bus_dispatch(&bus, 0xfeb00004, d, 4, true), BUS_IGN_WIDTH);
+	/* MMIO straddling a window's end is nobody's, and not counted. */
+	CHECK_EQ(bus_dispatch(&bus, 0xfeb00006, d, 4, false), BUS_UNCLAIMED);
+	CHECK_EQ(nop_calls, 2);
+	CHECK_EQ(atomic_load(&ign.width), 3);
+	CHECK_EQ(atomic_load(&ign.offset), 2);
+}
+
+static uint8_t rd(struct bus *bus, unsigned int reg)
 {
 	uint8_t v = 0;
 
-	ioport_dispatch(bus, ABI_COM1_PORT + reg, false, &v, 1);
+	bus_dispatch(bus, ABI_COM1_PORT + reg, &v, 1, false);
 	return v;
 }
 
-static void wr(struct ioport_bus *bus, unsigned int reg, uint8_t v)
+static void wr(struct bus *bus, unsigned int reg, uint8_t v)
 {
-	ioport_dispatch(bus, ABI_COM1_PORT + reg, true, &v, 1);
+	bus_dispatch(bus, ABI_COM1_PORT + reg, &v, 1, true);
 }
 
 static void test_serial(void)
 {
 	char path[] = "/tmp/hotvm-serial-XXXXXX";
-	struct ioport_bus bus = { 0 };
+	struct bus bus = BUS_INIT_PIO;
 	struct serial s;
 	char got[16] = { 0 };
 	uint8_t wide[4];
@@ -103,7 +174,7 @@ static void test_serial(void)
 	wr(&bus, 0, '!');
 
 	/* A 32-bit read touches the register's byte, the rest floats. */
-	ioport_dispatch(&bus, ABI_COM1_PORT + 5, false, wide, 4);
+	bus_dispatch(&bus, ABI_COM1_PORT + 5, wide, 4, false);
 	CHECK_EQ(wide[0] & 0x60, 0x60);
 	CHECK_EQ(wide[1], 0xff);
 
@@ -121,7 +192,7 @@ static void test_serial(void)
 
 static void test_debug_exit(void)
 {
-	struct ioport_bus bus = { 0 };
+	struct bus bus = BUS_INIT_PIO;
 	struct vm vm = { .stop_efd = -1 };
 	uint32_t v = ABI_EXIT_PANIC;
 
@@ -132,14 +203,15 @@ static void test_debug_exit(void)
 
 	pthread_mutex_init(&vm.stop_lock, NULL);
 	CHECK_EQ(debug_exit_register(&bus, &vm, ABI_DEBUG_EXIT_PORT), 0);
-	ioport_dispatch(&bus, ABI_DEBUG_EXIT_PORT, true, (uint8_t *)&v, 4);
+	bus_dispatch(&bus, ABI_DEBUG_EXIT_PORT, (uint8_t *)&v, 4, true);
 	CHECK(vm_stopping(&vm));
 	CHECK_EQ(vm.stop_status, 5);
 	/* The first stop wins. */
 	v = 0;
-	ioport_dispatch(&bus, ABI_DEBUG_EXIT_PORT, true, (uint8_t *)&v, 1);
+	bus_dispatch(&bus, ABI_DEBUG_EXIT_PORT, (uint8_t *)&v, 1, true);
 	CHECK_EQ(vm.stop_status, 5);
 	pthread_mutex_destroy(&vm.stop_lock);
 }
 
-CHECK_MAIN(TEST(test_bus), TEST(test_serial), TEST(test_debug_exit))
+CHECK_MAIN(TEST(test_bus), TEST(test_bus_regs), TEST(test_serial),
+	   TEST(test_debug_exit))

@@ -29,9 +29,8 @@
 #include "cli.h"
 #include "debug_exit.h"
 #include "image.h"
-#include "ioport.h"
+#include "bus.h"
 #include "log.h"
-#include "mmio.h"
 #include "pvh.h"
 #include "run.h"
 #include "seccomp_policy.h"
@@ -44,8 +43,8 @@
 struct machine {
 	const struct cli_run_opts *opts;
 	struct vm vm;
-	struct ioport_bus io;
-	struct mmio_bus mmio;
+	struct bus io;
+	struct bus mmio;
 	struct serial serial;
 	struct hooks hooks;
 	struct hotplug *hp; /* owns every vCPU */
@@ -834,6 +833,8 @@ int run_main(int argc, char **argv)
 	struct machine m = {
 		.opts = &opts,
 		.vm = { .kvm_fd = -1, .vm_fd = -1, .stop_efd = -1 },
+		.io = BUS_INIT_PIO,
+		.mmio = BUS_INIT_MMIO,
 		.sig_fd = -1,
 	};
 	int status;

@@ -236,40 +236,21 @@ int hpregs_get_cpu(struct hpregs *r, unsigned int cpu, struct hpregs_cpu *out)
 	return 0;
 }
 
+/* The bus's drops count as accesses ignored, as the device's own do. */
 void hpregs_stats(struct hpregs *r, struct hpregs_stats *st)
 {
+	uint64_t reserved = atomic_load(&r->bus_ign.offset);
+	uint64_t width = atomic_load(&r->bus_ign.width);
+
 	pthread_mutex_lock(&r->lock);
 	*st = r->stats;
 	pthread_mutex_unlock(&r->lock);
+	st->ignored[HPREGS_IGN_RESERVED] += reserved;
+	st->ignored[HPREGS_IGN_WIDTH] += width;
+	st->accesses += reserved + width;
 }
 
 /* --- guest side ---------------------------------------------------------- */
-
-/* Which (offset, width, direction) triples are registers at all. */
-static int check_layout(uint64_t offset, unsigned int width, bool is_write)
-{
-	unsigned int want;
-
-	switch (offset) {
-	case ABI_CPUHP_SELECTOR:
-		want = ABI_CPUHP_SELECTOR_WIDTH;
-		break;
-	case ABI_CPUHP_DATA:
-		want = ABI_CPUHP_DATA_WIDTH;
-		break;
-	case ABI_CPUHP_FLAGS:
-		want = ABI_CPUHP_FLAGS_WIDTH;
-		break;
-	case ABI_CPUHP_COMMAND:
-		if (!is_write)
-			return HPREGS_IGN_RESERVED; /* write-only */
-		want = ABI_CPUHP_COMMAND_WIDTH;
-		break;
-	default:
-		return HPREGS_IGN_RESERVED;
-	}
-	return width == want ? HPREGS_OK : HPREGS_IGN_WIDTH;
-}
 
 static bool known_command(uint64_t cmd)
 {
@@ -355,7 +336,7 @@ static int read_reg(struct hpregs *r, uint64_t offset, uint64_t *val,
 		}
 		return HPREGS_IGN_DATA;
 	}
-	return HPREGS_IGN_RESERVED; /* unreachable: check_layout() */
+	return HPREGS_IGN_RESERVED; /* unreachable: the bus checked */
 }
 
 static int write_flags(struct hpregs *r, uint8_t val, struct call *call)
@@ -441,7 +422,7 @@ static int write_reg(struct hpregs *r, uint64_t offset, uint64_t val,
 	case ABI_CPUHP_DATA:
 		return write_data(r, (uint32_t)val, call);
 	}
-	return HPREGS_IGN_RESERVED; /* unreachable: check_layout() */
+	return HPREGS_IGN_RESERVED; /* unreachable: the bus checked */
 }
 
 static uint64_t width_mask(unsigned int width)
@@ -479,21 +460,22 @@ static void run_call(struct hpregs *r, const struct call *call, uint64_t *val)
 	}
 }
 
-int hpregs_access(struct hpregs *r, uint64_t offset, unsigned int width,
-		  bool is_write, uint64_t *data)
+/* The bus has checked offset, width and direction against hpregs_layout. */
+static int hpregs_trap(void *ctx, uint64_t offset, uint64_t *data,
+		       unsigned int width, bool is_write)
 {
+	struct hpregs *r = ctx;
 	struct call call = { .kind = CALL_NONE };
 	uint64_t val = is_write ? *data & width_mask(width) : 0;
 	int ign;
 
 	pthread_mutex_lock(&r->lock);
 	r->stats.accesses++;
-	ign = check_layout(offset, width, is_write);
-	if (ign == HPREGS_OK && is_write)
+	if (is_write)
 		ign = write_reg(r, offset, val, &call);
-	else if (ign == HPREGS_OK && r->selector >= r->max_cpus)
+	else if (r->selector >= r->max_cpus)
 		ign = HPREGS_IGN_SELECTOR;
-	else if (ign == HPREGS_OK)
+	else
 		ign = read_reg(r, offset, &val, &call);
 	if (ign != HPREGS_OK) {
 		r->stats.ignored[ign]++;
@@ -505,4 +487,48 @@ int hpregs_access(struct hpregs *r, uint64_t offset, unsigned int width,
 	if (!is_write)
 		*data = val;
 	return ign;
+}
+
+static const struct bus_reg hpregs_layout[] = {
+	{ ABI_CPUHP_SELECTOR, ABI_CPUHP_SELECTOR_WIDTH, BUS_RW },
+	{ ABI_CPUHP_FLAGS, ABI_CPUHP_FLAGS_WIDTH, BUS_RW },
+	{ ABI_CPUHP_COMMAND, ABI_CPUHP_COMMAND_WIDTH, BUS_W },
+	{ ABI_CPUHP_DATA, ABI_CPUHP_DATA_WIDTH, BUS_RW },
+};
+
+static struct bus_dev hpregs_dev(struct hpregs *r)
+{
+	return (struct bus_dev){
+		.name = "cpuhp",
+		.base = ABI_CPUHP_MMIO,
+		.len = ABI_CPUHP_SIZE,
+		.regs = hpregs_layout,
+		.nr_regs = sizeof(hpregs_layout) / sizeof(hpregs_layout[0]),
+		.ignored = &r->bus_ign,
+		.fn = hpregs_trap,
+		.ctx = r,
+	};
+}
+
+int hpregs_register(struct hpregs *r, struct bus *mmio)
+{
+	struct bus_dev dev = hpregs_dev(r);
+
+	return bus_register(mmio, &dev);
+}
+
+int hpregs_access(struct hpregs *r, uint64_t offset, unsigned int width,
+		  bool is_write, uint64_t *data)
+{
+	struct bus_dev dev = hpregs_dev(r);
+	uint64_t v = is_write ? *data : 0;
+	int ret = bus_dev_access(&dev, offset, &v, width, is_write);
+
+	if (ret == BUS_IGN_OFFSET)
+		ret = HPREGS_IGN_RESERVED;
+	else if (ret == BUS_IGN_WIDTH)
+		ret = HPREGS_IGN_WIDTH;
+	if (!is_write)
+		*data = ret ? 0 : v;
+	return ret;
 }

@@ -45,6 +45,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "bus.h"
 #include "hotvm/regs.h"
 
 #define HPREGS_MAX_CPUS 4096
@@ -116,6 +117,7 @@ struct hpregs {
 	struct hpregs_ops ops;
 	void *ctx;
 	struct hpregs_stats stats;
+	struct bus_ignored bus_ign; /* reserved and width, counted by the bus */
 };
 
 /* Returns 0, -EINVAL (bad max_cpus), -ENOMEM. Every CPU starts absent. */
@@ -153,10 +155,18 @@ bool hpregs_is_enabled(struct hpregs *r, unsigned int cpu);
 int hpregs_get_cpu(struct hpregs *r, unsigned int cpu, struct hpregs_cpu *out);
 
 /*
- * One guest access: offset relative to the block's base, width in bytes
- * (any value), *data the value written (masked to width) or, for a read,
- * the value read (0 when ignored).  Returns HPREGS_OK or the reason it was
- * ignored (> 0): never an error for the VMM, the guest is untrusted.
+ * Registers the block on the MMIO bus at ABI_CPUHP_MMIO with the registers
+ * of hotvm/regs.h, each at its one width and direction: the bus drops
+ * (and counts, as reserved or width) every other access.
+ */
+int hpregs_register(struct hpregs *r, struct bus *mmio);
+
+/*
+ * One guest access as the bus delivers it (the same checks; for tests):
+ * offset relative to the block's base, width in bytes (any value), *data
+ * the value written (masked to width) or, for a read, the value read (0
+ * when ignored).  Returns HPREGS_OK or the reason it was ignored (> 0):
+ * never an error for the VMM, the guest is untrusted.
  */
 int hpregs_access(struct hpregs *r, uint64_t offset, unsigned int width,
 		  bool is_write, uint64_t *data);

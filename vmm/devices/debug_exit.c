@@ -4,29 +4,34 @@
  * with status (v << 1) | 1, odd so it never looks like hotvm's own (even)
  * statuses.  Reads float.
  */
-#include <string.h>
-
 #include "debug_exit.h"
-#include "ioport.h"
+#include "bus.h"
 #include "vm.h"
 
-static void debug_exit_io(void *opaque, uint16_t port, bool is_write,
-			  uint8_t *data, unsigned int size)
+static int debug_exit_io(void *opaque, uint64_t offset, uint64_t *data,
+			 unsigned int len, bool is_write)
 {
 	struct vm *vm = opaque;
-	uint32_t v = 0;
+	uint32_t v = (uint32_t)*data;
 
-	(void)port;
+	(void)offset;
+	(void)len;
 	if (!is_write) {
-		memset(data, 0xff, size);
-		return;
+		*data = ~0ULL;
+		return 0;
 	}
-	memcpy(&v, data, size);
 	vm_request_stop(vm, debug_exit_status(v),
 			"guest wrote 0x%x to the debug-exit port", v);
+	return 0;
 }
 
-int debug_exit_register(struct ioport_bus *bus, struct vm *vm, uint16_t port)
+int debug_exit_register(struct bus *bus, struct vm *vm, uint16_t port)
 {
-	return ioport_register(bus, port, 1, debug_exit_io, vm);
+	return bus_register(bus, &(struct bus_dev){
+					 .name = "debug-exit",
+					 .base = port,
+					 .len = 1,
+					 .fn = debug_exit_io,
+					 .ctx = vm,
+				 });
 }

@@ -8,10 +8,10 @@
 
 #include <stdint.h>
 
-struct ioport_bus;
+struct bus;
 struct vm;
 
-int debug_exit_register(struct ioport_bus *bus, struct vm *vm, uint16_t port);
+int debug_exit_register(struct bus *bus, struct vm *vm, uint16_t port);
 
 /* The exit status for guest value v, as QEMU computes it (8 bits). */
 static inline int debug_exit_status(uint32_t v)

@@ -45,27 +45,62 @@ int ged_raise(struct ged *g, uint32_t bits)
 	return ret;
 }
 
-bool ged_access(struct ged *g, uint64_t offset, unsigned int width,
-		bool is_write, uint64_t *data)
+/* The bus has checked offset and width: a read or a (dropped) write. */
+static int ged_trap(void *ctx, uint64_t offset, uint64_t *data,
+		    unsigned int len, bool is_write)
 {
-	_Atomic uint64_t *ign = NULL;
+	struct ged *g = ctx;
 
-	if (offset != ABI_GED_EVENT)
-		ign = &g->ign_offset;
-	else if (width != ABI_GED_EVENT_WIDTH)
-		ign = &g->ign_width;
-	else if (is_write)
-		ign = &g->ign_write;
-	if (ign) {
-		atomic_fetch_add(ign, 1);
-		if (!is_write)
-			*data = 0;
-		return false;
+	(void)offset;
+	(void)len;
+	if (is_write) {
+		atomic_fetch_add(&g->ign_write, 1);
+		return 1;
 	}
 	/* Read and clear in one step: a concurrent raise lands before or after. */
 	*data = atomic_exchange(&g->pending, 0);
 	atomic_fetch_add(&g->reads, 1);
-	return true;
+	return 0;
+}
+
+/* Writable too, so that a write of the right width is counted as such. */
+static const struct bus_reg ged_regs[] = {
+	{ .offset = ABI_GED_EVENT,
+	  .width = ABI_GED_EVENT_WIDTH,
+	  .dir = BUS_RW },
+};
+
+static struct bus_dev ged_dev(struct ged *g)
+{
+	return (struct bus_dev){
+		.name = "ged",
+		.base = ABI_GED_MMIO,
+		.len = ABI_GED_SIZE,
+		.regs = ged_regs,
+		.nr_regs = sizeof(ged_regs) / sizeof(ged_regs[0]),
+		.ignored = &g->bus_ign,
+		.fn = ged_trap,
+		.ctx = g,
+	};
+}
+
+int ged_register(struct ged *g, struct bus *mmio)
+{
+	struct bus_dev dev = ged_dev(g);
+
+	return bus_register(mmio, &dev);
+}
+
+bool ged_access(struct ged *g, uint64_t offset, unsigned int width,
+		bool is_write, uint64_t *data)
+{
+	struct bus_dev dev = ged_dev(g);
+	uint64_t v = 0;
+	int ret = bus_dev_access(&dev, offset, &v, width, is_write);
+
+	if (!is_write)
+		*data = ret ? 0 : v;
+	return ret == 0;
 }
 
 uint32_t ged_pending(struct ged *g)
@@ -80,7 +115,7 @@ void ged_stats(struct ged *g, struct ged_stats *st)
 		.raises = atomic_load(&g->raises),
 		.irq_errors = atomic_load(&g->irq_errors),
 		.ign_write = atomic_load(&g->ign_write),
-		.ign_width = atomic_load(&g->ign_width),
-		.ign_offset = atomic_load(&g->ign_offset),
+		.ign_width = atomic_load(&g->bus_ign.width),
+		.ign_offset = atomic_load(&g->bus_ign.offset),
 	};
 }

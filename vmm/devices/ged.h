@@ -23,6 +23,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "bus.h"
+
 /* Fires the (edge) interrupt; returns 0 or -errno. */
 typedef int (*ged_irq_fn)(void *ctx);
 
@@ -41,8 +43,8 @@ struct ged {
 	void *ctx;
 	/* Serialises pulses, so two raisers never interleave 1,1,0,0. */
 	pthread_mutex_t irq_lock;
-	_Atomic uint64_t reads, raises, irq_errors;
-	_Atomic uint64_t ign_write, ign_width, ign_offset;
+	_Atomic uint64_t reads, raises, irq_errors, ign_write;
+	struct bus_ignored bus_ign; /* width and offset, counted by the bus */
 };
 
 /* irq may be NULL (no interrupt: tests, or a VM without irqchip). */
@@ -57,11 +59,19 @@ void ged_destroy(struct ged *g);
 int ged_raise(struct ged *g, uint32_t bits);
 
 /*
- * One guest access at offset (relative to ABI_GED_MMIO), width bytes.  A
- * read stores the value in *data (0 for an ignored access); a write's
- * *data is ignored.  Returns true if the access was a valid event-register
- * read; false for anything ignored (counted).  Never an error: the guest
- * is untrusted, and nothing it does here is fatal.
+ * Registers the event register on the MMIO bus at ABI_GED_MMIO: only
+ * ABI_GED_EVENT_WIDTH-byte accesses at ABI_GED_EVENT reach the device,
+ * the bus counts the rest (ign_offset, ign_width).
+ */
+int ged_register(struct ged *g, struct bus *mmio);
+
+/*
+ * One guest access at offset (relative to ABI_GED_MMIO), width bytes, as
+ * the bus delivers it (the same checks; for tests).  A read stores the
+ * value in *data (0 for an ignored access); a write's *data is ignored.
+ * Returns true if the access was a valid event-register read; false for
+ * anything ignored (counted).  Never an error: the guest is untrusted, and
+ * nothing it does here is fatal.
  */
 bool ged_access(struct ged *g, uint64_t offset, unsigned int width,
 		bool is_write, uint64_t *data);

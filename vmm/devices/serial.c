@@ -7,10 +7,9 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <string.h>
 #include <unistd.h>
 
-#include "ioport.h"
+#include "bus.h"
 #include "serial.h"
 #include "vm.h"
 
@@ -165,29 +164,35 @@ static bool serial_write(struct serial *s, unsigned int reg, uint8_t v)
 	}
 }
 
-static void serial_io(void *opaque, uint16_t port, bool is_write, uint8_t *data,
-		      unsigned int size)
+static int serial_io(void *opaque, uint64_t offset, uint64_t *data,
+		     unsigned int len, bool is_write)
 {
 	struct serial *s = opaque;
-	unsigned int reg = port & 7;
+	unsigned int reg = offset & 7;
 	bool irq = false;
 
+	(void)len;
 	pthread_mutex_lock(&s->lock);
 	/* Wider accesses touch the low byte only, the rest floats. */
-	if (is_write) {
-		irq = serial_write(s, reg, data[0]);
-	} else {
-		memset(data, 0xff, size);
-		data[0] = serial_read(s, reg);
-	}
+	if (is_write)
+		irq = serial_write(s, reg, (uint8_t)*data);
+	else
+		*data = ~0xffULL | serial_read(s, reg);
 	pthread_mutex_unlock(&s->lock);
 	if (irq)
 		serial_irq(s);
+	return 0;
 }
 
-int serial_register(struct serial *s, struct ioport_bus *bus, uint16_t base)
+int serial_register(struct serial *s, struct bus *bus, uint16_t base)
 {
-	return ioport_register(bus, base, 8, serial_io, s);
+	return bus_register(bus, &(struct bus_dev){
+					 .name = "serial",
+					 .base = base,
+					 .len = 8,
+					 .fn = serial_io,
+					 .ctx = s,
+				 });
 }
 
 void serial_close(struct serial *s)

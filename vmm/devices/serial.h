@@ -10,7 +10,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-struct ioport_bus;
+struct bus;
 struct vm;
 
 enum serial_sink {
@@ -33,7 +33,7 @@ struct serial {
 /* Opens the sink (creates/truncates a file).  Returns 0 or -errno. */
 int serial_open(struct serial *s, enum serial_sink sink, const char *path,
 		struct vm *vm, unsigned int irq);
-int serial_register(struct serial *s, struct ioport_bus *bus, uint16_t base);
+int serial_register(struct serial *s, struct bus *bus, uint16_t base);
 void serial_close(struct serial *s);
 
 #endif

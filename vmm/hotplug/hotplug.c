@@ -18,7 +18,7 @@
 #include "hotplug_vmm.h"
 #include "hotvm/abi.h"
 #include "log.h"
-#include "mmio.h"
+#include "bus.h"
 #include "vm.h"
 
 /*
@@ -165,18 +165,6 @@ static int ged_irq(void *ctx)
 	return ret;
 }
 
-static void ged_mmio(void *opaque, uint64_t off, bool is_write, uint64_t *val,
-		     unsigned int len)
-{
-	ged_access(opaque, off, len, is_write, val);
-}
-
-static void regs_mmio(void *opaque, uint64_t off, bool is_write, uint64_t *val,
-		      unsigned int len)
-{
-	hpregs_access(opaque, off, len, is_write, val);
-}
-
 static int init_devices(struct hotplug *hp)
 {
 	int ret;
@@ -193,11 +181,9 @@ static int init_devices(struct hotplug *hp)
 	if (ret)
 		return ret;
 	hp->regs_init = true;
-	ret = mmio_register(hp->mmio, ABI_GED_MMIO, ABI_GED_SIZE, ged_mmio,
-			    &hp->ged);
+	ret = ged_register(&hp->ged, hp->mmio);
 	if (!ret)
-		ret = mmio_register(hp->mmio, ABI_CPUHP_MMIO, ABI_CPUHP_SIZE,
-				    regs_mmio, &hp->regs);
+		ret = hpregs_register(&hp->regs, hp->mmio);
 	return ret;
 }
 

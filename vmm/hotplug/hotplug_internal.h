@@ -28,8 +28,7 @@
 #include "vcpu.h"
 
 struct hooks;
-struct ioport_bus;
-struct mmio_bus;
+struct bus;
 struct vm;
 
 /* What a waiter is waiting for; set by the guest, cleared by the waiter. */
@@ -77,8 +76,8 @@ struct hp_slot {
 
 struct hotplug {
 	struct vm *vm;
-	const struct ioport_bus *io;
-	struct mmio_bus *mmio;
+	const struct bus *io;
+	struct bus *mmio;
 	unsigned int boot_cpus, max_cpus;
 	const struct hooks *hooks;
 	int timeout_ms;

@@ -13,14 +13,13 @@
 
 struct hooks;
 struct hotplug;
-struct ioport_bus;
-struct mmio_bus;
+struct bus;
 struct vm;
 
 struct hotplug_config {
 	struct vm *vm;
-	const struct ioport_bus *io;
-	struct mmio_bus *mmio; /* the GED and the register block go here */
+	const struct bus *io;
+	struct bus *mmio; /* the GED and the register block go here */
 	unsigned int boot_cpus;
 	unsigned int max_cpus;
 	const struct hooks *hooks; /* may be NULL */

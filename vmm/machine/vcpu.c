@@ -24,9 +24,8 @@
 
 #include "hotvm/abi.h"
 #include "cpuid.h"
-#include "ioport.h"
+#include "bus.h"
 #include "log.h"
-#include "mmio.h"
 #include "msr.h"
 #include "seccomp_policy.h"
 #include "vcpu.h"
@@ -146,9 +145,8 @@ static int vcpu_refresh_lapic(struct vcpu *vcpu)
  * Field by field, not as one struct assignment: a query reads tid and
  * started (atomically, without the controller's locks) at any time.
  */
-static void vcpu_reset(struct vcpu *vcpu, struct vm *vm,
-		       const struct ioport_bus *io, unsigned int id,
-		       unsigned int max_cpus)
+static void vcpu_reset(struct vcpu *vcpu, struct vm *vm, const struct bus *io,
+		       unsigned int id, unsigned int max_cpus)
 {
 	vcpu->vm = vm;
 	vcpu->io = io;
@@ -167,7 +165,7 @@ static void vcpu_reset(struct vcpu *vcpu, struct vm *vm,
 	atomic_store(&vcpu->started, false);
 }
 
-int vcpu_create(struct vcpu *vcpu, struct vm *vm, const struct ioport_bus *io,
+int vcpu_create(struct vcpu *vcpu, struct vm *vm, const struct bus *io,
 		unsigned int id, unsigned int max_cpus)
 {
 	void *run;
@@ -324,9 +322,9 @@ static bool vcpu_handle_io(struct vcpu *vcpu)
 		return false;
 	}
 	for (uint64_t i = 0; i < count; i++)
-		ioport_dispatch(vcpu->io, run->io.port,
-				run->io.direction == KVM_EXIT_IO_OUT,
-				data + i * size, (unsigned int)size);
+		bus_dispatch(vcpu->io, run->io.port, data + i * size,
+			     (unsigned int)size,
+			     run->io.direction == KVM_EXIT_IO_OUT);
 	return true;
 }
 
@@ -349,9 +347,9 @@ static bool vcpu_handle_exit(struct vcpu *vcpu)
 			return false;
 		}
 		if (vcpu->mmio)
-			mmio_dispatch(vcpu->mmio, run->mmio.phys_addr,
-				      run->mmio.is_write, run->mmio.data,
-				      run->mmio.len);
+			bus_dispatch(vcpu->mmio, run->mmio.phys_addr,
+				     run->mmio.data, run->mmio.len,
+				     run->mmio.is_write);
 		else if (!run->mmio.is_write)
 			memset(run->mmio.data, 0, sizeof(run->mmio.data));
 		return true;

@@ -12,9 +12,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-struct ioport_bus;
+struct bus;
 struct kvm_run;
-struct mmio_bus;
 struct vm;
 
 /* Sent to a vCPU thread to kick it out of KVM_RUN. */
@@ -22,8 +21,8 @@ struct vm;
 
 struct vcpu {
 	struct vm *vm;
-	const struct ioport_bus *io;
-	const struct mmio_bus *mmio; /* may be NULL: MMIO reads 0 */
+	const struct bus *io;
+	const struct bus *mmio; /* may be NULL: MMIO reads 0 */
 	unsigned int id;
 	uint32_t apic_id;
 	unsigned int max_cpus; /* possible CPUs: one package each (cpuid.c) */
@@ -51,7 +50,7 @@ struct vcpu {
 int vcpu_signal_init(void);
 
 /* Creates the KVM vCPU, maps its run area and sets its CPUID. */
-int vcpu_create(struct vcpu *vcpu, struct vm *vm, const struct ioport_bus *io,
+int vcpu_create(struct vcpu *vcpu, struct vm *vm, const struct bus *io,
 		unsigned int id, unsigned int max_cpus);
 
 /*
