@@ -80,8 +80,8 @@ static void test_pkglen_encode(void)
 }
 
 /*
- * An If around k raw bytes: the PkgLength counts itself, so a body of 62
- * bytes is the largest with a 1-byte length (62 + 1 = 63).
+ * If (One) around k raw bytes: the PkgLength counts itself and the
+ * predicate, so k = 61 is the largest with a 1-byte length (61 + 1 + 1).
  */
 static void if_with_body(size_t k, const uint8_t *lead, size_t n)
 {
@@ -91,11 +91,12 @@ static void if_with_body(size_t k, const uint8_t *lead, size_t n)
 
 	for (size_t i = 0; i < k; i++)
 		body[i] = (uint8_t)(i * 7 + 1);
-	aml_if_begin(&b);
-	aml_bytes(&b, body, k);
-	aml_end(&b);
-	ok = !aml_finish(&b) && b.len == 1 + n + k && b.data[0] == 0xa0 &&
-	     !memcmp(b.data + 1, lead, n) && !memcmp(b.data + 1 + n, body, k);
+	AML_IF(&b, aml_one()) {
+		aml_bytes(&b, body, k);
+	}
+	ok = !aml_finish(&b) && b.len == 1 + n + 1 + k && b.data[0] == 0xa0 &&
+	     !memcmp(b.data + 1, lead, n) && b.data[1 + n] == AML_ONE_OP &&
+	     !memcmp(b.data + 2 + n, body, k);
 	if (!ok) {
 		printf("# body %zu: len %zu\n", k, b.len);
 		dump("got", b.data, b.len);
@@ -107,30 +108,28 @@ static void if_with_body(size_t k, const uint8_t *lead, size_t n)
 
 static void test_pkglen_boundaries(void)
 {
-	if_with_body(0, (const uint8_t *)"\x01", 1);
-	if_with_body(62, (const uint8_t *)"\x3f", 1);
-	/* 63 + 2 = 65 = 0x41 */
-	if_with_body(63, (const uint8_t *)"\x41\x04", 2);
-	if_with_body(4093, (const uint8_t *)"\x4f\xff", 2);
-	/* 4094 + 3 = 4097 = 0x1001 */
-	if_with_body(4094, (const uint8_t *)"\x81\x00\x01", 3);
-	if_with_body(0xfffff - 3, (const uint8_t *)"\x8f\xff\xff", 3);
-	/* 0xfffff - 2 + 4 = 0x100001 */
-	if_with_body(0xfffff - 2, (const uint8_t *)"\xc1\x00\x00\x01", 4);
-	if_with_body(1u << 20, (const uint8_t *)"\xc4\x00\x00\x01", 4);
+	if_with_body(0, (const uint8_t *)"\x02", 1);
+	if_with_body(61, (const uint8_t *)"\x3f", 1);
+	/* 62 + 1 + 2 = 65 = 0x41 */
+	if_with_body(62, (const uint8_t *)"\x41\x04", 2);
+	if_with_body(4092, (const uint8_t *)"\x4f\xff", 2);
+	/* 4093 + 1 + 3 = 4097 = 0x1001 */
+	if_with_body(4093, (const uint8_t *)"\x81\x00\x01", 3);
+	if_with_body(0xfffff - 4, (const uint8_t *)"\x8f\xff\xff", 3);
+	/* 0xfffff - 3 + 1 + 4 = 0x100001 */
+	if_with_body(0xfffff - 3, (const uint8_t *)"\xc1\x00\x00\x01", 4);
+	if_with_body((1u << 20) - 1, (const uint8_t *)"\xc4\x00\x00\x01", 4);
 }
 
 static void test_nested_lengths(void)
 {
 	struct aml_buf b = { 0 };
 
-	/* Scope (\_SB) { Device (GED_) { Name (_UID, Zero) } } */
-	aml_scope_begin(&b, "\\_SB");
-	aml_device_begin(&b, "GED");
-	aml_name_decl(&b, "_UID");
-	aml_zero(&b);
-	aml_end(&b);
-	aml_end(&b);
+	AML_SCOPE(&b, "\\_SB") {
+		AML_DEVICE(&b, "GED") {
+			aml_emit(&b, aml_name_decl("_UID", aml_zero()));
+		}
+	}
 	EXPECT(&b, "\x10\x13\x5c"
 		   "_SB_"
 		   "\x5b\x82\x0b"
@@ -140,155 +139,155 @@ static void test_nested_lengths(void)
 		   "\x00");
 }
 
+/* Emits t alone and compares. */
+#define EXPECT_TERM(t, lit)                                                    \
+	do {                                                                   \
+		struct aml_buf tb_ = { 0 };                                    \
+		aml_emit(&tb_, t);                                             \
+		EXPECT(&tb_, lit);                                             \
+	} while (0)
+
+#define EXPECT_TERM_ERR(t, e)                                                  \
+	do {                                                                   \
+		struct aml_buf tb_ = { 0 };                                    \
+		aml_emit(&tb_, t);                                             \
+		CHECK_EQ(tb_.len, 0);                                          \
+		EXPECT_ERR(&tb_, e);                                           \
+	} while (0)
+
 static void test_names(void)
 {
-	struct aml_buf b = { 0 };
-
-	aml_name(&b, "_SB");
-	EXPECT(&b, "_SB_");
-	aml_name(&b, "CSTA");
-	EXPECT(&b, "CSTA");
-	aml_name(&b, "\\_SB");
-	EXPECT(&b, "\\_SB_");
-	aml_name(&b, "\\_SB.CPUS");
-	EXPECT(&b, "\\\x2e"
-		   "_SB_CPUS");
-	aml_name(&b, "\\_SB.CPUS.CSCN");
-	EXPECT(&b, "\\\x2f\x03"
-		   "_SB_CPUSCSCN");
-	aml_name(&b, "_SB.A.B.C");
-	EXPECT(&b, "\x2f\x04"
-		   "_SB_A___B___C___");
-	aml_name(&b, "^^PCI0.S1");
-	EXPECT(&b, "^^\x2e"
-		   "PCI0S1__");
-	aml_name(&b, "\\");
-	EXPECT(&b, "\\\x00");
-	aml_name(&b, "^");
-	EXPECT(&b, "^\x00");
+	EXPECT_TERM(aml_name("_SB"), "_SB_");
+	EXPECT_TERM(aml_name("CSTA"), "CSTA");
+	EXPECT_TERM(aml_name("\\_SB"), "\\_SB_");
+	EXPECT_TERM(aml_name("\\_SB.CPUS"), "\\\x2e"
+					    "_SB_CPUS");
+	EXPECT_TERM(aml_name("\\_SB.CPUS.CSCN"), "\\\x2f\x03"
+						 "_SB_CPUSCSCN");
+	EXPECT_TERM(aml_name("_SB.A.B.C"), "\x2f\x04"
+					   "_SB_A___B___C___");
+	EXPECT_TERM(aml_name("^^PCI0.S1"), "^^\x2e"
+					   "PCI0S1__");
+	EXPECT_TERM(aml_name("\\"), "\\\x00");
+	EXPECT_TERM(aml_name("^"), "^\x00");
 
 	static const char *const bad[] = {
 		"", "a", "1ABC", "ABCDE", "A..B", "A.", ".A", "\\^A", "A-B",
 	};
-	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		aml_name(&b, bad[i]);
-		CHECK_EQ(b.len, 0);
-		EXPECT_ERR(&b, -EINVAL);
-	}
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		EXPECT_TERM_ERR(aml_name(bad[i]), -EINVAL);
+	/* 24 segments do not fit in one term. */
+	EXPECT_TERM_ERR(
+		aml_name("A.B.C.D.E.F.G.H.I.J.K.L.M.N.O.P.Q.R.S.T.U.V.W."
+			 "X"),
+		-E2BIG);
 }
 
 static void test_integers(void)
 {
-	struct aml_buf b = { 0 };
-
-	aml_zero(&b);
-	aml_one(&b);
-	aml_ones(&b);
-	EXPECT(&b, "\x00\x01\xff");
-	aml_int(&b, 0);
-	aml_int(&b, 1);
-	EXPECT(&b, "\x00\x01");
-	aml_int(&b, 2);
-	aml_int(&b, 0xff);
-	EXPECT(&b, "\x0a\x02\x0a\xff");
-	aml_int(&b, 0x100);
-	aml_int(&b, 0xffff);
-	EXPECT(&b, "\x0b\x00\x01\x0b\xff\xff");
-	aml_int(&b, 0x10000);
-	aml_int(&b, 0xfeb00100);
-	EXPECT(&b, "\x0c\x00\x00\x01\x00\x0c\x00\x01\xb0\xfe");
-	aml_int(&b, 0x100000000ULL);
-	aml_int(&b, UINT64_MAX);
-	EXPECT(&b, "\x0e\x00\x00\x00\x00\x01\x00\x00\x00"
-		   "\x0e\xff\xff\xff\xff\xff\xff\xff\xff");
+	EXPECT_TERM(AML_PACKAGE(aml_zero(), aml_one(), aml_ones()),
+		    "\x12\x05\x03\x00\x01\xff");
+	EXPECT_TERM(aml_int(0), "\x00");
+	EXPECT_TERM(aml_int(1), "\x01");
+	EXPECT_TERM(aml_int(2), "\x0a\x02");
+	EXPECT_TERM(aml_int(0xff), "\x0a\xff");
+	EXPECT_TERM(aml_int(0x100), "\x0b\x00\x01");
+	EXPECT_TERM(aml_int(0xffff), "\x0b\xff\xff");
+	EXPECT_TERM(aml_int(0x10000), "\x0c\x00\x00\x01\x00");
+	EXPECT_TERM(aml_int(0xfeb00100), "\x0c\x00\x01\xb0\xfe");
+	EXPECT_TERM(aml_int(0x100000000ULL),
+		    "\x0e\x00\x00\x00\x00\x01\x00\x00\x00");
+	EXPECT_TERM(aml_int(UINT64_MAX),
+		    "\x0e\xff\xff\xff\xff\xff\xff\xff\xff");
 }
 
 static void test_strings_buffers_packages(void)
 {
 	struct aml_buf b = { 0 };
 
-	aml_string(&b, "ACPI0007");
-	EXPECT(&b, "\x0d"
-		   "ACPI0007"
-		   "\x00");
-	aml_string(&b, "");
-	EXPECT(&b, "\x0d\x00");
-	aml_string(&b, "\x80");
-	EXPECT_ERR(&b, -EINVAL);
+	EXPECT_TERM(aml_string("ACPI0007"), "\x0d"
+					    "ACPI0007"
+					    "\x00");
+	EXPECT_TERM(aml_string(""), "\x0d\x00");
+	EXPECT_TERM_ERR(aml_string("\x80"), -EINVAL);
 
 	/* Buffer (3) { 1, 2, 3 }: PkgLength (counting itself), BufferSize */
-	aml_buffer(&b, "\x01\x02\x03", 3);
-	EXPECT(&b, "\x11\x06\x0a\x03\x01\x02\x03");
-	aml_buffer(&b, NULL, 0);
-	EXPECT(&b, "\x11\x02\x00");
+	EXPECT_TERM(aml_buffer("\x01\x02\x03", 3),
+		    "\x11\x06\x0a\x03\x01\x02\x03");
+	EXPECT_TERM(aml_buffer(NULL, 0), "\x11\x02\x00");
 
-	/* 100 bytes: BufferSize 0x0a 0x64, PkgLength 2 + 100 + 2 = 104 */
-	uint8_t big[100] = { 0 };
-	aml_buffer(&b, big, sizeof(big));
-	CHECK_EQ(b.len, 1 + 2 + 2 + 100);
-	CHECK(!memcmp(b.data, "\x11\x48\x06\x0a\x64", 5));
+	/* 80 bytes: BufferSize 0x0a 0x50, PkgLength 2 + 80 + 2 = 84 */
+	uint8_t big[80] = { 0 };
+	aml_emit(&b, aml_buffer(big, sizeof(big)));
+	CHECK_EQ(b.len, 1 + 2 + 2 + 80);
+	CHECK(!memcmp(b.data, "\x11\x44\x05\x0a\x50", 5));
 	aml_free(&b);
 	b = (struct aml_buf){ 0 };
+	/* More than a term holds. */
+	uint8_t huge[AML_TERM_MAX] = { 0 };
+	EXPECT_TERM_ERR(aml_buffer(huge, sizeof(huge)), -E2BIG);
 
 	/* Package (2) { One, "A" } */
-	aml_package_begin(&b, 2);
-	aml_one(&b);
-	aml_string(&b, "A");
-	aml_end(&b);
-	EXPECT(&b, "\x12\x06\x02\x01\x0d"
-		   "A"
-		   "\x00");
+	EXPECT_TERM(AML_PACKAGE(aml_one(), aml_string("A")),
+		    "\x12\x06\x02\x01\x0d"
+		    "A"
+		    "\x00");
+	/* An element's error is the package's. */
+	EXPECT_TERM_ERR(AML_PACKAGE(aml_one(), aml_local(9)), -EINVAL);
 }
 
 static void test_eisaid(void)
 {
-	struct aml_buf b = { 0 };
 	uint32_t v;
 
 	/* P=16 N=14 P=16 -> 0x41d0, then 0x0a05, stored big-endian */
-	aml_eisaid(&b, "PNP0A05");
-	EXPECT(&b, "\x0c\x41\xd0\x0a\x05");
+	EXPECT_TERM(aml_eisaid("PNP0A05"), "\x0c\x41\xd0\x0a\x05");
 	CHECK_EQ(aml_eisaid_value("PNP0A03", &v), 0);
 	CHECK_EQ(v, 0x030ad041);
 	/* A DWordConst even when the value would fit a word. */
-	aml_eisaid(&b, "PNP0000");
-	EXPECT(&b, "\x0c\x41\xd0\x00\x00");
+	EXPECT_TERM(aml_eisaid("PNP0000"), "\x0c\x41\xd0\x00\x00");
 	CHECK_EQ(aml_eisaid_value("pnp0a05", &v), -EINVAL);
 	CHECK_EQ(aml_eisaid_value("PNP0A0", &v), -EINVAL);
 	CHECK_EQ(aml_eisaid_value("PNP0A0G", &v), -EINVAL);
-	aml_eisaid(&b, "PNP0a05");
-	EXPECT_ERR(&b, -EINVAL);
+	EXPECT_TERM_ERR(aml_eisaid("PNP0a05"), -EINVAL);
 }
 
 static void test_methods(void)
 {
 	struct aml_buf b = { 0 };
 
-	/* Method (_STA, 0, NotSerialized) { Return (0x0F) } */
-	aml_method_begin(&b, "_STA", 0, 0);
-	aml_return(&b);
-	aml_int(&b, 0x0f);
-	aml_end(&b);
+	AML_METHOD(&b, "_STA", 0, AML_NOTSERIALIZED) {
+		aml_emit(&b, aml_return(aml_int(0x0f)));
+	}
 	EXPECT(&b, "\x14\x09"
 		   "_STA"
 		   "\x00\xa4\x0a\x0f");
-	/* Method (COST, 4, Serialized) {} */
-	aml_method_begin(&b, "COST", 4, 1);
-	aml_end(&b);
+	AML_METHOD(&b, "COST", 4, AML_SERIALIZED) {
+	}
 	EXPECT(&b, "\x14\x06"
 		   "COST"
 		   "\x0c");
-	aml_method_begin(&b, "_EJ0", 1, 0);
-	aml_call(&b, "CEJ0");
-	aml_int(&b, 3);
-	aml_end(&b);
+	AML_METHOD(&b, "_EJ0", 1, AML_NOTSERIALIZED) {
+		aml_emit(&b, aml_call("CEJ0", aml_int(3)));
+	}
 	EXPECT(&b, "\x14\x0c"
 		   "_EJ0"
 		   "\x01"
 		   "CEJ0"
 		   "\x0a\x03");
-	aml_method_begin(&b, "BAD", 8, 0);
-	aml_end(&b);
+	/* COST (1, Arg0, Arg1, Arg2); a call without arguments is its name */
+	EXPECT_TERM(
+		aml_call("COST", aml_one(), aml_arg(0), aml_arg(1), aml_arg(2)),
+		"COST"
+		"\x01\x68\x69\x6a");
+	EXPECT_TERM(aml_call0("\\_SB.CPUS.CSCN"), "\\\x2f\x03"
+						  "_SB_CPUSCSCN");
+	EXPECT_TERM_ERR(aml_call("X", aml_one(), aml_one(), aml_one(),
+				 aml_one(), aml_one(), aml_one(), aml_one(),
+				 aml_one()),
+			-EINVAL);
+	AML_METHOD(&b, "BAD", 8, AML_NOTSERIALIZED) {
+	}
 	EXPECT_ERR(&b, -EINVAL);
 }
 
@@ -296,29 +295,24 @@ static void test_regions_fields(void)
 {
 	struct aml_buf b = { 0 };
 
-	aml_opregion(&b, "PRST", AML_SYSTEM_MEMORY, 0xfeb00100, 0x0c);
-	EXPECT(&b, "\x5b\x80"
-		   "PRST"
-		   "\x00\x0c\x00\x01\xb0\xfe\x0a\x0c");
-	aml_opregion(&b, "PRST", AML_SYSTEM_IO, 0x0cd8, 0x0c);
-	EXPECT(&b, "\x5b\x80"
-		   "PRST"
-		   "\x01\x0b\xd8\x0c\x0a\x0c");
+	EXPECT_TERM(aml_opregion("PRST", AML_SYSTEM_MEMORY, 0xfeb00100, 0x0c),
+		    "\x5b\x80"
+		    "PRST"
+		    "\x00\x0c\x00\x01\xb0\xfe\x0a\x0c");
+	EXPECT_TERM(aml_opregion("PRST", AML_SYSTEM_IO, 0x0cd8, 0x0c),
+		    "\x5b\x80"
+		    "PRST"
+		    "\x01\x0b\xd8\x0c\x0a\x0c");
 
-	/*
-	 * Field (PRST, ByteAcc, NoLock, WriteAsZeros) {
-	 *	Offset (4), CPEN, 1, CINS, 1, , 6, CCMD, 8 }
-	 * flags 0x41; Offset(4) is ReservedField 0x00, 32 bits.
-	 */
-	aml_field_begin(&b, "PRST", AML_BYTE_ACC, AML_NOLOCK,
-			AML_WRITE_AS_ZEROS);
-	aml_field_offset(&b, 4);
-	aml_field_unit(&b, "CPEN", 1);
-	aml_field_unit(&b, "CINS", 1);
-	aml_field_reserved(&b, 6);
-	aml_field_unit(&b, "CCMD", 8);
-	aml_field_offset(&b, 6); /* already there: nothing */
-	aml_end(&b);
+	/* flags 0x41; Offset(4) is ReservedField 0x00, 32 bits. */
+	AML_FIELD(&b, "PRST", AML_BYTE_ACC, AML_NOLOCK, AML_WRITE_AS_ZEROS) {
+		aml_field_offset(&b, 4);
+		aml_field_unit(&b, "CPEN", 1);
+		aml_field_unit(&b, "CINS", 1);
+		aml_field_reserved(&b, 6);
+		aml_field_unit(&b, "CCMD", 8);
+		aml_field_offset(&b, 6); /* already there: nothing */
+	}
 	EXPECT(&b, "\x5b\x81\x19"
 		   "PRST"
 		   "\x41\x00\x20"
@@ -330,9 +324,9 @@ static void test_regions_fields(void)
 		   "\x08");
 
 	/* DWordAcc, Lock, Preserve = 0x13; a 256-bit unit has a 2-byte length */
-	aml_field_begin(&b, "R", AML_DWORD_ACC, AML_LOCK, AML_PRESERVE);
-	aml_field_unit(&b, "BIG", 256);
-	aml_end(&b);
+	AML_FIELD(&b, "R", AML_DWORD_ACC, AML_LOCK, AML_PRESERVE) {
+		aml_field_unit(&b, "BIG", 256);
+	}
 	EXPECT(&b, "\x5b\x81\x0c"
 		   "R___"
 		   "\x13"
@@ -340,9 +334,9 @@ static void test_regions_fields(void)
 		   "\x40\x10");
 
 	/* WriteAsOnes, QWordAcc */
-	aml_field_begin(&b, "R", AML_QWORD_ACC, AML_NOLOCK, AML_WRITE_AS_ONES);
-	aml_field_unit(&b, "Q", 64);
-	aml_end(&b);
+	AML_FIELD(&b, "R", AML_QWORD_ACC, AML_NOLOCK, AML_WRITE_AS_ONES) {
+		aml_field_unit(&b, "Q", 64);
+	}
 	EXPECT(&b, "\x5b\x81\x0c"
 		   "R___"
 		   "\x24"
@@ -350,20 +344,22 @@ static void test_regions_fields(void)
 		   "\x40\x04");
 
 	/* Offsets only go forwards; units only inside a Field. */
-	aml_field_begin(&b, "R", AML_BYTE_ACC, AML_NOLOCK, AML_PRESERVE);
-	aml_field_unit(&b, "A", 16);
-	aml_field_offset(&b, 1);
-	aml_end(&b);
+	AML_FIELD(&b, "R", AML_BYTE_ACC, AML_NOLOCK, AML_PRESERVE) {
+		aml_field_unit(&b, "A", 16);
+		aml_field_offset(&b, 1);
+	}
 	EXPECT_ERR(&b, -EINVAL);
 	aml_field_unit(&b, "A", 8);
 	EXPECT_ERR(&b, -EINVAL);
-	aml_if_begin(&b);
-	aml_field_reserved(&b, 8);
-	aml_end(&b);
+	aml_field_offset(&b, 0);
 	EXPECT_ERR(&b, -EINVAL);
-	aml_field_begin(&b, "R", AML_BYTE_ACC, AML_NOLOCK, AML_PRESERVE);
-	aml_field_unit(&b, "A.B", 8); /* a NameSeg, not a path */
-	aml_end(&b);
+	AML_IF(&b, aml_one()) {
+		aml_field_reserved(&b, 8);
+	}
+	EXPECT_ERR(&b, -EINVAL);
+	AML_FIELD(&b, "R", AML_BYTE_ACC, AML_NOLOCK, AML_PRESERVE) {
+		aml_field_unit(&b, "A.B", 8); /* a NameSeg, not a path */
+	}
 	EXPECT_ERR(&b, -EINVAL);
 }
 
@@ -371,190 +367,153 @@ static void test_control_flow(void)
 {
 	struct aml_buf b = { 0 };
 
-	/* If (LEqual (Local0, One)) { Store (0x0F, Local0) } Else { Return (Zero) } */
-	aml_if_begin(&b);
-	aml_lequal(&b);
-	aml_local(&b, 0);
-	aml_one(&b);
-	aml_store(&b);
-	aml_int(&b, 0x0f);
-	aml_local(&b, 0);
-	aml_end(&b);
-	aml_else_begin(&b);
-	aml_return(&b);
-	aml_zero(&b);
-	aml_end(&b);
+	AML_IF(&b, aml_lequal(aml_local(0), aml_one())) {
+		aml_emit(&b, aml_store(aml_int(0x0f), aml_local(0)));
+	}
+	AML_ELSE(&b) {
+		aml_emit(&b, aml_return(aml_zero()));
+	}
 	EXPECT(&b, "\xa0\x08\x93\x60\x01\x70\x0a\x0f\x60"
 		   "\xa1\x03\xa4\x00");
 
-	/* While (LLess (Local1, 0x10)) { Increment (Local1) Break } */
-	aml_while_begin(&b);
-	aml_lless(&b);
-	aml_local(&b, 1);
-	aml_int(&b, 0x10);
-	aml_increment(&b);
-	aml_local(&b, 1);
-	aml_break(&b);
-	aml_end(&b);
+	AML_WHILE(&b, aml_lless(aml_local(1), aml_int(0x10))) {
+		aml_emit(&b, aml_increment(aml_local(1)));
+		aml_emit(&b, aml_break());
+	}
 	EXPECT(&b, "\xa2\x08\x95\x61\x0a\x10\x75\x61\xa5");
 
+	/* Blocks nest, each closed with its own length. */
+	AML_WHILE(&b, aml_one()) {
+		AML_IF(&b, aml_zero()) {
+			AML_IF(&b, aml_one()) {
+				aml_emit(&b, aml_break());
+			}
+		}
+	}
+	EXPECT(&b, "\xa2\x09\x01\xa0\x06\x00\xa0\x03\x01\xa5");
+
 	/* Else must follow an If directly. */
-	aml_else_begin(&b);
-	aml_end(&b);
+	AML_ELSE(&b) {
+	}
 	EXPECT_ERR(&b, -EINVAL);
-	aml_if_begin(&b);
-	aml_one(&b);
-	aml_end(&b);
-	aml_zero(&b);
-	aml_else_begin(&b);
-	aml_end(&b);
+	AML_IF(&b, aml_one()) {
+	}
+	aml_emit(&b, aml_zero());
+	AML_ELSE(&b) {
+	}
+	EXPECT_ERR(&b, -EINVAL);
+	/* A bad predicate is the buffer's error. */
+	AML_IF(&b, aml_lequal(aml_arg(7), aml_one())) {
+	}
 	EXPECT_ERR(&b, -EINVAL);
 }
 
 static void test_expressions(void)
 {
-	struct aml_buf b = { 0 };
+	EXPECT_TERM(aml_add(aml_local(0), aml_one(), aml_local(1)),
+		    "\x72\x60\x01\x61");
+	EXPECT_TERM(aml_subtract(aml_arg(0), aml_int(2), aml_local(0)),
+		    "\x74\x68\x0a\x02\x60");
+	EXPECT_TERM(aml_and(aml_local(0), aml_int(8), aml_no_target()),
+		    "\x7b\x60\x0a\x08\x00");
+	EXPECT_TERM(aml_or(aml_arg(6), aml_local(7), aml_local(2)),
+		    "\x7d\x6e\x67\x62");
+	EXPECT_TERM(aml_decrement(aml_local(3)), "\x76\x63");
+	EXPECT_TERM(aml_shift_left(aml_one(), aml_arg(1), aml_local(2)),
+		    "\x79\x01\x69\x62");
+	EXPECT_TERM(aml_shift_right(aml_arg(0), aml_int(4), aml_local(0)),
+		    "\x7a\x68\x0a\x04\x60");
+	EXPECT_TERM(aml_land(aml_lnot(aml_local(0)),
+			     aml_lor(aml_lgreater(aml_arg(0), aml_one()),
+				     aml_lless(aml_arg(1), aml_int(2)))),
+		    "\x90\x92\x60\x91\x94\x68\x01\x95\x69\x0a\x02");
+	/* Store (And (CSTA (Arg0), One), LFLG): calls nest as operands */
+	EXPECT_TERM(aml_store(aml_and(aml_call("CSTA", aml_arg(0)), aml_one(),
+				      aml_no_target()),
+			      aml_name("LFLG")),
+		    "\x70\x7b"
+		    "CSTA"
+		    "\x68\x01\x00"
+		    "LFLG");
 
-	/* Add (Local0, One, Local1)  Subtract (Arg0, 2, Local0) */
-	aml_add(&b);
-	aml_local(&b, 0);
-	aml_one(&b);
-	aml_local(&b, 1);
-	aml_subtract(&b);
-	aml_arg(&b, 0);
-	aml_int(&b, 2);
-	aml_local(&b, 0);
-	EXPECT(&b, "\x72\x60\x01\x61\x74\x68\x0a\x02\x60");
-
-	/* And (Local0, 8, Zero)  Or (Arg6, Local7, Local2)  Decrement (Local3) */
-	aml_and(&b);
-	aml_local(&b, 0);
-	aml_int(&b, 8);
-	aml_no_target(&b);
-	aml_or(&b);
-	aml_arg(&b, 6);
-	aml_local(&b, 7);
-	aml_local(&b, 2);
-	aml_decrement(&b);
-	aml_local(&b, 3);
-	EXPECT(&b, "\x7b\x60\x0a\x08\x00\x7d\x6e\x67\x62\x76\x63");
-
-	/* ShiftLeft (One, Arg1, Local2)  ShiftRight (Arg0, 4, Local0) */
-	aml_shift_left(&b);
-	aml_one(&b);
-	aml_arg(&b, 1);
-	aml_local(&b, 2);
-	aml_shift_right(&b);
-	aml_arg(&b, 0);
-	aml_int(&b, 4);
-	aml_local(&b, 0);
-	EXPECT(&b, "\x79\x01\x69\x62\x7a\x68\x0a\x04\x60");
-
-	/* LAnd (LNot (Local0), LOr (LGreater (Arg0, 1), LLess (Arg1, 2))) */
-	aml_land(&b);
-	aml_lnot(&b);
-	aml_local(&b, 0);
-	aml_lor(&b);
-	aml_lgreater(&b);
-	aml_arg(&b, 0);
-	aml_one(&b);
-	aml_lless(&b);
-	aml_arg(&b, 1);
-	aml_int(&b, 2);
-	EXPECT(&b, "\x90\x92\x60\x91\x94\x68\x01\x95\x69\x0a\x02");
-
-	aml_local(&b, 8);
-	EXPECT_ERR(&b, -EINVAL);
-	aml_arg(&b, 7);
-	EXPECT_ERR(&b, -EINVAL);
+	EXPECT_TERM_ERR(aml_local(8), -EINVAL);
+	EXPECT_TERM_ERR(aml_arg(7), -EINVAL);
+	/* An operand's error is the whole term's. */
+	EXPECT_TERM_ERR(aml_store(aml_one(), aml_name("a")), -EINVAL);
 }
 
 static void test_sync_notify_fields(void)
 {
-	struct aml_buf b = { 0 };
+	EXPECT_TERM(aml_mutex("CPLK", 0), "\x5b\x01"
+					  "CPLK"
+					  "\x00");
+	EXPECT_TERM(aml_acquire("CPLK", AML_WAIT_FOREVER), "\x5b\x23"
+							   "CPLK"
+							   "\xff\xff");
+	EXPECT_TERM(aml_release("CPLK"), "\x5b\x27"
+					 "CPLK");
+	EXPECT_TERM_ERR(aml_mutex("M", 16), -EINVAL);
 
-	aml_mutex(&b, "CPLK", 0);
-	aml_acquire(&b, "CPLK", 0xffff);
-	aml_release(&b, "CPLK");
-	EXPECT(&b, "\x5b\x01"
-		   "CPLK"
-		   "\x00\x5b\x23"
-		   "CPLK"
-		   "\xff\xff\x5b\x27"
-		   "CPLK");
-	aml_mutex(&b, "M", 16);
-	EXPECT_ERR(&b, -EINVAL);
+	EXPECT_TERM(aml_notify(aml_name("C001"), aml_int(3)), "\x86"
+							      "C001"
+							      "\x0a\x03");
+	EXPECT_TERM(aml_notify(aml_name("\\_SB.CPUS.C001"), aml_arg(1)),
+		    "\x86\\\x2f\x03"
+		    "_SB_CPUSC001"
+		    "\x69");
 
-	/* Notify (C001, 3)  Notify (\_SB.CPUS.C001, Arg1) */
-	aml_notify(&b);
-	aml_name(&b, "C001");
-	aml_int(&b, 3);
-	aml_notify(&b);
-	aml_name(&b, "\\_SB.CPUS.C001");
-	aml_arg(&b, 1);
-	EXPECT(&b, "\x86"
-		   "C001"
-		   "\x0a\x03\x86\\\x2f\x03"
-		   "_SB_CPUSC001"
-		   "\x69");
-
-	/* CreateDWordField (LAPI, 4, LFLG)  CreateByteField (LAPI, 2, LUID) */
-	aml_create_dword_field(&b);
-	aml_name(&b, "LAPI");
-	aml_int(&b, 4);
-	aml_name(&b, "LFLG");
-	aml_create_byte_field(&b);
-	aml_name(&b, "LAPI");
-	aml_int(&b, 2);
-	aml_name(&b, "LUID");
-	EXPECT(&b, "\x8a"
-		   "LAPI"
-		   "\x0a\x04"
-		   "LFLG"
-		   "\x8c"
-		   "LAPI"
-		   "\x0a\x02"
-		   "LUID");
+	EXPECT_TERM(
+		aml_create_dword_field(aml_name("LAPI"), aml_int(4), "LFLG"),
+		"\x8a"
+		"LAPI"
+		"\x0a\x04"
+		"LFLG");
+	EXPECT_TERM(aml_create_byte_field(aml_name("LAPI"), aml_int(2), "LUID"),
+		    "\x8c"
+		    "LAPI"
+		    "\x0a\x02"
+		    "LUID");
+	EXPECT_TERM_ERR(
+		aml_create_byte_field(aml_name("LAPI"), aml_int(2), "A.B"),
+		-EINVAL);
 }
 
 static void test_resource_templates(void)
 {
-	struct aml_buf b = { 0 };
 	uint32_t irq = 5, irqs[2] = { 9, 0x12345678 };
 
-	/*
-	 * ResourceTemplate () {
-	 *	Memory32Fixed (ReadWrite, 0xFEB00000, 0x4)
-	 *	Interrupt (ResourceConsumer, Edge, ActiveHigh, Exclusive) { 5 }
-	 * }: 12 + 9 + 2 = 23 bytes of descriptors.
-	 */
-	aml_restmpl_begin(&b);
-	aml_memory32_fixed(&b, AML_MEM_READ_WRITE, 0xfeb00000, 4);
-	aml_interrupt(&b, AML_IRQ_CONSUMER | AML_IRQ_EDGE, &irq, 1);
-	aml_restmpl_end(&b);
-	EXPECT(&b, "\x11\x1a\x0a\x17"
-		   "\x86\x09\x00\x01\x00\x00\xb0\xfe\x04\x00\x00\x00"
-		   "\x89\x06\x00\x03\x01\x05\x00\x00\x00"
-		   "\x79\x00");
+	/* 12 + 9 + 2 = 23 bytes of descriptors. */
+	EXPECT_TERM(AML_RESOURCES(aml_memory32_fixed(AML_MEM_READ_WRITE,
+						     0xfeb00000, 4),
+				  aml_interrupt(AML_IRQ_CONSUMER | AML_IRQ_EDGE,
+						&irq, 1)),
+		    "\x11\x1a\x0a\x17"
+		    "\x86\x09\x00\x01\x00\x00\xb0\xfe\x04\x00\x00\x00"
+		    "\x89\x06\x00\x03\x01\x05\x00\x00\x00"
+		    "\x79\x00");
 
 	/* Level, ActiveLow, Shared, two interrupts; ReadOnly memory */
-	aml_memory32_fixed(&b, AML_MEM_READ_ONLY, 0x1000, 0x2000);
-	aml_interrupt(&b,
-		      AML_IRQ_CONSUMER | AML_IRQ_ACTIVE_LOW | AML_IRQ_SHARED |
-			      AML_IRQ_WAKE,
-		      irqs, 2);
-	EXPECT(&b, "\x86\x09\x00\x00\x00\x10\x00\x00\x00\x20\x00\x00"
-		   "\x89\x0a\x00\x1d\x02\x09\x00\x00\x00\x78\x56\x34\x12");
+	EXPECT_TERM(aml_memory32_fixed(AML_MEM_READ_ONLY, 0x1000, 0x2000),
+		    "\x86\x09\x00\x00\x00\x10\x00\x00\x00\x20\x00\x00");
+	EXPECT_TERM(aml_interrupt(AML_IRQ_CONSUMER | AML_IRQ_ACTIVE_LOW |
+					  AML_IRQ_SHARED | AML_IRQ_WAKE,
+				  irqs, 2),
+		    "\x89\x0a\x00\x1d\x02\x09\x00\x00\x00\x78\x56\x34\x12");
 
-	/* ResourceTemplate () {}: just the EndTag */
-	aml_restmpl_begin(&b);
-	aml_restmpl_end(&b);
-	EXPECT(&b, "\x11\x05\x0a\x02\x79\x00");
+	/* IO (Decode16, 0x3F8, 0x3F8, 1, 8)  IRQNoFlags () { 4 } */
+	EXPECT_TERM(AML_RESOURCES(aml_io(0x3f8, 8), aml_irq_noflags(4)),
+		    "\x11\x10\x0a\x0d"
+		    "\x47\x01\xf8\x03\xf8\x03\x01\x08"
+		    "\x22\x10\x00"
+		    "\x79\x00");
+	EXPECT_TERM_ERR(aml_irq_noflags(16), -EINVAL);
 
-	aml_interrupt(&b, AML_IRQ_EDGE, irqs, 0);
-	EXPECT_ERR(&b, -EINVAL);
-	aml_interrupt(&b, 1u << 5, irqs, 1);
-	EXPECT_ERR(&b, -EINVAL);
+	EXPECT_TERM_ERR(aml_interrupt(AML_IRQ_EDGE, irqs, 0), -EINVAL);
+	EXPECT_TERM_ERR(aml_interrupt(1u << 5, irqs, 1), -EINVAL);
+	/* A descriptor's error is the template's. */
+	EXPECT_TERM_ERR(AML_RESOURCES(aml_io(0x3f8, 8),
+				      aml_interrupt(1u << 5, irqs, 1)),
+			-EINVAL);
 }
 
 static int realloc_budget;
@@ -569,18 +528,18 @@ static void *failing_realloc(void *p, size_t size)
 /* Emits enough nested AML to need several reallocations. */
 static void build_some(struct aml_buf *b)
 {
-	aml_scope_begin(b, "\\_SB");
-	for (int i = 0; i < 200; i++) {
-		aml_device_begin(b, "DEV");
-		aml_name_decl(b, "_HID");
-		aml_string(b, "ACPI0007");
-		aml_method_begin(b, "_STA", 0, 0);
-		aml_return(b);
-		aml_int(b, 0x0f);
-		aml_end(b);
-		aml_end(b);
+	AML_SCOPE(b, "\\_SB") {
+		for (int i = 0; i < 200; i++) {
+			AML_DEVICE(b, "DEV") {
+				aml_emit(b,
+					 aml_name_decl("_HID",
+						       aml_string("ACPI0007")));
+				AML_METHOD(b, "_STA", 0, AML_NOTSERIALIZED) {
+					aml_emit(b, aml_return(aml_int(0x0f)));
+				}
+			}
+		}
 	}
-	aml_end(b);
 }
 
 static void test_errors(void)
@@ -596,7 +555,8 @@ static void test_errors(void)
 		b = (struct aml_buf){ .realloc_fn = failing_realloc };
 		realloc_budget = fail_at;
 		build_some(&b);
-		aml_name(&b, "bad"); /* a later error does not replace it */
+		/* a later error does not replace it */
+		aml_emit(&b, aml_name("bad"));
 		err = aml_finish(&b);
 		CHECK(err == -ENOMEM || (err == -EINVAL && b.len == ref.len));
 		if (realloc_budget < 0)
@@ -625,12 +585,12 @@ static void test_errors(void)
 	aml_end(&b);
 	EXPECT_ERR(&b, -EINVAL);
 	for (int i = 0; i <= AML_MAX_DEPTH; i++)
-		aml_if_begin(&b);
+		aml_if_begin(&b, aml_one());
 	for (int i = 0; i <= AML_MAX_DEPTH; i++)
 		aml_end(&b);
 	EXPECT_ERR(&b, -EINVAL);
 	for (int i = 0; i < AML_MAX_DEPTH; i++)
-		aml_if_begin(&b);
+		aml_if_begin(&b, aml_one());
 	for (int i = 0; i < AML_MAX_DEPTH; i++)
 		aml_end(&b);
 	CHECK_EQ(aml_finish(&b), 0);

@@ -9,7 +9,9 @@
 
 #include <libfdt.h>
 
+#include "cpuhp_regs.h"
 #include "fdt_build.h"
+#include "ged.h"
 #include "hotvm/abi.h"
 
 #define FDT_BUILD_MAX_RAM 8
@@ -65,33 +67,6 @@ static int fdt_build_memory(void *fdt, const struct fdt_build_config *cfg)
 	return 0;
 }
 
-/*
- * The hotplug devices, by the names the tiny guest looks for: the GED
- * (one event register and its interrupt) and the register block.
- */
-static int fdt_build_hotplug(void *fdt)
-{
-	const fdt64_t ged_reg[] = { cpu_to_fdt64(ABI_GED_MMIO),
-				    cpu_to_fdt64(ABI_GED_SIZE) };
-	const fdt64_t regs_reg[] = { cpu_to_fdt64(ABI_CPUHP_MMIO),
-				     cpu_to_fdt64(ABI_CPUHP_SIZE) };
-	char name[32];
-
-	snprintf(name, sizeof(name), "ged@%lx", ABI_GED_MMIO);
-	TRY(fdt_begin_node(fdt, name));
-	TRY(fdt_property_string(fdt, "compatible", "hotvm,ged"));
-	TRY(fdt_property(fdt, "reg", ged_reg, sizeof(ged_reg)));
-	TRY(fdt_property_u32(fdt, "interrupts", ABI_GED_IRQ));
-	TRY(fdt_end_node(fdt));
-
-	snprintf(name, sizeof(name), "cpuhp@%lx", ABI_CPUHP_MMIO);
-	TRY(fdt_begin_node(fdt, name));
-	TRY(fdt_property_string(fdt, "compatible", "hotvm,cpuhp-regs"));
-	TRY(fdt_property(fdt, "reg", regs_reg, sizeof(regs_reg)));
-	TRY(fdt_end_node(fdt));
-	return 0;
-}
-
 static int fdt_build_tree(void *fdt, size_t size,
 			  const struct fdt_build_config *cfg)
 {
@@ -113,10 +88,11 @@ static int fdt_build_tree(void *fdt, size_t size,
 	if (ret)
 		return ret;
 	ret = fdt_build_cpus(fdt, cfg);
-	if (!ret)
-		ret = fdt_build_hotplug(fdt);
 	if (ret)
 		return ret;
+	/* The hotplug devices, each by its own node. */
+	TRY(ged_build_fdt(fdt));
+	TRY(hpregs_build_fdt(fdt));
 
 	TRY(fdt_end_node(fdt));
 	TRY(fdt_finish(fdt));

@@ -2,9 +2,12 @@
 /*
  * The CPU-hotplug register block (DESIGN.md section 3): QEMU's "modern CPU
  * hotplug interface" (docs/specs/acpi_cpu_hotplug.rst), 12 bytes,
- * little-endian, plus hotvm's extension commands from hotvm_abi.h.
+ * little-endian, plus hotvm's extension commands; the layout (offsets,
+ * widths, bits, commands) is hotvm/regs.h.
  *
- * Accepted accesses (anything else is ignored, reads 0, and is counted):
+ * Accepted accesses (anything else is ignored, reads 0, and is counted;
+ * offsets, widths and directions are declared to the bus, which drops the
+ * rest):
  *
  *   off width dir  meaning
  *   0   4     W    CPU selector; any value is stored, values >= max_cpus
@@ -172,6 +175,40 @@ int hpregs_access(struct hpregs *r, uint64_t offset, unsigned int width,
 		  bool is_write, uint64_t *data);
 
 void hpregs_stats(struct hpregs *r, struct hpregs_stats *st);
+
+/*
+ * The block's AML, Device (CPUS) in \_SB, the processor container
+ * (ACPI0010) through which an ACPI OS drives the block:
+ *   PRST, fields       the register block: CSEL CPEN CINS CRMV CEJT CCMD CDAT
+ *   CPLK               mutex around every select-then-access sequence
+ *   CSTA(i)            _STA of CPU i: 0xF if enabled, else 0
+ *   CEJ0(i)            eject CPU i
+ *   COST(i, ev, st, b) _OST of CPU i to the VMM
+ *   CTFY(i, code)      Notify(Cxxx, code) for CPU i
+ *   CSCN()             drain insert/remove events, notify the OS
+ *   CMTL/CMTX(i, id)   _MAT: Local APIC / Local x2APIC entry
+ *   Cxxx               one ACPI0007 Device per possible CPU (hex index)
+ * Returns -EINVAL for a bad ncpus, else 0; other errors are the buffer's
+ * (aml_finish()).
+ */
+#define HPREGS_AML_MAX_CPUS 4096	      /* device names C000..CFFF */
+#define HPREGS_AML_SCAN	    "\\_SB.CPUS.CSCN" /* the GED's _EVT calls it */
+
+struct aml_buf;
+
+struct hpregs_aml {
+	unsigned int ncpus;	  /* possible CPUs, 1..HPREGS_AML_MAX_CPUS */
+	const uint32_t *apic_ids; /* ncpus entries; NULL: CPU n has APIC ID n */
+	uint32_t base;		  /* the block's MMIO address */
+};
+
+int hpregs_build_aml(struct aml_buf *b, const struct hpregs_aml *cfg);
+
+/*
+ * Its FDT node for the tiny guest, "/cpuhp@<ABI_CPUHP_MMIO>"
+ * (hotvm,cpuhp-regs): 0 or a negative FDT_ERR_* code.
+ */
+int hpregs_build_fdt(void *fdt);
 const char *hpregs_ign_name(int reason);
 
 #endif

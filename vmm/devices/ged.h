@@ -76,6 +76,22 @@ int ged_register(struct ged *g, struct bus *mmio);
 bool ged_access(struct ged *g, uint64_t offset, unsigned int width,
 		bool is_write, uint64_t *data);
 
+struct aml_buf;
+
+/*
+ * The GED's AML, Device (GED_) in \_SB: _HID ACPI0013, its interrupt
+ * (edge, active high) at irq, the event register at base, and _EVT, which
+ * reads the register and calls HPREGS_AML_SCAN on ABI_GED_EVT_CPU.
+ * Errors are the buffer's (aml_finish()).
+ */
+void ged_build_aml(struct aml_buf *b, uint32_t base, uint32_t irq);
+
+/*
+ * Its FDT node for the tiny guest, "/ged@<ABI_GED_MMIO>" (hotvm,ged), with
+ * libfdt's sequential-write API: 0 or a negative FDT_ERR_* code.
+ */
+int ged_build_fdt(void *fdt);
+
 /* Pending bits, without clearing them (introspection, tests). */
 uint32_t ged_pending(struct ged *g);
 void ged_stats(struct ged *g, struct ged_stats *st);

@@ -189,7 +189,7 @@ int serial_register(struct serial *s, struct bus *bus, uint16_t base)
 	return bus_register(bus, &(struct bus_dev){
 					 .name = "serial",
 					 .base = base,
-					 .len = 8,
+					 .len = SERIAL_PORTS,
 					 .fn = serial_io,
 					 .ctx = s,
 				 });

@@ -10,8 +10,11 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+struct aml_buf;
 struct bus;
 struct vm;
+
+#define SERIAL_PORTS 8 /* the 16550's registers, from its base port */
 
 enum serial_sink {
 	SERIAL_SINK_STDIO,
@@ -35,5 +38,12 @@ int serial_open(struct serial *s, enum serial_sink sink, const char *path,
 		struct vm *vm, unsigned int irq);
 int serial_register(struct serial *s, struct bus *bus, uint16_t base);
 void serial_close(struct serial *s);
+
+/*
+ * Device (name) { PNP0501 with IO (port, SERIAL_PORTS) and IRQ irq }, for
+ * the DSDT.  Errors are the buffer's (aml_finish()).
+ */
+void serial_build_aml(struct aml_buf *b, const char *name, uint16_t port,
+		      unsigned int irq);
 
 #endif

@@ -2,7 +2,8 @@
 /*
  * AML byte-code builder.  Encodings follow ACPI 6.4 section 20.2 (the AML
  * grammar) and 6.4 (resource descriptors); see vmm/util/aml.h for the calling
- * convention.
+ * convention.  Terms are built in place (struct aml_term, a value); blocks
+ * grow in the buffer and get their PkgLength when they close.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -11,10 +12,9 @@
 #include "aml.h"
 
 enum aml_open_kind {
-	AML_OPEN_PKG,	 /* PkgLength only */
-	AML_OPEN_BUFFER, /* PkgLength, then BufferSize */
-	AML_OPEN_FIELD,	 /* PkgLength only, but takes field elements */
-	AML_OPEN_IF,	 /* PkgLength only; an Else may follow */
+	AML_OPEN_PKG,	/* PkgLength only */
+	AML_OPEN_FIELD, /* PkgLength only, but takes field elements */
+	AML_OPEN_IF,	/* PkgLength only; an Else may follow */
 };
 
 static void fail(struct aml_buf *b, int err)
@@ -82,22 +82,17 @@ void aml_bytes(struct aml_buf *b, const void *p, size_t n)
 	b->len += n;
 }
 
-void aml_byte(struct aml_buf *b, uint8_t v)
+static void aml_byte(struct aml_buf *b, uint8_t v)
 {
 	aml_bytes(b, &v, 1);
 }
 
-void aml_word(struct aml_buf *b, uint16_t v)
+void aml_emit(struct aml_buf *b, struct aml_term t)
 {
-	uint8_t p[2] = { (uint8_t)v, (uint8_t)(v >> 8) };
-
-	aml_bytes(b, p, sizeof(p));
-}
-
-void aml_dword(struct aml_buf *b, uint32_t v)
-{
-	aml_word(b, (uint16_t)v);
-	aml_word(b, (uint16_t)(v >> 16));
+	if (t.err)
+		fail(b, t.err);
+	else
+		aml_bytes(b, t.code, t.len);
 }
 
 /*
@@ -178,9 +173,9 @@ static size_t int_encode(uint8_t out[9], uint64_t v)
 
 void aml_end(struct aml_buf *b)
 {
-	uint8_t prefix[4 + 9];
+	uint8_t prefix[4];
 	struct aml_open *o;
-	size_t body, n, m = 0;
+	size_t body, n;
 	int k;
 
 	if (b->err)
@@ -191,23 +186,120 @@ void aml_end(struct aml_buf *b)
 	}
 	o = &b->open[b->depth - 1];
 	body = b->len - o->start;
-	/* Buffer: PkgLength covers BufferSize too, which comes first. */
-	if (o->kind == AML_OPEN_BUFFER)
-		m = int_encode(prefix + 4, body);
-	k = pkglen_for_body(prefix, body + m);
+	k = pkglen_for_body(prefix, body);
 	if (k < 0) {
 		fail(b, k);
 		return;
 	}
 	n = (size_t)k;
-	memmove(prefix + n, prefix + 4, m);
-	if (reserve(b, n + m))
+	if (reserve(b, n))
 		return;
-	memmove(b->data + o->start + n + m, b->data + o->start, body);
-	memcpy(b->data + o->start, prefix, n + m);
-	b->len += n + m;
+	memmove(b->data + o->start + n, b->data + o->start, body);
+	memcpy(b->data + o->start, prefix, n);
+	b->len += n;
 	b->depth--;
 	b->if_end = o->kind == AML_OPEN_IF ? b->len : 0;
+}
+
+/* --- terms ---------------------------------------------------------------- */
+
+static struct aml_term term_err(int err)
+{
+	return (struct aml_term){ .err = err };
+}
+
+static void put(struct aml_term *t, const void *p, size_t n)
+{
+	if (t->err ||
+	    !n) /* p may be NULL then, which memcpy() does not allow */
+		return;
+	if (n > AML_TERM_MAX - (size_t)t->len) {
+		t->err = -E2BIG;
+		return;
+	}
+	memcpy(t->code + t->len, p, n);
+	t->len = (uint16_t)(t->len + n);
+}
+
+static void put_byte(struct aml_term *t, uint8_t v)
+{
+	put(t, &v, 1);
+}
+
+static void put_word(struct aml_term *t, uint16_t v)
+{
+	uint8_t p[2] = { (uint8_t)v, (uint8_t)(v >> 8) };
+
+	put(t, p, sizeof(p));
+}
+
+static void put_dword(struct aml_term *t, uint32_t v)
+{
+	put_word(t, (uint16_t)v);
+	put_word(t, (uint16_t)(v >> 16));
+}
+
+static void put_term(struct aml_term *t, const struct aml_term *s)
+{
+	if (!t->err && s->err)
+		t->err = s->err;
+	put(t, s->code, s->len);
+}
+
+static void put_int(struct aml_term *t, uint64_t v)
+{
+	uint8_t out[9];
+
+	put(t, out, int_encode(out, v));
+}
+
+static void put_ext_op(struct aml_term *t, uint8_t op)
+{
+	put_byte(t, AML_EXT_OP_PREFIX);
+	put_byte(t, op);
+}
+
+/* A PkgLength that counts itself, then the body: Buffer, Package. */
+static void put_pkg(struct aml_term *t, const struct aml_term *body)
+{
+	uint8_t len[4];
+	int n = pkglen_for_body(len, body->len);
+
+	if (n < 0 && !t->err)
+		t->err = n;
+	put(t, len, n < 0 ? 0 : (size_t)n);
+	put_term(t, body);
+}
+
+static struct aml_term op_terms(uint8_t op, const struct aml_term *a,
+				unsigned int n)
+{
+	struct aml_term t = { 0 };
+
+	put_byte(&t, op);
+	for (unsigned int i = 0; i < n; i++)
+		put_term(&t, &a[i]);
+	return t;
+}
+
+static struct aml_term op1(uint8_t op, struct aml_term a)
+{
+	return op_terms(op, &a, 1);
+}
+
+static struct aml_term op2(uint8_t op, struct aml_term a, struct aml_term b)
+{
+	const struct aml_term args[] = { a, b };
+
+	return op_terms(op, args, 2);
+}
+
+static struct aml_term op3(uint8_t op, struct aml_term a, struct aml_term b,
+			   struct aml_term c)
+{
+	const struct aml_term args[] = { a, b, c };
+
+	return op_terms(op, args, 3);
 }
 
 static int seg_char_ok(char c, int first)
@@ -256,110 +348,131 @@ static int count_segs(const char *path)
 	}
 }
 
-void aml_name(struct aml_buf *b, const char *path)
+struct aml_term aml_name(const char *path)
 {
+	struct aml_term t = { 0 };
 	size_t prefix = 0;
+	uint8_t segs_buf[4 * AML_MAX_SEGS];
 	int segs;
-	uint8_t *p;
 
-	if (b->err)
-		return;
 	if (path[0] == '\\')
 		prefix = 1;
 	else
 		while (path[prefix] == '^')
 			prefix++;
 	segs = count_segs(path + prefix);
-	if (segs < 0 || (!segs && !prefix)) {
-		fail(b, -EINVAL);
-		return;
-	}
-	if (reserve(b, prefix + 2 + 4 * (size_t)segs))
-		return;
-	p = b->data + b->len;
-	memcpy(p, path, prefix);
-	p += prefix;
+	if (segs < 0 || (!segs && !prefix))
+		return term_err(-EINVAL);
+	put(&t, path, prefix);
 	switch (segs) {
 	case 0:
-		*p++ = AML_ZERO_OP; /* NullName */
+		put_byte(&t, AML_ZERO_OP); /* NullName */
 		break;
 	case 1:
 		break;
 	case 2:
-		*p++ = AML_DUAL_NAME_PREFIX;
+		put_byte(&t, AML_DUAL_NAME_PREFIX);
 		break;
 	default:
-		*p++ = AML_MULTI_NAME_PREFIX;
-		*p++ = (uint8_t)segs;
+		put_byte(&t, AML_MULTI_NAME_PREFIX);
+		put_byte(&t, (uint8_t)segs);
 		break;
 	}
-	put_segs(p, path + prefix);
-	b->len = (size_t)(p - b->data) + 4 * (size_t)segs;
+	put_segs(segs_buf, path + prefix);
+	put(&t, segs_buf, 4 * (size_t)segs);
+	return t;
 }
 
 /* Field units and Name() take a single NameSeg, not a path. */
-static void name_seg(struct aml_buf *b, const char *seg)
+static void put_name_seg(struct aml_term *t, const char *seg)
 {
 	uint8_t out[4];
 
 	if (count_segs(seg) != 1) {
-		fail(b, -EINVAL);
+		if (!t->err)
+			t->err = -EINVAL;
 		return;
 	}
 	put_segs(out, seg);
-	aml_bytes(b, out, 4);
+	put(t, out, 4);
 }
 
-void aml_zero(struct aml_buf *b)
+struct aml_term aml_zero(void)
 {
-	aml_byte(b, AML_ZERO_OP);
+	return aml_int(0);
 }
 
-void aml_one(struct aml_buf *b)
+struct aml_term aml_one(void)
 {
-	aml_byte(b, AML_ONE_OP);
+	return aml_int(1);
 }
 
-void aml_ones(struct aml_buf *b)
+struct aml_term aml_ones(void)
 {
-	aml_byte(b, AML_ONES_OP);
+	struct aml_term t = { 0 };
+
+	put_byte(&t, AML_ONES_OP);
+	return t;
 }
 
-void aml_no_target(struct aml_buf *b)
+struct aml_term aml_no_target(void)
 {
-	aml_byte(b, AML_ZERO_OP);
+	return aml_zero(); /* NullName */
 }
 
-void aml_int(struct aml_buf *b, uint64_t v)
+struct aml_term aml_int(uint64_t v)
 {
-	uint8_t out[9];
+	struct aml_term t = { 0 };
 
-	aml_bytes(b, out, int_encode(out, v));
+	put_int(&t, v);
+	return t;
 }
 
-void aml_string(struct aml_buf *b, const char *s)
+struct aml_term aml_string(const char *s)
 {
+	struct aml_term t = { 0 };
 	size_t n = strlen(s);
 
 	/* AsciiCharList: 0x01-0x7f, then NullChar. */
 	for (size_t i = 0; i < n; i++)
 		if ((unsigned char)s[i] > 0x7f)
-			fail(b, -EINVAL);
-	aml_byte(b, AML_STRING_PREFIX);
-	aml_bytes(b, s, n + 1);
+			return term_err(-EINVAL);
+	put_byte(&t, AML_STRING_PREFIX);
+	put(&t, s, n + 1);
+	return t;
 }
 
-void aml_buffer_begin(struct aml_buf *b)
+/* Buffer: PkgLength covers BufferSize too, which comes first. */
+static struct aml_term buffer_of(const struct aml_term *bytes)
 {
-	aml_byte(b, AML_BUFFER_OP);
-	open_block(b, AML_OPEN_BUFFER);
+	struct aml_term t = { 0 }, body = aml_int(bytes->len);
+
+	put_term(&body, bytes);
+	put_byte(&t, AML_BUFFER_OP);
+	put_pkg(&t, &body);
+	return t;
 }
 
-void aml_buffer(struct aml_buf *b, const void *p, size_t n)
+struct aml_term aml_buffer(const void *p, size_t n)
 {
-	aml_buffer_begin(b);
-	aml_bytes(b, p, n);
-	aml_end(b);
+	struct aml_term bytes = { 0 };
+
+	put(&bytes, p, n);
+	return buffer_of(&bytes);
+}
+
+struct aml_term aml_package_n(const struct aml_term *elems, unsigned int n)
+{
+	struct aml_term t = { 0 }, body = { 0 };
+
+	if (n > 255)
+		return term_err(-EINVAL);
+	put_byte(&body, (uint8_t)n); /* NumElements */
+	for (unsigned int i = 0; i < n; i++)
+		put_term(&body, &elems[i]);
+	put_byte(&t, AML_PACKAGE_OP);
+	put_pkg(&t, &body);
+	return t;
 }
 
 static int hex_digit(char c)
@@ -398,40 +511,306 @@ int aml_eisaid_value(const char *id, uint32_t *out)
 	return 0;
 }
 
-void aml_eisaid(struct aml_buf *b, const char *id)
+struct aml_term aml_eisaid(const char *id)
 {
+	struct aml_term t = { 0 };
 	uint32_t v;
 	int err = aml_eisaid_value(id, &v);
 
-	if (err) {
-		fail(b, err);
-		return;
-	}
+	if (err)
+		return term_err(err);
 	/* Always a DWordConst, as ASL's EISAID() compiles to. */
-	aml_byte(b, AML_DWORD_PREFIX);
-	aml_dword(b, v);
+	put_byte(&t, AML_DWORD_PREFIX);
+	put_dword(&t, v);
+	return t;
 }
 
-void aml_local(struct aml_buf *b, unsigned int n)
+struct aml_term aml_local(unsigned int n)
 {
+	struct aml_term t = { 0 };
+
 	if (n > 7)
-		fail(b, -EINVAL);
-	aml_byte(b, (uint8_t)(AML_LOCAL0_OP + (n & 7)));
+		return term_err(-EINVAL);
+	put_byte(&t, (uint8_t)(AML_LOCAL0_OP + n));
+	return t;
 }
 
-void aml_arg(struct aml_buf *b, unsigned int n)
+struct aml_term aml_arg(unsigned int n)
 {
+	struct aml_term t = { 0 };
+
 	if (n > 6)
-		fail(b, -EINVAL);
-	aml_byte(b, (uint8_t)(AML_ARG0_OP + (n & 7)));
+		return term_err(-EINVAL);
+	put_byte(&t, (uint8_t)(AML_ARG0_OP + n));
+	return t;
 }
 
-void aml_scope_begin(struct aml_buf *b, const char *name)
+struct aml_term aml_name_decl(const char *name, struct aml_term value)
 {
-	aml_byte(b, AML_SCOPE_OP);
-	open_block(b, AML_OPEN_PKG);
-	aml_name(b, name);
+	struct aml_term t = { 0 }, n = aml_name(name);
+
+	put_byte(&t, AML_NAME_OP);
+	put_term(&t, &n);
+	put_term(&t, &value);
+	return t;
 }
+
+struct aml_term aml_mutex(const char *name, uint8_t sync_level)
+{
+	struct aml_term t = { 0 }, n = aml_name(name);
+
+	if (sync_level > 15)
+		return term_err(-EINVAL);
+	put_ext_op(&t, AML_MUTEX_OP);
+	put_term(&t, &n);
+	put_byte(&t, sync_level);
+	return t;
+}
+
+struct aml_term aml_opregion(const char *name, enum aml_region_space space,
+			     uint64_t offset, uint64_t len)
+{
+	struct aml_term t = { 0 }, n = aml_name(name);
+
+	put_ext_op(&t, AML_OPREGION_OP);
+	put_term(&t, &n);
+	put_byte(&t, (uint8_t)space);
+	put_int(&t, offset);
+	put_int(&t, len);
+	return t;
+}
+
+struct aml_term aml_store(struct aml_term src, struct aml_term dst)
+{
+	return op2(AML_STORE_OP, src, dst);
+}
+
+struct aml_term aml_add(struct aml_term a, struct aml_term b,
+			struct aml_term target)
+{
+	return op3(AML_ADD_OP, a, b, target);
+}
+
+struct aml_term aml_subtract(struct aml_term a, struct aml_term b,
+			     struct aml_term target)
+{
+	return op3(AML_SUBTRACT_OP, a, b, target);
+}
+
+struct aml_term aml_and(struct aml_term a, struct aml_term b,
+			struct aml_term target)
+{
+	return op3(AML_AND_OP, a, b, target);
+}
+
+struct aml_term aml_or(struct aml_term a, struct aml_term b,
+		       struct aml_term target)
+{
+	return op3(AML_OR_OP, a, b, target);
+}
+
+struct aml_term aml_shift_left(struct aml_term a, struct aml_term count,
+			       struct aml_term target)
+{
+	return op3(AML_SHIFT_LEFT_OP, a, count, target);
+}
+
+struct aml_term aml_shift_right(struct aml_term a, struct aml_term count,
+				struct aml_term target)
+{
+	return op3(AML_SHIFT_RIGHT_OP, a, count, target);
+}
+
+struct aml_term aml_increment(struct aml_term target)
+{
+	return op1(AML_INCREMENT_OP, target);
+}
+
+struct aml_term aml_decrement(struct aml_term target)
+{
+	return op1(AML_DECREMENT_OP, target);
+}
+
+struct aml_term aml_land(struct aml_term a, struct aml_term b)
+{
+	return op2(AML_LAND_OP, a, b);
+}
+
+struct aml_term aml_lor(struct aml_term a, struct aml_term b)
+{
+	return op2(AML_LOR_OP, a, b);
+}
+
+struct aml_term aml_lnot(struct aml_term a)
+{
+	return op1(AML_LNOT_OP, a);
+}
+
+struct aml_term aml_lequal(struct aml_term a, struct aml_term b)
+{
+	return op2(AML_LEQUAL_OP, a, b);
+}
+
+struct aml_term aml_lless(struct aml_term a, struct aml_term b)
+{
+	return op2(AML_LLESS_OP, a, b);
+}
+
+struct aml_term aml_lgreater(struct aml_term a, struct aml_term b)
+{
+	return op2(AML_LGREATER_OP, a, b);
+}
+
+struct aml_term aml_return(struct aml_term value)
+{
+	return op1(AML_RETURN_OP, value);
+}
+
+struct aml_term aml_break(void)
+{
+	return op_terms(AML_BREAK_OP, NULL, 0);
+}
+
+struct aml_term aml_notify(struct aml_term object, struct aml_term value)
+{
+	return op2(AML_NOTIFY_OP, object, value);
+}
+
+static struct aml_term create_field(uint8_t op, struct aml_term buffer,
+				    struct aml_term index, const char *name)
+{
+	struct aml_term t = op2(op, buffer, index);
+
+	put_name_seg(&t, name);
+	return t;
+}
+
+struct aml_term aml_create_dword_field(struct aml_term buffer,
+				       struct aml_term index, const char *name)
+{
+	return create_field(AML_CREATE_DWORD_FIELD_OP, buffer, index, name);
+}
+
+struct aml_term aml_create_byte_field(struct aml_term buffer,
+				      struct aml_term index, const char *name)
+{
+	return create_field(AML_CREATE_BYTE_FIELD_OP, buffer, index, name);
+}
+
+struct aml_term aml_acquire(const char *mutex, uint16_t timeout)
+{
+	struct aml_term t = { 0 }, n = aml_name(mutex);
+
+	put_ext_op(&t, AML_ACQUIRE_OP);
+	put_term(&t, &n);
+	put_word(&t, timeout);
+	return t;
+}
+
+struct aml_term aml_release(const char *mutex)
+{
+	struct aml_term t = { 0 }, n = aml_name(mutex);
+
+	put_ext_op(&t, AML_RELEASE_OP);
+	put_term(&t, &n);
+	return t;
+}
+
+/* A method call is its NameString followed by the arguments. */
+struct aml_term aml_call_n(const char *method, const struct aml_term *args,
+			   unsigned int n)
+{
+	struct aml_term t = aml_name(method);
+
+	if (n > 7)
+		return term_err(-EINVAL);
+	for (unsigned int i = 0; i < n; i++)
+		put_term(&t, &args[i]);
+	return t;
+}
+
+struct aml_term aml_call0(const char *method)
+{
+	return aml_name(method);
+}
+
+struct aml_term aml_resources_n(const struct aml_term *descs, unsigned int n)
+{
+	/* End Tag: small item 0xf, length 1; checksum 0 is always valid. */
+	static const uint8_t end_tag[] = { 0x79, 0x00 };
+	struct aml_term bytes = { 0 };
+
+	for (unsigned int i = 0; i < n; i++)
+		put_term(&bytes, &descs[i]);
+	put(&bytes, end_tag, sizeof(end_tag));
+	return buffer_of(&bytes);
+}
+
+/* Large resource data type: tag byte, 16-bit length of what follows. */
+static void large_item(struct aml_term *t, uint8_t tag, uint16_t len)
+{
+	put_byte(t, tag);
+	put_word(t, len);
+}
+
+struct aml_term aml_memory32_fixed(uint32_t info, uint32_t base, uint32_t len)
+{
+	struct aml_term t = { 0 };
+
+	large_item(&t, 0x86, 9);
+	put_byte(&t, (uint8_t)(info & 1));
+	put_dword(&t, base);
+	put_dword(&t, len);
+	return t;
+}
+
+struct aml_term aml_interrupt(uint32_t flags, const uint32_t *irqs,
+			      unsigned int n)
+{
+	struct aml_term t = { 0 };
+
+	if (!n || n > 255 || (flags & ~0x1fu))
+		return term_err(-EINVAL);
+	/* Flags, table length, the table; no ResourceSource. */
+	large_item(&t, 0x89, (uint16_t)(2 + 4 * n));
+	put_byte(&t, (uint8_t)flags);
+	put_byte(&t, (uint8_t)n);
+	for (unsigned int i = 0; i < n; i++)
+		put_dword(&t, irqs[i]);
+	return t;
+}
+
+/* Small items: the tag byte holds the item name and the body length. */
+static void small_item(struct aml_term *t, uint8_t name, uint8_t len)
+{
+	put_byte(t, (uint8_t)(name << 3 | len));
+}
+
+struct aml_term aml_io(uint16_t base, uint8_t len)
+{
+	struct aml_term t = { 0 };
+
+	small_item(&t, 0x08, 7);
+	put_byte(&t, 1); /* decodes 16 address bits */
+	put_word(&t, base);
+	put_word(&t, base);
+	put_byte(&t, 1); /* alignment */
+	put_byte(&t, len);
+	return t;
+}
+
+struct aml_term aml_irq_noflags(unsigned int irq)
+{
+	struct aml_term t = { 0 };
+
+	if (irq > 15)
+		return term_err(-EINVAL);
+	small_item(&t, 0x04, 2);
+	put_word(&t, (uint16_t)(1u << irq));
+	return t;
+}
+
+/* --- blocks --------------------------------------------------------------- */
 
 static void ext_op(struct aml_buf *b, uint8_t op)
 {
@@ -440,29 +819,37 @@ static void ext_op(struct aml_buf *b, uint8_t op)
 	aml_bytes(b, p, 2);
 }
 
+void aml_scope_begin(struct aml_buf *b, const char *name)
+{
+	aml_byte(b, AML_SCOPE_OP);
+	open_block(b, AML_OPEN_PKG);
+	aml_emit(b, aml_name(name));
+}
+
 void aml_device_begin(struct aml_buf *b, const char *name)
 {
 	ext_op(b, AML_DEVICE_OP);
 	open_block(b, AML_OPEN_PKG);
-	aml_name(b, name);
+	aml_emit(b, aml_name(name));
 }
 
 void aml_method_begin(struct aml_buf *b, const char *name, unsigned int nargs,
-		      int serialized)
+		      enum aml_method_serialize serialized)
 {
 	if (nargs > 7)
 		fail(b, -EINVAL);
 	aml_byte(b, AML_METHOD_OP);
 	open_block(b, AML_OPEN_PKG);
-	aml_name(b, name);
+	aml_emit(b, aml_name(name));
 	/* MethodFlags: ArgCount bits 0-2, SerializeFlag bit 3, SyncLevel 0. */
 	aml_byte(b, (uint8_t)((nargs & 7) | (serialized ? 1u << 3 : 0)));
 }
 
-void aml_if_begin(struct aml_buf *b)
+void aml_if_begin(struct aml_buf *b, struct aml_term predicate)
 {
 	aml_byte(b, AML_IF_OP);
 	open_block(b, AML_OPEN_IF);
+	aml_emit(b, predicate);
 }
 
 void aml_else_begin(struct aml_buf *b)
@@ -474,42 +861,11 @@ void aml_else_begin(struct aml_buf *b)
 	open_block(b, AML_OPEN_PKG);
 }
 
-void aml_while_begin(struct aml_buf *b)
+void aml_while_begin(struct aml_buf *b, struct aml_term predicate)
 {
 	aml_byte(b, AML_WHILE_OP);
 	open_block(b, AML_OPEN_PKG);
-}
-
-void aml_package_begin(struct aml_buf *b, uint8_t nelems)
-{
-	aml_byte(b, AML_PACKAGE_OP);
-	open_block(b, AML_OPEN_PKG);
-	aml_byte(b, nelems);
-}
-
-void aml_name_decl(struct aml_buf *b, const char *name)
-{
-	aml_byte(b, AML_NAME_OP);
-	aml_name(b, name);
-}
-
-void aml_mutex(struct aml_buf *b, const char *name, uint8_t sync_level)
-{
-	if (sync_level > 15)
-		fail(b, -EINVAL);
-	ext_op(b, AML_MUTEX_OP);
-	aml_name(b, name);
-	aml_byte(b, sync_level & 15);
-}
-
-void aml_opregion(struct aml_buf *b, const char *name,
-		  enum aml_region_space space, uint64_t offset, uint64_t len)
-{
-	ext_op(b, AML_OPREGION_OP);
-	aml_name(b, name);
-	aml_byte(b, (uint8_t)space);
-	aml_int(b, offset);
-	aml_int(b, len);
+	aml_emit(b, predicate);
 }
 
 void aml_field_begin(struct aml_buf *b, const char *region,
@@ -518,9 +874,17 @@ void aml_field_begin(struct aml_buf *b, const char *region,
 {
 	ext_op(b, AML_FIELD_OP);
 	open_block(b, AML_OPEN_FIELD);
-	aml_name(b, region);
+	aml_emit(b, aml_name(region));
 	aml_byte(b, (uint8_t)(access | lock | update));
 	b->field_bits = 0;
+}
+
+static int in_field(struct aml_buf *b)
+{
+	if (!b->err &&
+	    (!b->depth || b->open[b->depth - 1].kind != AML_OPEN_FIELD))
+		fail(b, -EINVAL);
+	return !b->err;
 }
 
 /* A field element's PkgLength is a plain bit count, not a byte length. */
@@ -531,8 +895,7 @@ static void field_element(struct aml_buf *b, uint32_t bits)
 
 	if (b->err)
 		return;
-	if (!b->depth || b->open[b->depth - 1].kind != AML_OPEN_FIELD ||
-	    !bits || bits > UINT32_MAX - b->field_bits) {
+	if (!bits || bits > UINT32_MAX - b->field_bits) {
 		fail(b, -EINVAL);
 		return;
 	}
@@ -547,29 +910,26 @@ static void field_element(struct aml_buf *b, uint32_t bits)
 
 void aml_field_unit(struct aml_buf *b, const char *seg, uint32_t bits)
 {
-	if (!b->err &&
-	    (!b->depth || b->open[b->depth - 1].kind != AML_OPEN_FIELD)) {
-		fail(b, -EINVAL);
+	struct aml_term t = { 0 };
+
+	if (!in_field(b))
 		return;
-	}
-	name_seg(b, seg);
+	put_name_seg(&t, seg);
+	aml_emit(b, t);
 	field_element(b, bits);
 }
 
 void aml_field_reserved(struct aml_buf *b, uint32_t bits)
 {
-	if (!b->err &&
-	    (!b->depth || b->open[b->depth - 1].kind != AML_OPEN_FIELD)) {
-		fail(b, -EINVAL);
+	if (!in_field(b))
 		return;
-	}
 	aml_byte(b, 0x00); /* ReservedField */
 	field_element(b, bits);
 }
 
 void aml_field_offset(struct aml_buf *b, uint32_t byte)
 {
-	if (b->err)
+	if (!in_field(b))
 		return;
 	if (byte > UINT32_MAX / 8 || byte * 8 < b->field_bits) {
 		fail(b, -EINVAL);
@@ -577,193 +937,4 @@ void aml_field_offset(struct aml_buf *b, uint32_t byte)
 	}
 	if (byte * 8 > b->field_bits)
 		aml_field_reserved(b, byte * 8 - b->field_bits);
-}
-
-void aml_store(struct aml_buf *b)
-{
-	aml_byte(b, AML_STORE_OP);
-}
-
-void aml_add(struct aml_buf *b)
-{
-	aml_byte(b, AML_ADD_OP);
-}
-
-void aml_subtract(struct aml_buf *b)
-{
-	aml_byte(b, AML_SUBTRACT_OP);
-}
-
-void aml_increment(struct aml_buf *b)
-{
-	aml_byte(b, AML_INCREMENT_OP);
-}
-
-void aml_decrement(struct aml_buf *b)
-{
-	aml_byte(b, AML_DECREMENT_OP);
-}
-
-void aml_and(struct aml_buf *b)
-{
-	aml_byte(b, AML_AND_OP);
-}
-
-void aml_or(struct aml_buf *b)
-{
-	aml_byte(b, AML_OR_OP);
-}
-
-void aml_shift_left(struct aml_buf *b)
-{
-	aml_byte(b, AML_SHIFT_LEFT_OP);
-}
-
-void aml_shift_right(struct aml_buf *b)
-{
-	aml_byte(b, AML_SHIFT_RIGHT_OP);
-}
-
-void aml_land(struct aml_buf *b)
-{
-	aml_byte(b, AML_LAND_OP);
-}
-
-void aml_lor(struct aml_buf *b)
-{
-	aml_byte(b, AML_LOR_OP);
-}
-
-void aml_lnot(struct aml_buf *b)
-{
-	aml_byte(b, AML_LNOT_OP);
-}
-
-void aml_lequal(struct aml_buf *b)
-{
-	aml_byte(b, AML_LEQUAL_OP);
-}
-
-void aml_lless(struct aml_buf *b)
-{
-	aml_byte(b, AML_LLESS_OP);
-}
-
-void aml_lgreater(struct aml_buf *b)
-{
-	aml_byte(b, AML_LGREATER_OP);
-}
-
-void aml_return(struct aml_buf *b)
-{
-	aml_byte(b, AML_RETURN_OP);
-}
-
-void aml_break(struct aml_buf *b)
-{
-	aml_byte(b, AML_BREAK_OP);
-}
-
-void aml_notify(struct aml_buf *b)
-{
-	aml_byte(b, AML_NOTIFY_OP);
-}
-
-void aml_create_dword_field(struct aml_buf *b)
-{
-	aml_byte(b, AML_CREATE_DWORD_FIELD_OP);
-}
-
-void aml_create_byte_field(struct aml_buf *b)
-{
-	aml_byte(b, AML_CREATE_BYTE_FIELD_OP);
-}
-
-void aml_acquire(struct aml_buf *b, const char *mutex, uint16_t timeout)
-{
-	ext_op(b, AML_ACQUIRE_OP);
-	aml_name(b, mutex);
-	aml_word(b, timeout);
-}
-
-void aml_release(struct aml_buf *b, const char *mutex)
-{
-	ext_op(b, AML_RELEASE_OP);
-	aml_name(b, mutex);
-}
-
-void aml_call(struct aml_buf *b, const char *method)
-{
-	aml_name(b, method);
-}
-
-void aml_restmpl_begin(struct aml_buf *b)
-{
-	aml_buffer_begin(b);
-}
-
-void aml_restmpl_end(struct aml_buf *b)
-{
-	/* End Tag: small item 0xf, length 1; checksum 0 is always valid. */
-	static const uint8_t end_tag[] = { 0x79, 0x00 };
-
-	aml_bytes(b, end_tag, sizeof(end_tag));
-	aml_end(b);
-}
-
-/* Large resource data type: tag byte, 16-bit length of what follows. */
-static void large_item(struct aml_buf *b, uint8_t tag, uint16_t len)
-{
-	aml_byte(b, tag);
-	aml_word(b, len);
-}
-
-void aml_memory32_fixed(struct aml_buf *b, uint32_t info, uint32_t base,
-			uint32_t len)
-{
-	large_item(b, 0x86, 9);
-	aml_byte(b, (uint8_t)(info & 1));
-	aml_dword(b, base);
-	aml_dword(b, len);
-}
-
-void aml_interrupt(struct aml_buf *b, uint32_t flags, const uint32_t *irqs,
-		   unsigned int n)
-{
-	if (!n || n > 255 || (flags & ~0x1fu)) {
-		fail(b, -EINVAL);
-		return;
-	}
-	/* Flags, table length, the table; no ResourceSource. */
-	large_item(b, 0x89, (uint16_t)(2 + 4 * n));
-	aml_byte(b, (uint8_t)flags);
-	aml_byte(b, (uint8_t)n);
-	for (unsigned int i = 0; i < n; i++)
-		aml_dword(b, irqs[i]);
-}
-
-/* Small items: the tag byte holds the item name and the body length. */
-static void small_item(struct aml_buf *b, uint8_t name, uint8_t len)
-{
-	aml_byte(b, (uint8_t)(name << 3 | len));
-}
-
-void aml_io(struct aml_buf *b, uint16_t base, uint8_t len)
-{
-	small_item(b, 0x08, 7);
-	aml_byte(b, 1); /* decodes 16 address bits */
-	aml_word(b, base);
-	aml_word(b, base);
-	aml_byte(b, 1); /* alignment */
-	aml_byte(b, len);
-}
-
-void aml_irq_noflags(struct aml_buf *b, unsigned int irq)
-{
-	if (irq > 15) {
-		fail(b, -EINVAL);
-		return;
-	}
-	small_item(b, 0x04, 2);
-	aml_word(b, (uint16_t)(1u << irq));
 }

@@ -1,21 +1,33 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * A small AML byte-code builder (ACPI 6.x, section 20 "ACPI Machine Language
- * Specification"): just what hotvm's DSDT needs, each encoder exact.
+ * Specification"): just what hotvm's DSDT needs, each encoder exact.  The
+ * calls nest as the ASL they produce does:
  *
- * AML is prefix notation, so most calls emit one opcode and the caller then
- * emits the operands in order, mirroring the ASL:
+ *	AML_METHOD(b, "CEJ0", 1, AML_SERIALIZED) {
+ *		aml_emit(b, aml_acquire("CPLK", AML_WAIT_FOREVER));
+ *		aml_emit(b, aml_store(aml_arg(0), aml_name("CSEL")));
+ *		AML_IF(b, aml_lequal(aml_name("CPEN"), aml_one()))
+ *			aml_emit(b, aml_store(aml_one(), aml_name("CEJT")));
+ *		aml_emit(b, aml_release("CPLK"));
+ *	}
  *
- *	Store (Arg0, CSEL)  ->  aml_store(b); aml_arg(b, 0); aml_name(b, "CSEL");
+ * Two kinds of objects:
+ *  - terms (struct aml_term): expressions, statements and data objects,
+ *    built as values from their operands (aml_store(src, dst)), so they
+ *    nest in one C expression; each holds at most AML_TERM_MAX bytes.
+ *    aml_emit() appends one to the buffer.
+ *  - blocks with a PkgLength (Scope, Device, Method, If, Else, While,
+ *    Field), which hold any number of terms: AML_SCOPE(b, ...) { body }
+ *    and its kin open the block, run the body, and close it; the length
+ *    is only known at the end, so closing shifts the body to make room.
+ *    Do not leave a block's body with return or goto (the block stays
+ *    open, and aml_finish() reports -EINVAL).
  *
- * Objects with a PkgLength (Scope, Device, Method, If, Else, While, Field,
- * Buffer, Package) are opened with aml_*_begin() and closed with aml_end();
- * the length is only known at the end, so aml_end() shifts the body to make
- * room for it.
- *
- * Errors are sticky: the first one (-ENOMEM, -E2BIG, -EINVAL) is kept, every
- * later call is a no-op, and aml_finish() reports it once.  Callers therefore
- * check only at the end.
+ * Errors are sticky: the first one (-ENOMEM, -E2BIG, -EINVAL) is kept, in
+ * the term that hit it and then in the buffer it is emitted to; every later
+ * call on the buffer is a no-op, and aml_finish() reports it once.  Callers
+ * therefore check only at the end.
  */
 #ifndef HOTVM_AML_H
 #define HOTVM_AML_H
@@ -26,6 +38,7 @@
 #define AML_MAX_DEPTH  16
 #define AML_PKGLEN_MAX ((1u << 28) - 1) /* 4-byte PkgLength: 28 bits */
 #define AML_MAX_SEGS   255		/* MultiNamePrefix SegCount */
+#define AML_TERM_MAX   96		/* bytes in one term */
 
 /* Opcodes (ACPI 6.4, 20.3 "AML Byte Stream Byte Values"). */
 enum {
@@ -111,6 +124,15 @@ enum aml_field_update {
 	AML_WRITE_AS_ZEROS = 2 << 5,
 };
 
+/* MethodFlags SerializeFlag. */
+enum aml_method_serialize {
+	AML_NOTSERIALIZED = 0,
+	AML_SERIALIZED = 1,
+};
+
+/* Acquire's timeout that means no timeout. */
+#define AML_WAIT_FOREVER 0xffff
+
 /* Extended Interrupt Descriptor flags (ACPI 6.4, 6.4.3.6). */
 #define AML_IRQ_CONSUMER   (1u << 0) /* else producer */
 #define AML_IRQ_EDGE	   (1u << 1) /* else level */
@@ -121,6 +143,13 @@ enum aml_field_update {
 /* Memory32Fixed information byte. */
 #define AML_MEM_READ_WRITE 1u
 #define AML_MEM_READ_ONLY  0u
+
+/* One term's encoding; err, if set, is the first error building it. */
+struct aml_term {
+	int err;
+	uint16_t len;
+	uint8_t code[AML_TERM_MAX];
+};
 
 struct aml_open {
 	size_t start; /* first body byte */
@@ -144,14 +173,13 @@ struct aml_buf {
 
 /* A zeroed struct aml_buf is ready to use; aml_free() releases it. */
 void aml_free(struct aml_buf *b);
-/* 0 if every call so far succeeded and every begin has its end. */
+/* 0 if every call so far succeeded and every block was closed. */
 int aml_finish(struct aml_buf *b);
 
-/* Raw bytes. */
-void aml_byte(struct aml_buf *b, uint8_t v);
+/* Appends a term, or takes its error. */
+void aml_emit(struct aml_buf *b, struct aml_term t);
+/* Raw bytes (tests, and bodies the builder has no encoder for). */
 void aml_bytes(struct aml_buf *b, const void *p, size_t n);
-void aml_word(struct aml_buf *b, uint16_t v);
-void aml_dword(struct aml_buf *b, uint32_t v);
 
 /*
  * PkgLength for a value (the value as stored: for objects it counts the
@@ -160,100 +188,138 @@ void aml_dword(struct aml_buf *b, uint32_t v);
  */
 int aml_pkglen_encode(uint8_t out[4], uint32_t value);
 
+/* --- terms: data objects ------------------------------------------------- */
+
 /*
  * NameString from ASL spelling: optional "\" or "^"..., then NameSegs of 1-4
  * characters separated by '.', short ones padded with '_' as ASL does
  * ("GED" is "GED_").  "\" alone is the root.
  */
-void aml_name(struct aml_buf *b, const char *path);
-
-/* Data objects. */
-void aml_zero(struct aml_buf *b);
-void aml_one(struct aml_buf *b);
-void aml_ones(struct aml_buf *b);
+struct aml_term aml_name(const char *path);
+struct aml_term aml_zero(void);
+struct aml_term aml_one(void);
+struct aml_term aml_ones(void);
 /* The shortest encoding: Zero, One, or Byte/Word/DWord/QWord prefix. */
-void aml_int(struct aml_buf *b, uint64_t v);
-void aml_string(struct aml_buf *b, const char *s);
+struct aml_term aml_int(uint64_t v);
+struct aml_term aml_string(const char *s);
 /* Buffer (n) { p[0..n) } */
-void aml_buffer(struct aml_buf *b, const void *p, size_t n);
+struct aml_term aml_buffer(const void *p, size_t n);
 /* EISAID ("PNP0A05") as the DWORD it compresses to. */
-void aml_eisaid(struct aml_buf *b, const char *id);
+struct aml_term aml_eisaid(const char *id);
 int aml_eisaid_value(const char *id, uint32_t *out);
-void aml_local(struct aml_buf *b, unsigned int n); /* Local0-7 */
-void aml_arg(struct aml_buf *b, unsigned int n);   /* Arg0-6 */
+struct aml_term aml_local(unsigned int n); /* Local0-7 */
+struct aml_term aml_arg(unsigned int n);   /* Arg0-6 */
 /* NullName as an unused Target operand. */
-void aml_no_target(struct aml_buf *b);
+struct aml_term aml_no_target(void);
+/* Package () { elems } */
+#define AML_PACKAGE(...)                                                       \
+	aml_package_n((const struct aml_term[]){ __VA_ARGS__ },                \
+		      AML_COUNT(__VA_ARGS__))
+struct aml_term aml_package_n(const struct aml_term *elems, unsigned int n);
 
-/* Named objects and blocks; close each begin with aml_end(). */
+/* The number of terms in a macro's argument list. */
+#define AML_COUNT(...)                                                         \
+	(unsigned int)(sizeof((const struct aml_term[]){ __VA_ARGS__ }) /      \
+		       sizeof(struct aml_term))
+
+/* --- terms: named objects and statements --------------------------------- */
+
+/* Name (name, value) */
+struct aml_term aml_name_decl(const char *name, struct aml_term value);
+struct aml_term aml_mutex(const char *name, uint8_t sync_level);
+struct aml_term aml_opregion(const char *name, enum aml_region_space space,
+			     uint64_t offset, uint64_t len);
+
+struct aml_term aml_store(struct aml_term src, struct aml_term dst);
+struct aml_term aml_add(struct aml_term a, struct aml_term b,
+			struct aml_term target);
+struct aml_term aml_subtract(struct aml_term a, struct aml_term b,
+			     struct aml_term target);
+struct aml_term aml_and(struct aml_term a, struct aml_term b,
+			struct aml_term target);
+struct aml_term aml_or(struct aml_term a, struct aml_term b,
+		       struct aml_term target);
+struct aml_term aml_shift_left(struct aml_term a, struct aml_term count,
+			       struct aml_term target);
+struct aml_term aml_shift_right(struct aml_term a, struct aml_term count,
+				struct aml_term target);
+struct aml_term aml_increment(struct aml_term target);
+struct aml_term aml_decrement(struct aml_term target);
+struct aml_term aml_land(struct aml_term a, struct aml_term b);
+struct aml_term aml_lor(struct aml_term a, struct aml_term b);
+struct aml_term aml_lnot(struct aml_term a);
+struct aml_term aml_lequal(struct aml_term a, struct aml_term b);
+struct aml_term aml_lless(struct aml_term a, struct aml_term b);
+struct aml_term aml_lgreater(struct aml_term a, struct aml_term b);
+struct aml_term aml_return(struct aml_term value);
+struct aml_term aml_break(void);
+struct aml_term aml_notify(struct aml_term object, struct aml_term value);
+/* CreateDWordField / CreateByteField (buffer, index, name) */
+struct aml_term aml_create_dword_field(struct aml_term buffer,
+				       struct aml_term index, const char *name);
+struct aml_term aml_create_byte_field(struct aml_term buffer,
+				      struct aml_term index, const char *name);
+struct aml_term aml_acquire(const char *mutex, uint16_t timeout);
+struct aml_term aml_release(const char *mutex);
+/* method (args...): 1-7 arguments; aml_call0 for none. */
+#define aml_call(method, ...)                                                  \
+	aml_call_n(method, (const struct aml_term[]){ __VA_ARGS__ },           \
+		   AML_COUNT(__VA_ARGS__))
+struct aml_term aml_call_n(const char *method, const struct aml_term *args,
+			   unsigned int n);
+struct aml_term aml_call0(const char *method);
+
+/* --- terms: resource templates ------------------------------------------- */
+
+/*
+ * ResourceTemplate () { descriptors }: a Buffer ending with an EndTag
+ * (checksum 0, which means "treat as correct").
+ */
+#define AML_RESOURCES(...)                                                     \
+	aml_resources_n((const struct aml_term[]){ __VA_ARGS__ },              \
+			AML_COUNT(__VA_ARGS__))
+struct aml_term aml_resources_n(const struct aml_term *descs, unsigned int n);
+struct aml_term aml_memory32_fixed(uint32_t info, uint32_t base, uint32_t len);
+/* Interrupt (...) { irqs }: flags from AML_IRQ_*, 1-255 interrupts. */
+struct aml_term aml_interrupt(uint32_t flags, const uint32_t *irqs,
+			      unsigned int n);
+/* IO (Decode16, base, base, 1, len): a fixed range of I/O ports. */
+struct aml_term aml_io(uint16_t base, uint8_t len);
+/* IRQNoFlags () { irq }: an ISA IRQ (0-15), edge-triggered, active high. */
+struct aml_term aml_irq_noflags(unsigned int irq);
+
+/* --- blocks -------------------------------------------------------------- */
+
 void aml_scope_begin(struct aml_buf *b, const char *name);
 void aml_device_begin(struct aml_buf *b, const char *name);
 void aml_method_begin(struct aml_buf *b, const char *name, unsigned int nargs,
-		      int serialized);
-void aml_if_begin(struct aml_buf *b);	 /* then: predicate, body */
-void aml_else_begin(struct aml_buf *b);	 /* right after an If's aml_end() */
-void aml_while_begin(struct aml_buf *b); /* then: predicate, body */
-void aml_package_begin(struct aml_buf *b, uint8_t nelems);
-/* Buffer whose size is known only at the end (e.g. several descriptors). */
-void aml_buffer_begin(struct aml_buf *b);
-void aml_end(struct aml_buf *b);
-
-/* Name (name, <one data object emitted next>) */
-void aml_name_decl(struct aml_buf *b, const char *name);
-void aml_mutex(struct aml_buf *b, const char *name, uint8_t sync_level);
-void aml_opregion(struct aml_buf *b, const char *name,
-		  enum aml_region_space space, uint64_t offset, uint64_t len);
-
-/* Field (region, access, lock, update) { ... } */
+		      enum aml_method_serialize serialized);
+void aml_if_begin(struct aml_buf *b, struct aml_term predicate);
+void aml_else_begin(struct aml_buf *b); /* right after an If's end */
+void aml_while_begin(struct aml_buf *b, struct aml_term predicate);
+/* Field (region, access, lock, update) { units } */
 void aml_field_begin(struct aml_buf *b, const char *region,
 		     enum aml_field_access access, enum aml_field_lock lock,
 		     enum aml_field_update update);
+void aml_end(struct aml_buf *b);
+
+/* Field elements, inside a Field block. */
 void aml_field_unit(struct aml_buf *b, const char *seg, uint32_t bits);
 void aml_field_reserved(struct aml_buf *b, uint32_t bits);
 /* Offset (byte): a reserved entry up to that byte; never backwards. */
 void aml_field_offset(struct aml_buf *b, uint32_t byte);
-/* Fields close with aml_end() too. */
 
-/* Statements and expressions: opcode only, operands follow. */
-void aml_store(struct aml_buf *b);	/* source, target */
-void aml_add(struct aml_buf *b);	/* a, b, target */
-void aml_subtract(struct aml_buf *b);	/* a, b, target */
-void aml_increment(struct aml_buf *b);	/* target */
-void aml_decrement(struct aml_buf *b);	/* target */
-void aml_and(struct aml_buf *b);	/* a, b, target */
-void aml_or(struct aml_buf *b);		/* a, b, target */
-void aml_shift_left(struct aml_buf *b); /* a, count, target */
-void aml_shift_right(struct aml_buf *b);
-void aml_land(struct aml_buf *b); /* a, b */
-void aml_lor(struct aml_buf *b);
-void aml_lnot(struct aml_buf *b); /* a */
-void aml_lequal(struct aml_buf *b);
-void aml_lless(struct aml_buf *b);
-void aml_lgreater(struct aml_buf *b);
-void aml_return(struct aml_buf *b); /* value */
-void aml_break(struct aml_buf *b);
-void aml_notify(struct aml_buf *b); /* object, value */
-/* CreateDWordField / CreateByteField (buffer, index, name) */
-void aml_create_dword_field(struct aml_buf *b);
-void aml_create_byte_field(struct aml_buf *b);
-void aml_acquire(struct aml_buf *b, const char *mutex, uint16_t timeout);
-void aml_release(struct aml_buf *b, const char *mutex);
-/* A method call is its NameString followed by the arguments. */
-void aml_call(struct aml_buf *b, const char *method);
-
-/*
- * ResourceTemplate () { ... }: a Buffer ending with an EndTag (checksum 0,
- * which means "treat as correct").
- */
-void aml_restmpl_begin(struct aml_buf *b);
-void aml_restmpl_end(struct aml_buf *b);
-void aml_memory32_fixed(struct aml_buf *b, uint32_t info, uint32_t base,
-			uint32_t len);
-/* Interrupt (...) { irqs }: flags from AML_IRQ_*, 1-255 interrupts. */
-void aml_interrupt(struct aml_buf *b, uint32_t flags, const uint32_t *irqs,
-		   unsigned int n);
-/* IO (Decode16, base, base, 1, len): a fixed range of I/O ports. */
-void aml_io(struct aml_buf *b, uint16_t base, uint8_t len);
-/* IRQNoFlags () { irq }: an ISA IRQ (0-15), edge-triggered, active high. */
-void aml_irq_noflags(struct aml_buf *b, unsigned int irq);
+/* A block around the statement or { compound } that follows. */
+#define AML_BLOCK(b, begin)                                                    \
+	for (int aml_once_ = ((begin), 1); aml_once_; aml_once_ = 0, aml_end(b))
+#define AML_SCOPE(b, name)  AML_BLOCK(b, aml_scope_begin(b, name))
+#define AML_DEVICE(b, name) AML_BLOCK(b, aml_device_begin(b, name))
+#define AML_METHOD(b, name, nargs, serialized)                                 \
+	AML_BLOCK(b, aml_method_begin(b, name, nargs, serialized))
+#define AML_IF(b, predicate)	AML_BLOCK(b, aml_if_begin(b, predicate))
+#define AML_ELSE(b)		AML_BLOCK(b, aml_else_begin(b))
+#define AML_WHILE(b, predicate) AML_BLOCK(b, aml_while_begin(b, predicate))
+#define AML_FIELD(b, region, access, lock, update)                             \
+	AML_BLOCK(b, aml_field_begin(b, region, access, lock, update))
 
 #endif
