@@ -499,7 +499,6 @@ static const struct bus_reg hpregs_layout[] = {
 static struct bus_dev hpregs_dev(struct hpregs *r)
 {
 	return (struct bus_dev){
-		.name = "cpuhp",
 		.base = ABI_CPUHP_MMIO,
 		.len = ABI_CPUHP_SIZE,
 		.regs = hpregs_layout,

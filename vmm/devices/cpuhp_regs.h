@@ -102,7 +102,7 @@ struct hpregs_cpu {
 };
 
 struct hpregs_stats {
-	uint64_t accesses; /* every hpregs_access() call */
+	uint64_t accesses; /* every guest access, the bus's drops included */
 	uint64_t ignored[HPREGS_IGN_NR];
 	uint64_t ejects;	/* eject callbacks */
 	uint64_t osts;		/* ost callbacks */

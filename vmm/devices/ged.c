@@ -73,7 +73,6 @@ static const struct bus_reg ged_regs[] = {
 static struct bus_dev ged_dev(struct ged *g)
 {
 	return (struct bus_dev){
-		.name = "ged",
 		.base = ABI_GED_MMIO,
 		.len = ABI_GED_SIZE,
 		.regs = ged_regs,

@@ -33,8 +33,8 @@ struct ged_stats {
 	uint64_t raises;     /* ged_raise() calls with bits != 0 */
 	uint64_t irq_errors; /* the interrupt callback failed */
 	uint64_t ign_write;  /* writes: the register is read-only */
-	uint64_t ign_width;  /* offset 0 but width != 4 */
-	uint64_t ign_offset; /* offset != 0 */
+	uint64_t ign_width;  /* the event register, but not its width */
+	uint64_t ign_offset; /* not the event register's offset */
 };
 
 struct ged {

@@ -109,13 +109,13 @@ int bus_dispatch(const struct bus *bus, uint64_t addr, uint8_t *data,
 	}
 	for (unsigned int i = 0; i < bus->nr; i++) {
 		const struct bus_dev *d = &bus->devs[i];
-		uint64_t off = addr - d->base;
-		uint64_t val = is_write ? get_le(data, len) : 0;
+		uint64_t off = addr - d->base, val;
 		int ret;
 
 		if (addr < d->base || off >= d->len ||
 		    (!bus->first_byte_decodes && len > d->len - off))
 			continue;
+		val = is_write ? get_le(data, len) : 0;
 		ret = bus_dev_access(d, off, &val, len, is_write);
 		if (!is_write && ret < 0)
 			memset(data, bus->unclaimed, len);

@@ -46,7 +46,6 @@ struct bus_ignored {
 };
 
 struct bus_dev {
-	const char *name;
 	uint64_t base, len;
 	/* NULL: every access in the window, any width, reaches fn. */
 	const struct bus_reg *regs;
@@ -57,8 +56,7 @@ struct bus_dev {
 };
 
 struct bus {
-	const char *name;
-	uint64_t limit;	   /* addresses 0 .. limit - 1 */
+	uint64_t limit;	   /* addresses 0 .. limit - 1; 0: all 64 bits */
 	uint8_t unclaimed; /* byte an unclaimed read returns */
 	/*
 	 * Port I/O: an access belongs to the device at its first address,
@@ -72,12 +70,12 @@ struct bus {
 
 #define BUS_INIT_PIO                                                           \
 	{                                                                      \
-		.name = "pio", .limit = 0x10000, .unclaimed = 0xff,            \
+		.limit = 0x10000, .unclaimed = 0xff,                           \
 		.first_byte_decodes = true                                     \
 	}
 #define BUS_INIT_MMIO                                                          \
 	{                                                                      \
-		.name = "mmio", .limit = 0, .unclaimed = 0                     \
+		.limit = 0, .unclaimed = 0                                     \
 	}
 
 /*
