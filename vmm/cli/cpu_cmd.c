@@ -1253,3 +1253,22 @@ const char *cpu_verb_cell(struct json_object *o, char *buf, size_t len)
 {
 	return cell(o, buf, len);
 }
+
+int64_t cpu_verb_num(struct json_object *o, int64_t dflt)
+{
+	return json_object_is_type(o, json_type_int) ? json_object_get_int64(o)
+						     : dflt;
+}
+
+bool cpu_verb_flag(struct json_object *o)
+{
+	return json_object_is_type(o, json_type_boolean) &&
+	       json_object_get_boolean(o);
+}
+
+const char *cpu_verb_str(struct json_object *o)
+{
+	return json_object_is_type(o, json_type_string)
+		       ? json_object_get_string(o)
+		       : NULL;
+}

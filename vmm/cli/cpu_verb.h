@@ -9,6 +9,7 @@
 #define HOTVM_CPU_VERB_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <stddef.h>
 #include <stdio.h>
 
@@ -50,5 +51,9 @@ int cpu_verb_parse_cpu(const char *s, long *cpu);
 struct json_object *cpu_verb_member(struct json_object *o, const char *key);
 /* A scalar as table text ("-" for none). */
 const char *cpu_verb_cell(struct json_object *o, char *buf, size_t len);
+/* o as an integer, a true boolean, a string; dflt, false, NULL if not. */
+int64_t cpu_verb_num(struct json_object *o, int64_t dflt);
+bool cpu_verb_flag(struct json_object *o);
+const char *cpu_verb_str(struct json_object *o);
 
 #endif

@@ -231,18 +231,26 @@ void hp_stage_notify(const struct hp_events *ev, unsigned int cpu,
 		ev->stage(ev->ctx, cpu, id, st);
 }
 
+/* Logs why, and records it as @rep's reason unless one is there already. */
+static int vrecord(struct hp_report *rep, unsigned int cpu, int code,
+		   const char *fmt, va_list ap)
+{
+	char why[HV_ERR_MAX];
+
+	vsnprintf(why, sizeof(why), fmt, ap);
+	pr_err("CPU %u: %s", cpu, why);
+	return hv_err_set(rep ? &rep->err : NULL, code, "%s", why);
+}
+
 /* hp->rep is set and cleared by the operation thread, which calls this. */
 void hp_fail(struct hotplug *hp, unsigned int cpu, const char *fmt, ...)
 {
-	char why[HV_ERR_MAX];
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(why, sizeof(why), fmt, ap);
-	va_end(ap);
-	pr_err("CPU %u: %s", cpu, why);
 	/* -EIO until op_end() knows the errno the walk returned. */
-	hv_err_set(hp->rep ? &hp->rep->err : NULL, -EIO, "%s", why);
+	vrecord(hp->rep, cpu, -EIO, fmt, ap);
+	va_end(ap);
 }
 
 /* Linux's cpulist ("0-2,5") of the slots marked online, into @buf. */
@@ -296,14 +304,13 @@ static int refuse(struct hp_report *rep, unsigned int cpu, int code,
 static int refuse(struct hp_report *rep, unsigned int cpu, int code,
 		  const char *fmt, ...)
 {
-	char why[HV_ERR_MAX];
 	va_list ap;
+	int ret;
 
 	va_start(ap, fmt);
-	vsnprintf(why, sizeof(why), fmt, ap);
+	ret = vrecord(rep, cpu, code, fmt, ap);
 	va_end(ap);
-	pr_err("CPU %u: %s", cpu, why);
-	return hv_err_set(rep ? &rep->err : NULL, code, "%s", why);
+	return ret;
 }
 
 /* A new operation: no reason left from the one before. */
