@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * Constants shared by the guest's assembly and C.  hotvm_abi.h uses UL
+ * Constants shared by the guest's assembly and C.  hotvm/abi.h uses UL
  * suffixes the assembler cannot parse, so the values the assembly needs
  * are repeated here and checked against the ABI in smp.c.
  */

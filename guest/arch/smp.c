@@ -13,7 +13,7 @@
 #include "tsc.h"
 
 _Static_assert(GUEST_TRAMPOLINE == ABI_TRAMPOLINE_PADDR,
-	       "layout.h and hotvm_abi.h disagree on the trampoline");
+	       "layout.h and hotvm/abi.h disagree on the trampoline");
 _Static_assert((GUEST_TRAMPOLINE & 0xfff) == 0 && GUEST_TRAMPOLINE < 0x100000,
 	       "the SIPI vector is the trampoline's page number");
 

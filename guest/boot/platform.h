@@ -15,7 +15,7 @@ struct platform_cpu {
 	bool enabled; /* present at boot: bring it up */
 };
 
-/* Defaults when the FDT/MADT does not say (hotvm_abi.h, the PC's IOAPIC). */
+/* Defaults when the FDT/MADT does not say (hotvm/abi.h, the PC's IOAPIC). */
 #define PLATFORM_IOAPIC_DEFAULT 0xfec00000UL
 
 struct platform {

@@ -29,7 +29,7 @@
 struct dsdt_config {
 	unsigned int ncpus;	  /* possible CPUs, 1..DSDT_MAX_CPUS */
 	const uint32_t *apic_ids; /* ncpus entries; NULL: CPU n has APIC ID n */
-	/* Zero selects the value from hotvm_abi.h. */
+	/* Zero selects the value from hotvm/abi.h. */
 	uint32_t ged_mmio;
 	uint32_t ged_irq;
 	uint32_t cpuhp_mmio;

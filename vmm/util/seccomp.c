@@ -473,7 +473,7 @@ int seccomp_setup(enum seccomp_policy p, bool hooks)
 		seccomp_names[nr] =
 			seccomp_syscall_resolve_num_arch(SCMP_ARCH_NATIVE, nr);
 	for (int t = 0; t < SECCOMP_NR_THREADS; t++) {
-		/* The hooks' thread: see vmm_seccomp.h. */
+		/* The hooks' thread: see seccomp_policy.h. */
 		if (t == SECCOMP_THREAD_QMP_OP && hooks)
 			continue;
 		ret = seccomp_build((enum seccomp_thread)t, p,
