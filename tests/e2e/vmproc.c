@@ -78,21 +78,39 @@ static bool vmproc_take_line(struct vmproc *v, char *line, size_t size)
 	return true;
 }
 
+/*
+ * A long wait says every VMPROC_HEARTBEAT_MS how far the guest got: the
+ * nested lab takes a silent console for a frozen lab kernel, and a hung
+ * guest must not look like one.
+ */
+#define VMPROC_HEARTBEAT_MS 30000
+
 int vmproc_wait_line(struct vmproc *v, const char *prefix, int timeout_ms,
 		     char *out, size_t outlen)
 {
-	long deadline = now_ms() + timeout_ms;
-	char line[512];
+	long start = now_ms(), deadline = start + timeout_ms;
+	long beat = start + VMPROC_HEARTBEAT_MS;
+	char line[512], last[160] = "";
 
 	for (;;) {
-		while (vmproc_take_line(v, line, sizeof(line)))
+		while (vmproc_take_line(v, line, sizeof(line))) {
 			if (!strncmp(line, prefix, strlen(prefix))) {
 				if (out)
 					snprintf(out, outlen, "%s", line);
 				return 0;
 			}
-		if (!vmproc_fill(v, deadline))
+			if (line[0])
+				snprintf(last, sizeof(last), "%.159s", line);
+		}
+		if (vmproc_fill(v, beat < deadline ? beat : deadline))
+			continue;
+		if (now_ms() >= deadline)
 			return -ETIMEDOUT;
+		printf("# still waiting for '%s' after %ld s; the guest's last "
+		       "line: %s\n",
+		       prefix, (now_ms() - start) / 1000, last);
+		fflush(stdout);
+		beat += VMPROC_HEARTBEAT_MS;
 	}
 }
 
