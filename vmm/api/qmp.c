@@ -68,8 +68,16 @@ struct qmp_conn {
 	bool eof;
 	/* After a parse error: drop input up to the next newline, then resync. */
 	bool skip_line;
-	/* A request of this client runs on a worker: read nothing more. */
-	bool busy;
+	/*
+	 * Requests of this client on the workers, not yet answered; whether
+	 * one of them is not an operation (then nothing is read ahead); and
+	 * what came after them that must wait until they are answered (a
+	 * parsed request, or the text of a parse error).
+	 */
+	unsigned int inflight;
+	bool inflight_other;
+	struct json_object *held;
+	char *held_err;
 	long long since_ms; /* accepted at, for the negotiation timeout */
 	/*
 	 * Received bytes not yet consumed: the request being parsed from
@@ -98,8 +106,9 @@ struct qmp_worker {
 	const char *name;
 	pthread_t thread;
 	bool started;
-	pthread_cond_t cond;	      /* s->lock: a job came, or stop */
-	struct qmp_job *head, **tail; /* s->lock */
+	pthread_cond_t cond;		     /* s->lock: a job came, or stop */
+	struct qmp_job *head, **tail;	     /* s->lock */
+	struct qmp_job *jobs[QMP_BATCH_MAX]; /* the ones it runs now */
 };
 
 enum { QMP_WORKER_QUERY, QMP_WORKER_OP, QMP_NR_WORKERS };
@@ -608,6 +617,12 @@ static void deliver_events(struct qmp_server *s)
 
 /* ---- dispatch ---- */
 
+/* Neither run inline nor a query: it runs on the operation thread. */
+static bool is_operation(const struct qmp_command *cmd)
+{
+	return !(cmd->flags & (QMP_CMD_FAST | QMP_CMD_QUERY));
+}
+
 static const struct qmp_command *find_command(struct qmp_server *s,
 					      const char *name)
 {
@@ -727,6 +742,17 @@ static const char *check_request(struct json_object *req,
 	return exec;
 }
 
+/* A handler's outcome, with a reason whatever the handler left in err. */
+static int call_result(int rc, struct qmp_error *err)
+{
+	if (rc && !hv_err_is_set(&err->e))
+		qmp_error_set(err, QMP_ERROR_GENERIC, "%s",
+			      strerror(rc < 0 ? -rc : EIO));
+	if (!rc) /* a handler that filled err but returned 0 */
+		*err = (struct qmp_error){ 0 };
+	return rc;
+}
+
 /* Checks the arguments against the declaration, then runs the handler. */
 static int call_handler(struct qmp_server *s, const struct qmp_command *cmd,
 			struct json_object *args, struct json_object **ret,
@@ -737,12 +763,7 @@ static int call_handler(struct qmp_server *s, const struct qmp_command *cmd,
 
 	if (!rc)
 		rc = cmd->handler(s->ctx, args, ret, err);
-	if (rc && !hv_err_is_set(&err->e))
-		qmp_error_set(err, QMP_ERROR_GENERIC, "%s",
-			      strerror(rc < 0 ? -rc : EIO));
-	if (!rc) /* a handler that filled err but returned 0 */
-		*err = (struct qmp_error){ 0 };
-	return rc;
+	return call_result(rc, err);
 }
 
 /* {"return": ret} or {"error": err}, with the request's id; takes ret. */
@@ -774,22 +795,14 @@ static void job_free(struct qmp_job *j)
 	free(j);
 }
 
-/* On a worker: runs the job's command (unless stopping) into j->reply. */
-static void job_run(struct qmp_server *s, struct qmp_job *j, bool stopping)
+/* Serialises the outcome into j->reply; takes ret, frees the request. */
+static void job_answer(struct qmp_job *j, int rc, struct json_object *ret,
+		       const struct qmp_error *err)
 {
-	struct qmp_error err = { 0 };
-	struct json_object *ret = NULL, *resp;
+	struct json_object *resp = response(rc, ret, err, j->req);
 	const char *text;
 	size_t len;
-	int rc;
 
-	if (stopping)
-		rc = qmp_error_set(&err, QMP_ERROR_GENERIC,
-				   "%s not run: the VM is shutting down",
-				   j->cmd->name);
-	else
-		rc = call_handler(s, j->cmd, j->args, &ret, &err);
-	resp = response(rc, ret, &err, j->req);
 	text = json_object_to_json_string_length(resp, QMP_JSON_FLAGS, &len);
 	j->reply = text ? malloc(len + 1) : NULL;
 	if (j->reply) {
@@ -803,6 +816,85 @@ static void job_run(struct qmp_server *s, struct qmp_job *j, bool stopping)
 	j->args = NULL;
 }
 
+/* On a worker: runs the job's command (unless stopping) into j->reply. */
+static void job_run(struct qmp_server *s, struct qmp_job *j, bool stopping)
+{
+	struct qmp_error err = { 0 };
+	struct json_object *ret = NULL;
+	int rc;
+
+	if (stopping)
+		rc = qmp_error_set(&err, QMP_ERROR_GENERIC,
+				   "%s not run: the VM is shutting down",
+				   j->cmd->name);
+	else
+		rc = call_handler(s, j->cmd, j->args, &ret, &err);
+	job_answer(j, rc, ret, &err);
+}
+
+/*
+ * On the operation thread: jobs[0..n) of one command with a batch handler,
+ * queued one after another.  Those whose arguments pass the declaration
+ * go to the handler together; each is answered on its own.
+ */
+static void batch_run(struct qmp_server *s, struct qmp_job **jobs, size_t n)
+{
+	const struct qmp_command *cmd = jobs[0]->cmd;
+	struct qmp_call *calls = calloc(n, sizeof(*calls));
+	struct qmp_call *todo = calloc(n, sizeof(*todo));
+	size_t *at = calloc(n, sizeof(*at)), nt = 0;
+
+	if (!calls || !todo || !at) {
+		for (size_t i = 0; i < n; i++)
+			job_run(s, jobs[i], false);
+		goto out;
+	}
+	for (size_t i = 0; i < n; i++) {
+		struct qmp_call *c = &calls[i];
+
+		c->args = jobs[i]->args;
+		c->rc = qmp_check_args(c->args, cmd->args,
+				       cmd->flags & QMP_CMD_OPEN_ARGS, &c->err);
+		if (!c->rc) {
+			at[nt] = i;
+			todo[nt++] = *c;
+		}
+	}
+	if (nt)
+		cmd->batch(s->ctx, todo, nt);
+	for (size_t k = 0; k < nt; k++)
+		calls[at[k]] = todo[k];
+	for (size_t i = 0; i < n; i++) {
+		struct qmp_call *c = &calls[i];
+
+		c->rc = call_result(c->rc, &c->err);
+		job_answer(jobs[i], c->rc, c->ret, &c->err);
+	}
+out:
+	free(calls);
+	free(todo);
+	free(at);
+}
+
+/*
+ * Takes the next job off w's queue (s->lock held), with the jobs of the
+ * same command queued right after it when that command batches.  Returns
+ * how many are in jobs[].
+ */
+static size_t take_jobs(struct qmp_worker *w, struct qmp_job **jobs)
+{
+	size_t n = 0;
+
+	do {
+		jobs[n++] = w->head;
+		w->head = w->head->next;
+	} while (jobs[0]->cmd->batch && w->head &&
+		 w->head->cmd == jobs[0]->cmd && n < QMP_BATCH_MAX);
+	if (!w->head)
+		w->tail = &w->head;
+	return n;
+}
+
 static void *worker_thread(void *arg)
 {
 	struct qmp_worker *w = arg;
@@ -813,26 +905,31 @@ static void *worker_thread(void *arg)
 			      : SECCOMP_THREAD_QMP_QUERY);
 	pthread_mutex_lock(&s->lock);
 	for (;;) {
-		struct qmp_job *j = w->head;
 		bool stopping = s->workers_stopping;
+		struct qmp_job **js = w->jobs;
+		size_t n;
 
-		if (!j) {
+		if (!w->head) {
 			if (stopping)
 				break;
 			pthread_cond_wait(&w->cond, &s->lock);
 			continue;
 		}
-		w->head = j->next;
-		if (!w->head)
-			w->tail = &w->head;
+		n = take_jobs(w, js);
 		pthread_mutex_unlock(&s->lock);
 
-		job_run(s, j, stopping);
+		if (n > 1 && !stopping)
+			batch_run(s, js, n);
+		else
+			for (size_t i = 0; i < n; i++)
+				job_run(s, js[i], stopping);
 
 		pthread_mutex_lock(&s->lock);
-		j->next = NULL;
-		*s->done_tail = j;
-		s->done_tail = &j->next;
+		for (size_t i = 0; i < n; i++) {
+			js[i]->next = NULL;
+			*s->done_tail = js[i];
+			s->done_tail = &js[i]->next;
+		}
 		pthread_mutex_unlock(&s->lock);
 		wake(s);
 		pthread_mutex_lock(&s->lock);
@@ -868,14 +965,36 @@ static bool submit(struct qmp_server *s, struct qmp_conn *c,
 		pthread_cond_signal(&w->cond);
 	}
 	pthread_mutex_unlock(&s->lock);
-	if (!ok)
+	if (!ok) {
 		free(j);
-	return ok;
+		return false;
+	}
+	c->inflight++;
+	c->inflight_other |= w != &s->workers[QMP_WORKER_OP];
+	return true;
 }
 
 /*
- * Answers req at once or hands it to a worker (then the client is busy
- * until its reply is back).  Takes over req.
+ * Whether req may be dispatched now, with earlier requests of c still
+ * unanswered: only an operation behind operations, which queues on the same
+ * thread behind them, so the replies keep their order.
+ */
+static bool may_go_ahead(struct qmp_server *s, struct qmp_conn *c,
+			 const char *name)
+{
+	const struct qmp_command *cmd;
+
+	if (!c->inflight)
+		return true;
+	if (c->inflight_other || !name || !c->negotiated)
+		return false;
+	cmd = find_command(s, name);
+	return cmd && is_operation(cmd);
+}
+
+/*
+ * Answers req at once, hands it to a worker, or holds it until the
+ * client's earlier requests are answered.  Takes over req.
  */
 static void dispatch(struct qmp_server *s, struct qmp_conn *c,
 		     struct json_object *req)
@@ -886,6 +1005,10 @@ static void dispatch(struct qmp_server *s, struct qmp_conn *c,
 	const char *name = check_request(req, &args, &err);
 	int rc = -EINVAL;
 
+	if (!may_go_ahead(s, c, name)) {
+		c->held = req; /* dispatched again once c's replies are out */
+		return;
+	}
 	if (name && !args) {
 		/* Handlers always get an object; it lives as long as req. */
 		args = json_object_new_object();
@@ -911,7 +1034,6 @@ static void dispatch(struct qmp_server *s, struct qmp_conn *c,
 	} else if (cmd->flags & QMP_CMD_FAST) {
 		rc = call_handler(s, cmd, args, &ret, &err);
 	} else if (submit(s, c, cmd, req, args)) {
-		c->busy = true;
 		return;
 	} else {
 		rc = qmp_error_set(&err, QMP_ERROR_GENERIC,
@@ -935,6 +1057,22 @@ static struct qmp_conn *conn_by_id(struct qmp_server *s, uint64_t id)
 
 static void conn_process(struct qmp_server *s, struct qmp_conn *c);
 
+/* Every earlier reply of c is out: what waited behind them goes now. */
+static void conn_release(struct qmp_server *s, struct qmp_conn *c)
+{
+	struct json_object *req = c->held;
+
+	c->inflight_other = false;
+	c->held = NULL;
+	if (c->held_err) {
+		conn_send_error(s, c, c->held_err);
+		free(c->held_err);
+		c->held_err = NULL;
+	}
+	if (req)
+		dispatch(s, c, req);
+}
+
 /* Replies from the workers, after the events their commands raised. */
 static void deliver_replies(struct qmp_server *s)
 {
@@ -954,11 +1092,13 @@ static void deliver_replies(struct qmp_server *s)
 
 		next = j->next;
 		if (c) {
-			c->busy = false;
+			c->inflight--;
 			if (j->reply)
 				conn_send(s, c, j->reply, j->reply_len);
 			else
 				conn_send_error(s, c, "out of memory");
+			if (!c->inflight)
+				conn_release(s, c);
 			/* What the client sent meanwhile is next. */
 			conn_process(s, c);
 		}
@@ -1041,10 +1181,27 @@ static bool new_request_at(const struct qmp_conn *c, size_t at)
 	return false;
 }
 
-/* Parses and dispatches what c sent, until it needs more or is busy. */
+/* A parse error's reply, in its place among c's replies. */
+static void conn_parse_error(struct qmp_server *s, struct qmp_conn *c,
+			     const char *desc)
+{
+	if (c->inflight && (c->held_err = strdup(desc)))
+		return;
+	deliver_events(s);
+	conn_send_error(s, c, desc);
+}
+
+/* Whether c has sent something that must wait for its earlier replies. */
+static bool conn_stalled(const struct qmp_conn *c)
+{
+	return c->held || c->held_err || (c->inflight && c->inflight_other) ||
+	       c->inflight >= QMP_BATCH_MAX; /* a bound on what one queues */
+}
+
+/* Parses and dispatches what c sent, until it needs more or is stalled. */
 static void conn_process(struct qmp_server *s, struct qmp_conn *c)
 {
-	while (!c->dead && !c->busy) {
+	while (!c->dead && !conn_stalled(c)) {
 		struct json_object *obj;
 		enum json_tokener_error jerr;
 		size_t len, end;
@@ -1105,17 +1262,15 @@ static void conn_process(struct qmp_server *s, struct qmp_conn *c)
 			if (end < c->in_len && !new_request_at(c, end))
 				c->skip_line = true;
 			conn_consume(c, end < c->in_len ? end : c->in_len);
-			deliver_events(s);
-			conn_send_error(s, c, desc);
+			conn_parse_error(s, c, desc);
 			continue;
 		}
 		if (text_members(c->in, end) != tree_members(obj)) {
 			conn_consume(c, end);
 			json_object_put(obj);
-			deliver_events(s);
-			conn_send_error(s, c,
-					"JSON parse error, duplicate key in "
-					"an object");
+			conn_parse_error(s, c,
+					 "JSON parse error, duplicate key in "
+					 "an object");
 			continue;
 		}
 		conn_consume(c, end);
@@ -1153,7 +1308,7 @@ static void conn_read(struct qmp_server *s, struct qmp_conn *c)
 	if (n == 0) {
 		/* A half-close still wants its replies; mid-request, no matter. */
 		c->eof = true;
-		c->dead = c->out_pos == c->out_len && !c->busy;
+		c->dead = c->out_pos == c->out_len && !c->inflight;
 		return;
 	}
 	if (n < 0) {
@@ -1170,6 +1325,8 @@ static void conn_read(struct qmp_server *s, struct qmp_conn *c)
 static void conn_free(struct qmp_conn *c)
 {
 	close(c->fd);
+	json_object_put(c->held);
+	free(c->held_err);
 	json_tokener_free(c->tok);
 	free(c->in);
 	free(c->out);
@@ -1295,7 +1452,7 @@ static int expire_idle(struct qmp_server *s)
 		struct qmp_conn *c = s->conns[i];
 		long long left;
 
-		if (c->negotiated || c->dead || c->busy)
+		if (c->negotiated || c->dead || c->inflight)
 			continue;
 		left = c->since_ms + s->negotiate_timeout_ms - now;
 		if (left <= 0) {
@@ -1362,7 +1519,8 @@ static void *server_thread(void *arg)
 
 			pfd[2 + i] = (struct pollfd){
 				.fd = c->fd,
-				.events = (c->eof || c->busy ? 0 : POLLIN) |
+				.events = (c->eof || conn_stalled(c) ? 0
+								     : POLLIN) |
 					  (backlog(c) ? POLLOUT : 0),
 			};
 		}
@@ -1393,11 +1551,11 @@ static void *server_thread(void *arg)
 				report_lost(s, c);
 			}
 			if (c->eof) {
-				c->dead |= (backlog(c) == 0 && !c->busy) ||
+				c->dead |= (backlog(c) == 0 && !c->inflight) ||
 					   (re & (POLLERR | POLLHUP));
 				continue;
 			}
-			if (c->busy) {
+			if (conn_stalled(c)) {
 				/* Gone for good: its reply has nowhere to go. */
 				c->dead |= (re & (POLLERR | POLLHUP)) != 0;
 				continue;
@@ -1638,6 +1796,7 @@ int qmp_server_register(struct qmp_server *s, const struct qmp_command *cmds,
 		if (!cmds[i].name || !cmds[i].handler ||
 		    (cmds[i].flags & QMP_CMD_FAST &&
 		     cmds[i].flags & QMP_CMD_QUERY) ||
+		    (cmds[i].batch && !is_operation(&cmds[i])) ||
 		    !decl_ok(cmds[i].args))
 			return -EINVAL;
 		if (is_builtin(cmds[i].name) || find_command(s, cmds[i].name))
@@ -1710,6 +1869,17 @@ void qmp_server_stop(struct qmp_server *s)
 		pthread_join(s->thread, NULL);
 	}
 	server_free(s);
+}
+
+unsigned int qmp_server_queued(struct qmp_server *s)
+{
+	unsigned int n = 0;
+
+	pthread_mutex_lock(&s->lock);
+	for (struct qmp_job *j = s->workers[QMP_WORKER_OP].head; j; j = j->next)
+		n++;
+	pthread_mutex_unlock(&s->lock);
+	return n;
 }
 
 unsigned int qmp_server_clients(struct qmp_server *s)

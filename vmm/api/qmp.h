@@ -16,8 +16,11 @@
  *    all clients.  A second operation waits for the first rather than
  *    failing with "busy" (its client's reply simply comes later).
  * A client's requests are answered in the order it sent them (QMP without
- * out-of-band execution): while one of them runs the server reads no more
- * from that client.  Another client is never held up by it.
+ * out-of-band execution).  While an operation of a client runs, the server
+ * reads ahead only operations (they queue behind it on the same thread,
+ * so their replies keep the order; a burst becomes a batch); any other
+ * request waits, parsed, until every earlier reply is out.  Another client
+ * is never held up by it.
  *
  * Events may be emitted from any thread; the I/O thread writes them out as
  * they come, also while a command runs (see qmp_emit_event()).
@@ -85,6 +88,17 @@ struct qmp_arg {
 	const char *help; /* one line, for the documentation */
 };
 
+/* One request of a batch: its arguments, and what handler would return. */
+struct qmp_call {
+	struct json_object *args; /* borrowed */
+	struct json_object *ret;  /* as handler's *ret */
+	struct qmp_error err;
+	int rc;
+};
+
+/* The most requests one batch takes; the rest make the next batch. */
+#define QMP_BATCH_MAX 1024
+
 /*
  * A command, declared once: its name, where it runs (flags), a one-line
  * description and its arguments (an array ended by an entry without a
@@ -103,6 +117,15 @@ struct qmp_command {
 	const char *name;
 	int (*handler)(void *ctx, struct json_object *args,
 		       struct json_object **ret, struct qmp_error *err);
+	/*
+	 * Optional, for an operation: runs a burst of requests of this
+	 * command (queued one after another, from one client or several) in
+	 * one go, e.g. every device_add of the burst presented to the guest
+	 * under one GED event.  Each call is answered as if the requests had
+	 * run one at a time in that order; only calls whose arguments passed
+	 * the declaration's checks are given.
+	 */
+	void (*batch)(void *ctx, struct qmp_call *calls, size_t n);
 	unsigned int flags; /* QMP_CMD_*; 0 for an operation */
 	const char *help;
 	const struct qmp_arg *args;
@@ -198,6 +221,9 @@ int qmp_emit_event_lossy(struct qmp_server *s, const char *name,
 
 /* Number of connected clients, for tests and `query-status`-like output. */
 unsigned int qmp_server_clients(struct qmp_server *s);
+
+/* Operations waiting for the operation thread (not the one it runs). */
+unsigned int qmp_server_queued(struct qmp_server *s);
 
 /* Fills err; returns -EINVAL so a handler can `return qmp_error_set(...)`. */
 int qmp_error_set(struct qmp_error *err, const char *class, const char *fmt,

@@ -176,19 +176,15 @@ static void copy_error(struct json_object *e, struct qmp_client_error *err)
 			 : "(no description)");
 }
 
-int qmp_client_execute(struct qmp_client *c, const char *name,
-		       struct json_object *args, struct json_object **reply,
-		       struct qmp_client_error *err, int timeout_ms)
+long qmp_client_send(struct qmp_client *c, const char *name,
+		     struct json_object *args, struct qmp_client_error *err)
 {
-	long long deadline = deadline_of(timeout_ms);
 	struct json_object *req = json_object_new_object();
 	char id[32], *line;
 	size_t len;
 	const char *text;
 	int rc;
 
-	if (reply)
-		*reply = NULL;
 	snprintf(id, sizeof(id), "hotvm-%lu", ++c->next_id);
 	json_object_object_add(req, "execute", json_object_new_string(name));
 	if (args)
@@ -213,7 +209,20 @@ int qmp_client_execute(struct qmp_client *c, const char *name,
 	json_object_put(req);
 	if (rc)
 		return fail(err, rc, "sending %s: %s", name, strerror(-rc));
+	return (long)c->next_id;
+}
 
+int qmp_client_wait(struct qmp_client *c, const char *name, long seq,
+		    struct json_object **reply, struct qmp_client_error *err,
+		    int timeout_ms)
+{
+	long long deadline = deadline_of(timeout_ms);
+	char id[32];
+	int rc;
+
+	if (reply)
+		*reply = NULL;
+	snprintf(id, sizeof(id), "hotvm-%ld", seq);
 	for (;;) {
 		struct json_object *m, *mid, *val;
 
@@ -227,7 +236,8 @@ int qmp_client_execute(struct qmp_client *c, const char *name,
 		}
 		/*
 		 * A reply without an id answers a request the server could
-		 * not read (parse error): with one request in flight, ours.
+		 * not read (parse error): with one request in flight, ours;
+		 * one with an earlier id, a request nobody waits for.
 		 */
 		if (json_object_object_get_ex(m, "id", &mid) &&
 		    (!json_object_is_type(mid, json_type_string) ||
@@ -252,6 +262,19 @@ int qmp_client_execute(struct qmp_client *c, const char *name,
 			    "nor error",
 			    name);
 	}
+}
+
+int qmp_client_execute(struct qmp_client *c, const char *name,
+		       struct json_object *args, struct json_object **reply,
+		       struct qmp_client_error *err, int timeout_ms)
+{
+	long seq = qmp_client_send(c, name, args, err);
+
+	if (reply)
+		*reply = NULL;
+	if (seq < 0)
+		return (int)seq;
+	return qmp_client_wait(c, name, seq, reply, err, timeout_ms);
 }
 
 int qmp_client_next_event(struct qmp_client *c, struct json_object **event,

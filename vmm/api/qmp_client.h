@@ -47,6 +47,18 @@ int qmp_client_execute(struct qmp_client *c, const char *name,
 		       struct qmp_client_error *err, int timeout_ms);
 
 /*
+ * qmp_client_execute() in two halves, to have several requests in flight
+ * (a burst, answered in the order sent): send returns the request's
+ * sequence number (> 0) or a negative errno; wait takes that number and
+ * returns as execute does.  Wait for the requests in the order sent.
+ */
+long qmp_client_send(struct qmp_client *c, const char *name,
+		     struct json_object *args, struct qmp_client_error *err);
+int qmp_client_wait(struct qmp_client *c, const char *name, long seq,
+		    struct json_object **reply, struct qmp_client_error *err,
+		    int timeout_ms);
+
+/*
  * The next event (kept or newly read): the whole {"event", "data",
  * "timestamp"} object, a new reference.  Returns 0, -ETIMEDOUT, or another
  * negative errno.

@@ -693,20 +693,21 @@ static int device_add_check(struct json_object *args, const char **idp,
  * (QEMU replies when the CPU is plugged; here the host table is walked to
  * online first, so the reply means the same and more).
  */
-static int cmd_device_add(void *ctx, struct json_object *args,
-			  struct json_object **ret, struct qmp_error *err)
+static int device_add_exists(struct qmp_error *err, unsigned int cpu)
 {
-	static struct hp_report rep; /* the server thread only */
 	struct hp_cpu_view v;
-	const char *id = NULL;
-	unsigned int cpu = 0;
-	int rc;
 
-	(void)ctx;
-	(void)ret;
-	rc = device_add_check(args, &id, &cpu, err);
-	if (rc)
-		return rc;
+	view(cpu, &v);
+	return qmp_error_set(err, QMP_ERROR_GENERIC,
+			     "CPU[%u] with APIC ID %u exists", cpu, v.apic_id);
+}
+
+/* The checks of device_add that read the machine: a free id and slot. */
+static int device_add_free(const char *id, unsigned int cpu,
+			   struct qmp_error *err)
+{
+	struct hp_cpu_view v;
+
 	if (id)
 		for (unsigned int i = 0; i < qc.max; i++)
 			if (!view(i, &v) && !strcmp(v.id, id))
@@ -715,18 +716,39 @@ static int cmd_device_add(void *ctx, struct json_object *args,
 						     "'%s'",
 						     id);
 	if (view(cpu, &v) || !addable(&v))
-		return qmp_error_set(err, QMP_ERROR_GENERIC,
-				     "CPU[%u] with APIC ID %u exists", cpu,
-				     v.apic_id);
-	rc = hotplug_cpu_add(qc.hp, cpu, id, 0, arg_wait(args), fresh(&rep));
+		return device_add_exists(err, cpu);
+	return 0;
+}
+
+/* device_add's answer once hotplug_cpu_add() returned rc. */
+static int device_add_done(unsigned int cpu, const char *id, int rc,
+			   const struct hp_report *rep, struct qmp_error *err)
+{
 	if (rc == -EEXIST)
-		return qmp_error_set(err, QMP_ERROR_GENERIC,
-				     "CPU[%u] with APIC ID %u exists", cpu,
-				     v.apic_id);
+		return device_add_exists(err, cpu);
 	if (rc)
-		return op_error(err, cpu, "hot-add", rc, &rep);
+		return op_error(err, cpu, "hot-add", rc, rep);
 	mark_added(cpu, id);
 	return 0;
+}
+
+static int cmd_device_add(void *ctx, struct json_object *args,
+			  struct json_object **ret, struct qmp_error *err)
+{
+	static struct hp_report rep; /* the server thread only */
+	const char *id = NULL;
+	unsigned int cpu = 0;
+	int rc;
+
+	(void)ctx;
+	(void)ret;
+	rc = device_add_check(args, &id, &cpu, err);
+	if (!rc)
+		rc = device_add_free(id, cpu, err);
+	if (rc)
+		return rc;
+	rc = hotplug_cpu_add(qc.hp, cpu, id, 0, arg_wait(args), fresh(&rep));
+	return device_add_done(cpu, id, rc, &rep, err);
 }
 
 /* A device id or a QOM path, as QEMU's find_device_state() takes them. */
@@ -747,11 +769,10 @@ static int find_device(const char *id, unsigned int *cpu)
 	return -ENOENT;
 }
 
-static int remove_cpu(unsigned int cpu, int timeout_ms, struct hp_report *rep,
-		      struct qmp_error *err)
+/* A hot-remove that ended with rc: err in QEMU's words where it has them. */
+static int remove_error(unsigned int cpu, int rc, const struct hp_report *rep,
+			struct qmp_error *err)
 {
-	int rc = hotplug_cpu_remove(qc.hp, cpu, timeout_ms, fresh(rep));
-
 	if (rc == -EPERM)
 		return qmp_error_set(err, QMP_ERROR_GENERIC,
 				     "Boot CPU is unpluggable");
@@ -763,27 +784,201 @@ static int remove_cpu(unsigned int cpu, int timeout_ms, struct hp_report *rep,
 	return rc; /* err is filled: the errno is for device_del's words */
 }
 
+static int remove_cpu(unsigned int cpu, int timeout_ms, struct hp_report *rep,
+		      struct qmp_error *err)
+{
+	int rc = hotplug_cpu_remove(qc.hp, cpu, timeout_ms, fresh(rep));
+
+	return remove_error(cpu, rc, rep, err);
+}
+
 /*
  * {"id": id or QOM path} -> {} after the guest ejected the CPU and its
  * DEVICE_DELETED went out (QEMU replies first and sends the event later;
  * a tool waiting for the event sees it either way).
  */
+/* The CPU device_del's "id" names, if it may be removed. */
+static int device_del_check(struct json_object *args, unsigned int *cpu,
+			    struct qmp_error *err)
+{
+	const char *id = qmp_str(args, "id", "");
+
+	if (find_device(id, cpu))
+		return qmp_error_set(err, QMP_ERROR_DEVICE_NOT_FOUND,
+				     "Device '%s' not found", id);
+	if (!guest_cpu_removable(*cpu))
+		return qmp_error_set(err, QMP_ERROR_GENERIC,
+				     "Boot CPU is unpluggable");
+	return 0;
+}
+
 static int cmd_device_del(void *ctx, struct json_object *args,
 			  struct json_object **ret, struct qmp_error *err)
 {
 	static struct hp_report rep;
-	const char *id = qmp_str(args, "id", "");
 	unsigned int cpu;
+	int rc;
 
 	(void)ctx;
 	(void)ret;
-	if (find_device(id, &cpu))
-		return qmp_error_set(err, QMP_ERROR_DEVICE_NOT_FOUND,
-				     "Device '%s' not found", id);
-	if (!guest_cpu_removable(cpu))
-		return qmp_error_set(err, QMP_ERROR_GENERIC,
-				     "Boot CPU is unpluggable");
-	return remove_cpu(cpu, 0, &rep, err);
+	rc = device_del_check(args, &cpu, err);
+	return rc ? rc : remove_cpu(cpu, 0, &rep, err);
+}
+
+/* ---- bursts of device_add and device_del: one batch each ---- */
+
+/* One request of a burst that the batch takes: its CPU and id. */
+struct burst {
+	struct qmp_call *call;
+	unsigned int cpu;
+	const char *id;
+};
+
+/* Whether an earlier request of the batch names cpu or id. */
+static bool burst_taken(const struct burst *b, unsigned int n, unsigned int cpu,
+			const char *id)
+{
+	for (unsigned int i = 0; i < n; i++)
+		if (b[i].cpu == cpu || (id && b[i].id && !strcmp(b[i].id, id)))
+			return true;
+	return false;
+}
+
+/*
+ * Runs the requests of a burst that the batch could not take, each by
+ * itself after the batch, where they would have run had the burst run one
+ * request at a time: those that name a CPU or an id an earlier one names.
+ */
+static void burst_rest(struct qmp_call *calls, size_t n, const bool *later,
+		       int (*cmd)(void *, struct json_object *,
+				  struct json_object **, struct qmp_error *))
+{
+	for (size_t i = 0; i < n; i++)
+		if (later[i])
+			calls[i].rc = cmd(NULL, calls[i].args, &calls[i].ret,
+					  &calls[i].err);
+}
+
+/*
+ * A burst of device_add as one batch (hotplug_batch_add_begin(), as
+ * cpu-resize): every CPU created and presented under one GED event, then
+ * each finished and answered on its own; one that fails goes back to
+ * offline, the others still finish.
+ */
+static void batch_device_add(void *ctx, struct qmp_call *calls, size_t n)
+{
+	static struct hp_report rep;
+	struct burst *b = calloc(n, sizeof(*b));
+	unsigned int *cpus = calloc(n, sizeof(*cpus)), nb = 0;
+	int *res = calloc(n, sizeof(*res));
+	bool *later = calloc(n, sizeof(*later));
+
+	if (!b || !cpus || !res || !later) {
+		for (size_t i = 0; i < n; i++)
+			calls[i].rc =
+				cmd_device_add(ctx, calls[i].args,
+					       &calls[i].ret, &calls[i].err);
+		goto out;
+	}
+	for (size_t i = 0; i < n; i++) {
+		struct qmp_call *c = &calls[i];
+		const char *id = NULL;
+		unsigned int cpu = 0;
+
+		c->rc = device_add_check(c->args, &id, &cpu, &c->err);
+		if (c->rc)
+			continue;
+		if (burst_taken(b, nb, cpu, id)) {
+			later[i] = true;
+			continue;
+		}
+		c->rc = device_add_free(id, cpu, &c->err);
+		if (c->rc)
+			continue;
+		b[nb] = (struct burst){ .call = c, .cpu = cpu, .id = id };
+		cpus[nb++] = cpu;
+	}
+	hotplug_batch_add_begin(qc.hp, cpus, nb, 0, res);
+	for (unsigned int k = 0; k < nb; k++) {
+		const struct hp_report *rp = NULL; /* phase 1: no steps */
+		int r = res[k];
+
+		if (!r) {
+			r = hotplug_cpu_add(qc.hp, b[k].cpu, b[k].id, 0,
+					    arg_wait(b[k].call->args),
+					    fresh(&rep));
+			rp = &rep;
+			if (r)
+				hotplug_batch_abandon(qc.hp, b[k].cpu, true, 0);
+		}
+		b[k].call->rc = device_add_done(b[k].cpu, b[k].id, r, rp,
+						&b[k].call->err);
+	}
+	burst_rest(calls, n, later, cmd_device_add);
+out:
+	free(b);
+	free(cpus);
+	free(res);
+	free(later);
+}
+
+/*
+ * A burst of device_del as one batch (hotplug_batch_remove_begin(), as
+ * cpu-resize): every removal put to the guest under one GED event, so one
+ * eject scan takes them all, then each finished and answered on its own;
+ * one that fails goes back to online.
+ */
+static void batch_device_del(void *ctx, struct qmp_call *calls, size_t n)
+{
+	static struct hp_report rep;
+	struct burst *b = calloc(n, sizeof(*b));
+	unsigned int *cpus = calloc(n, sizeof(*cpus)), nb = 0;
+	int *res = calloc(n, sizeof(*res));
+	bool *later = calloc(n, sizeof(*later));
+
+	if (!b || !cpus || !res || !later) {
+		for (size_t i = 0; i < n; i++)
+			calls[i].rc =
+				cmd_device_del(ctx, calls[i].args,
+					       &calls[i].ret, &calls[i].err);
+		goto out;
+	}
+	for (size_t i = 0; i < n; i++) {
+		struct qmp_call *c = &calls[i];
+		unsigned int cpu = 0;
+
+		c->rc = device_del_check(c->args, &cpu, &c->err);
+		if (c->rc)
+			continue;
+		if (burst_taken(b, nb, cpu, NULL)) {
+			later[i] = true;
+			continue;
+		}
+		b[nb] = (struct burst){ .call = c, .cpu = cpu };
+		cpus[nb++] = cpu;
+	}
+	hotplug_batch_remove_begin(qc.hp, cpus, nb, 0, res);
+	for (unsigned int k = 0; k < nb; k++) {
+		struct qmp_error *err = &b[k].call->err;
+		int r = res[k];
+
+		if (r) {
+			b[k].call->rc = remove_error(b[k].cpu, r, NULL, err);
+			continue;
+		}
+		r = remove_cpu(b[k].cpu, 0, &rep, err);
+		if (r) {
+			hotplug_batch_abandon(qc.hp, b[k].cpu, false, 0);
+			hv_err_append(&err->e, ", then back to online");
+		}
+		b[k].call->rc = r;
+	}
+	burst_rest(calls, n, later, cmd_device_del);
+out:
+	free(b);
+	free(cpus);
+	free(res);
+	free(later);
 }
 
 /*
@@ -849,10 +1044,14 @@ static int cmd_query_hotplug_stats(void *ctx, struct json_object *args,
 	struct json_object *o, *r, *g, *ign;
 	struct hpregs_stats rs;
 	struct ged_stats gs;
+	struct qmp_server *s;
 
 	(void)ctx;
 	(void)args;
 	(void)err;
+	pthread_mutex_lock(&qc.lock);
+	s = qc.s;
+	pthread_mutex_unlock(&qc.lock);
 	hotplug_device_stats(qc.hp, &rs, &gs);
 	r = json_object_new_object();
 	add_int(r, "accesses", (int64_t)rs.accesses);
@@ -877,6 +1076,8 @@ static int cmd_query_hotplug_stats(void *ctx, struct json_object *args,
 	o = json_object_new_object();
 	json_object_object_add(o, "cpuhp-regs", r);
 	json_object_object_add(o, "ged", g);
+	/* Waiting for the operation thread: the next batch, if they can. */
+	add_int(o, "queued-operations", s ? qmp_server_queued(s) : 0);
 	*ret = o;
 	return 0;
 }
@@ -1539,11 +1740,13 @@ static const struct qmp_command qc_commands[] = {
 	  .help = "every vCPU slot, its topology and QOM path if plugged" },
 	{ .name = "device_add",
 	  .handler = cmd_device_add,
+	  .batch = batch_device_add,
 	  .flags = QMP_CMD_OPEN_ARGS,
 	  .help = "hot-add a vCPU; replies once the guest has it online",
 	  .args = device_add_args },
 	{ .name = "device_del",
 	  .handler = cmd_device_del,
+	  .batch = batch_device_del,
 	  .help = "hot-remove a vCPU; replies after its DEVICE_DELETED",
 	  .args = device_del_args },
 	{ .name = "query-cpus-fast",
