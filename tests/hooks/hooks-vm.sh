@@ -89,16 +89,18 @@ fi
 
 name="a hook starts with no signal blocked or ignored"
 bad=
+# What the hook's interpreter does to itself is not hotvm's: busybox ash
+# ignores SIGQUIT as it starts (and exports SHLVL, below).
+own_ign=00000000
+case $(readlink -f /bin/sh) in */busybox) own_ign=00000004 ;; esac
 for f in "$tmp"/st.*.status; do
 	[ -f "$f" ] || continue
 	blk=$(sed -n 's/^SigBlk:[[:space:]]*//p' "$f")
 	ign=$(sed -n 's/^SigIgn:[[:space:]]*//p' "$f")
 	# Signals 1..31; glibc keeps its own two just above them.
 	case $blk in 0000000000000000) ;; *) bad="blocked=$blk" ;; esac
-	case ${ign#????????} in
-	00000000 | 80000000) ;;
-	*) bad="$bad ignored=$ign" ;;
-	esac
+	[ $((0x${ign#????????} & ~(0x80000000 | 0x$own_ign))) -eq 0 ] ||
+		bad="$bad ignored=$ign"
 	[ -n "$bad" ] && break
 done
 if [ "$calls" -gt 0 ] && [ -z "$bad" ]; then
@@ -114,7 +116,7 @@ for f in "$tmp"/st.*.env; do
 	extra=$(grep -v -e '^PATH=' -e '^HOTVM_VM=' -e '^HOTVM_CPU=' \
 		-e '^HOTVM_STATE=' -e '^HOTVM_DIRECTION=' -e '^HOTVM_PID=' \
 		-e '^HOTVM_APIC_ID=' -e '^HOTVM_THREAD_ID=' \
-		-e '^HOTVM_QOM_PATH=' -e '^PWD=' "$f" |
+		-e '^HOTVM_QOM_PATH=' -e '^PWD=' -e '^SHLVL=' "$f" |
 		head -n 3 | tr '\n' ' ')
 	[ -n "$extra" ] && bad="$extra"
 	grep -q '^HOTVM_STATE=' "$f" || bad="no HOTVM_STATE"

@@ -1,0 +1,37 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# The suites that need a working /dev/kvm, run one after another inside the
+# nested lab (busybox sh), for a machine whose own /dev/kvm is missing or
+# cannot run them: there they skip, and this is where they run instead.
+#
+#   vm-suites.sh NAME 'COMMAND' [NAME 'COMMAND']...
+#
+# A suite passes when COMMAND exits 0, prints no TAP "not ok" and did not
+# skip (the lab has a real KVM: a skip here is a failure).  Exit status 1
+# when any suite failed.
+
+failed=0
+total=0
+while [ $# -ge 2 ]; do
+	name=$1
+	cmd=$2
+	shift 2
+	total=$((total + 1))
+	out=/tmp/vm-suite.$total
+	echo "== $name: $cmd"
+	{
+		sh -c "$cmd" 2>&1
+		echo $? >"$out.rc"
+	} | tee "$out"
+	rc=$(cat "$out.rc")
+	if [ "$rc" -ne 0 ] || grep -q '^not ok' "$out" ||
+		grep -qi '^1\.\.0 # SKIP\|: skipped' "$out"; then
+		echo "== $name: FAILED (exit status $rc)"
+		failed=$((failed + 1))
+	else
+		echo "== $name: passed"
+	fi
+done
+echo "== $((total - failed)) of $total suites passed"
+[ "$failed" -eq 0 ]
