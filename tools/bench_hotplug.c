@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * bench-hotplug: hot-add request to guest online and removal request to
- * vCPU parked, median and p99 over many cycles, for one CPU at a time and
- * for a batch of 8, with the median time of every state on both sides.
+ * vCPU parked, median and p99 over many cycles, for one CPU at a time, for
+ * a batch of 8 (cpu-resize), for 8 device_add/device_del sent at once (a
+ * burst, which hotvm runs as one batch) and the same 8 one after another,
+ * with the median time of every state on both sides.
  * A benchmark, not a test: it prints figures.
  *
  *   HOTVM=build/vmm/hotvm bench-hotplug [CYCLES]
@@ -134,6 +136,52 @@ static int resize(struct vmproc *v, unsigned int count, const char *list,
 	return ret;
 }
 
+/*
+ * device_add (or device_del) of CPUs 1..n, sent at once (one burst) or
+ * each after the reply to the one before; the time until the guest's
+ * online line says @list.
+ */
+static int burst(struct vmproc *v, unsigned int n, bool plug, bool at_once,
+		 const char *list, struct series *s)
+{
+	const char *cmd = plug ? "device_add" : "device_del";
+	struct qmp_client_error e = { 0 };
+	long seq[16];
+	double t0 = now_us();
+	int ret = 0;
+
+	for (unsigned int i = 1; i <= n && i < 16 && !ret; i++) {
+		char buf[128];
+		struct json_object *a;
+
+		if (plug)
+			snprintf(buf, sizeof(buf),
+				 "{\"driver\": \"host-x86_64-cpu\", "
+				 "\"socket-id\": %u, \"id\": \"b%u\"}",
+				 i, i);
+		else
+			snprintf(buf, sizeof(buf), "{\"id\": \"b%u\"}", i);
+		a = json_tokener_parse(buf);
+		seq[i] = qmp_client_send(v->c, cmd, a, &e);
+		json_object_put(a);
+		if (seq[i] < 0)
+			ret = (int)seq[i];
+		else if (!at_once)
+			ret = qmp_client_wait(v->c, cmd, seq[i], NULL, &e,
+					      VMPROC_TIMEOUT_MS);
+	}
+	for (unsigned int i = 1; at_once && i <= n && i < 16 && !ret; i++)
+		ret = qmp_client_wait(v->c, cmd, seq[i], NULL, &e,
+				      VMPROC_TIMEOUT_MS);
+	if (!ret)
+		ret = vmproc_wait_online(v, list, VMPROC_TIMEOUT_MS);
+	if (ret)
+		fprintf(stderr, "bench-hotplug: %s burst: %s\n", cmd, e.desc);
+	else
+		add(s, (now_us() - t0) / 1e3);
+	return ret;
+}
+
 static void row(const char *what, struct series *s)
 {
 	unsigned int n = s->n;
@@ -145,6 +193,7 @@ int main(int argc, char **argv)
 {
 	unsigned int cycles = argc > 1 ? (unsigned int)atoi(argv[1]) : 20;
 	struct series add1 = { 0 }, del1 = { 0 }, add8 = { 0 }, del8 = { 0 };
+	struct series badd = { 0 }, bdel = { 0 }, sadd = { 0 }, sdel = { 0 };
 	struct vmproc v;
 
 	if (cycles < 1 || cycles > MAX_CYCLES) {
@@ -165,6 +214,12 @@ int main(int argc, char **argv)
 	for (unsigned int i = 0; i < (cycles + 3) / 4; i++)
 		if (resize(&v, 9, "0-8", &add8) || resize(&v, 1, "0", &del8))
 			break;
+	for (unsigned int i = 0; i < (cycles + 3) / 4; i++)
+		if (burst(&v, 8, true, true, "0-8", &badd) ||
+		    burst(&v, 8, false, true, "0", &bdel) ||
+		    burst(&v, 8, true, false, "0-8", &sadd) ||
+		    burst(&v, 8, false, false, "0", &sdel))
+			break;
 	vmproc_stop(&v);
 
 	printf("# hotvm %s, tiny guest, boot=1 max=9; ms from request to "
@@ -176,6 +231,10 @@ int main(int argc, char **argv)
 	row("hot-remove 1 vCPU (to parked)", &del1);
 	row("hot-add 8 vCPUs (cpu-resize 1->9)", &add8);
 	row("hot-remove 8 vCPUs (9->1)", &del8);
+	row("8 device_add at once (one batch)", &badd);
+	row("8 device_del at once (one batch)", &bdel);
+	row("8 device_add one after another", &sadd);
+	row("8 device_del one after another", &sdel);
 	printf("\n# per state, single-CPU cycles (us)\n");
 	printf("%-34s %5s %10s %10s\n", "side state direction", "n",
 	       "median_us", "p99_us");
