@@ -15,6 +15,7 @@ packages=(
 	libtsan2                                 # gcc's ThreadSanitizer runtime
 	libvirt-dev                              # hotvm cpu --connect (its test driver needs no daemon)
 	gnuplot-nox                              # tools/bench-hotplug.py plot
+	python3                                  # tests/cli, guest/tests, bench-hotplug.py (also in the lab)
 )
 
 missing=()

@@ -170,6 +170,45 @@ static void remove_checked(unsigned int cpu, const char *expect_online)
 	tables(cpu, "offline", "absent");
 }
 
+/*
+ * device_add (or device_del) of CPUs 1 .. MAX_CPUS - 1 sent at once: the
+ * server runs the burst as a batch, so Linux's scan finds several inserted
+ * (or removal-pending) CPUs in one _EVT.  Every reply must be a success.
+ */
+static void burst(bool plug)
+{
+	const char *cmd = plug ? "device_add" : "device_del";
+	struct qmp_client_error e;
+	long seq[MAX_CPUS];
+
+	for (unsigned int c = 1; c < MAX_CPUS; c++) {
+		char buf[128];
+		struct json_object *a;
+
+		if (plug)
+			snprintf(buf, sizeof(buf),
+				 "{\"driver\": \"host-x86_64-cpu\", \"id\": "
+				 "\"vcpu%u\", \"socket-id\": %u}",
+				 c, c);
+		else
+			snprintf(buf, sizeof(buf), "{\"id\": \"vcpu%u\"}", c);
+		a = json_tokener_parse(buf);
+		seq[c] = qmp_client_send(v.c, cmd, a, &e);
+		json_object_put(a);
+		CHECK(seq[c] > 0);
+	}
+	for (unsigned int c = 1; c < MAX_CPUS; c++) {
+		int rc = seq[c] > 0 ? qmp_client_wait(v.c, cmd, seq[c], NULL,
+						      &e, WAIT_MS)
+				    : -1;
+
+		if (rc)
+			printf("# %s of cpu %u in a burst: %s\n", cmd, c,
+			       e.desc);
+		CHECK_EQ(rc, 0);
+	}
+}
+
 /* tests/linux/bootlog-checks.txt: "+ regex" must appear, "- regex" not. */
 static void bootlog_checks(void)
 {
@@ -196,7 +235,10 @@ static void bootlog_checks(void)
 	fclose(f);
 }
 
-/* PVH vmlinux: boot, add to max and back, one slot five times, resize. */
+/*
+ * PVH vmlinux: boot, add to max and back, one slot five times, resize,
+ * bursts of device_add and device_del.
+ */
 static void test_pvh_hotplug(void)
 {
 	char list[16];
@@ -235,6 +277,14 @@ static void test_pvh_hotplug(void)
 		tables(c, "online", "started");
 	CHECK_EQ(vmproc_qmp(&v, "cpu-resize", NULL, NULL, 0, "{\"count\": 1}"),
 		 0);
+	online_is("0");
+	for (unsigned int c = 1; c < MAX_CPUS; c++)
+		tables(c, "offline", "absent");
+	burst(true);
+	online_is("0-3");
+	for (unsigned int c = 1; c < MAX_CPUS; c++)
+		tables(c, "online", "started");
+	burst(false);
 	online_is("0");
 	for (unsigned int c = 1; c < MAX_CPUS; c++)
 		tables(c, "offline", "absent");

@@ -52,6 +52,10 @@ What to put in the initramfs (besides busybox, /init and the modules):
                       finds its firmware) and its firmware (/usr/share/qemu,
                       /usr/share/seabios): 'qemu-system-x86_64 -accel kvm
                       -cpu host' works inside.  Adds ~20 MB.
+  --with-python       this host's python3 as /usr/bin/python3 and its standard
+                      library (without its tests, tkinter, idlelib and the
+                      like), with the shared libraries of its C modules: for
+                      tests written in Python.  Adds ~15 MB.
 
 The machine:
   --smp N             number of CPUs (default 2; with more than one the lab's
@@ -126,6 +130,7 @@ quiet=0
 fetch_only=0
 bzimage=0
 linux_guest=0
+with_python=0
 log_copy=
 bins=()
 adds=()
@@ -150,6 +155,7 @@ while [[ $# -gt 0 ]]; do
 		for d in /usr/share/qemu /usr/share/seabios; do
 			[[ ! -d $d ]] || adds+=("$d:$d")
 		done ;;
+	--with-python) with_python=1 ;;
 	--run) need_arg "$@"; run_cmd=$2; shift ;;
 	--script) need_arg "$@"; script=$2; shift ;;
 	--shell) shell=1 ;;
@@ -438,6 +444,38 @@ $(grep 'not found' <<<"$libs")"
 	done < <(awk '$2 == "=>" && $3 ~ /^\// { print $3; next } $1 ~ /^\// { print $1 }' <<<"$libs")
 }
 for b in "${bins[@]}"; do add_bin "$b"; done
+
+# python3 finds its library from where it sits, so it keeps its own path
+# (python3 may be a wrapper, such as pyenv's: ask the interpreter itself).
+if [[ $with_python = 1 ]]; then
+	command -v python3 >/dev/null || die "$EX_HOST" "--with-python: no python3 here"
+	read -r py pylib < <(python3 -c 'import sys, sysconfig
+print(sys.executable, sysconfig.get_path("stdlib"))') ||
+		die "$EX_HOST" "--with-python: python3 cannot name itself and its library"
+	py=$(readlink -f "$py")
+	add_bin "$py:$py"
+	mkdir -p "$root/usr/bin"
+	[[ $py == /usr/bin/python3 ]] || ln -sf "$py" "$root/usr/bin/python3"
+	mkdir -p "$root$pylib"
+	tar -C "$pylib" --exclude=test --exclude=tests --exclude=idlelib \
+		--exclude=tkinter --exclude=turtledemo --exclude=ensurepip \
+		--exclude=lib2to3 --exclude=pydoc_data --exclude='config-*' \
+		--exclude=site-packages --exclude=dist-packages \
+		--exclude=__pycache__ -cf - . | tar -C "$root$pylib" -xf - ||
+		die "$EX_HOST" "--with-python: cannot copy $pylib"
+	# Its C modules' libraries (libexpat for xml, libffi, ...).
+	for so in "$root$pylib"/lib-dynload/*.so; do
+		[[ -e $so ]] || continue
+		ldd "$so" 2>/dev/null | awk '$2 == "=>" && $3 ~ /^\// { print $3 }' |
+			while read -r lib; do
+				[[ -e $root$lib ]] && continue
+				mkdir -p "$root$(dirname "$lib")"
+				cp -L "$lib" "$root$lib"
+				echo "$(dirname "$lib")" >>"$work/pylibdirs"
+			done
+	done
+	[[ ! -f $work/pylibdirs ]] || mapfile -t -O "${#libdirs[@]}" libdirs <"$work/pylibdirs"
+fi
 
 for a in "${adds[@]}"; do
 	src=${a%%:*}
