@@ -135,7 +135,10 @@ static int create_up(unsigned int cpu, void *data)
 	 * Held before its first KVM_RUN while the hooks run, so that they
 	 * can place the thread before the guest runs on it; then it sits in
 	 * KVM_RUN until the guest's INIT/SIPI (the boot CPU: its entry).
+	 * Without hooks it need not wait for the thread at all.
 	 */
+	if (!hp->hooks || !hp->hooks->nr)
+		return vcpu_start(&s->vcpu);
 	ret = vcpu_start_held(&s->vcpu);
 	if (ret)
 		return ret;

@@ -536,7 +536,7 @@ static void *vcpu_thread(void *arg)
 	return NULL;
 }
 
-int vcpu_start_held(struct vcpu *vcpu)
+static int vcpu_spawn(struct vcpu *vcpu, int held)
 {
 	int ret;
 
@@ -544,7 +544,7 @@ int vcpu_start_held(struct vcpu *vcpu)
 	atomic_store(&vcpu->stop, false);
 	atomic_store(&vcpu->started, false);
 	atomic_store(&vcpu->tid, 0);
-	atomic_store(&vcpu->held, 1);
+	atomic_store(&vcpu->held, held);
 	__atomic_store_n(&vcpu->run->immediate_exit, 0, __ATOMIC_SEQ_CST);
 	ret = pthread_create(&vcpu->thread, NULL, vcpu_thread, vcpu);
 
@@ -554,9 +554,17 @@ int vcpu_start_held(struct vcpu *vcpu)
 		return -ret;
 	}
 	vcpu->thread_started = true;
-	/* Its tid is what a caller places it by: wait until it is known. */
-	vcpu_futex_wait(&vcpu->tid, 0);
 	return 0;
+}
+
+int vcpu_start_held(struct vcpu *vcpu)
+{
+	int ret = vcpu_spawn(vcpu, 1);
+
+	/* Its tid is what a caller places it by: wait until it is known. */
+	if (!ret)
+		vcpu_futex_wait(&vcpu->tid, 0);
+	return ret;
 }
 
 void vcpu_release(struct vcpu *vcpu)
@@ -565,13 +573,10 @@ void vcpu_release(struct vcpu *vcpu)
 	vcpu_futex_wake(&vcpu->held);
 }
 
+/* Nobody to place it: no hold, and no waiting for the thread to say its id. */
 int vcpu_start(struct vcpu *vcpu)
 {
-	int ret = vcpu_start_held(vcpu);
-
-	if (!ret)
-		vcpu_release(vcpu);
-	return ret;
+	return vcpu_spawn(vcpu, 0);
 }
 
 void vcpu_kick(struct vcpu *vcpu)

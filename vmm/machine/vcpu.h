@@ -82,15 +82,17 @@ int vcpu_setup_long64(struct vcpu *vcpu, uint64_t entry, uint64_t boot_params,
 
 /*
  * Starts the vCPU's thread, named "vcpuN" (what tools that look for a
- * VMM's vCPU threads match), and returns once its tid is known.
+ * VMM's vCPU threads match), without waiting for it: its tid is set as
+ * it starts, a moment later.
  */
 int vcpu_start(struct vcpu *vcpu);
 
 /*
- * As vcpu_start(), but the thread waits before its first KVM_RUN until
- * vcpu_release(): whoever places it (affinity, cgroup, scheduler) does so
- * before the guest can execute a single instruction on it.  vcpu_stop()
- * also ends a held thread.
+ * As vcpu_start(), but returns once the thread's tid is known, and the
+ * thread waits before its first KVM_RUN until vcpu_release(): whoever
+ * places it (affinity, cgroup, scheduler) does so by that tid before the
+ * guest can execute a single instruction on it.  vcpu_stop() also ends a
+ * held thread.
  */
 int vcpu_start_held(struct vcpu *vcpu);
 void vcpu_release(struct vcpu *vcpu);
