@@ -220,8 +220,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	n = read_all(fd);
 	close(fd);
 
-	qmp_cmds_unregister(fv->hp);
+	/* As run.c: no events, the workers joined, then the commands go. */
+	qmp_cmds_detach(fv->hp);
 	qmp_server_stop(s);
+	qmp_cmds_unregister(fv->hp);
 	fake_vm_destroy(fv);
 	check_replies(n);
 	return 0;

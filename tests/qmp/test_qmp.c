@@ -1526,6 +1526,71 @@ static void test_socket_path(void)
 	tdir_remove(&td);
 }
 
+/*
+ * Reading ahead behind an operation: further operations queue (and run
+ * after it); a parse error, a fast command and a request past the size
+ * limit wait until every earlier reply is out, so the client sees its
+ * replies in the order it sent the requests.
+ */
+static void test_read_ahead(void)
+{
+	struct qmp_server *s = start(0, 0);
+	size_t n = QMP_DEFAULT_MAX_REQUEST + 4096;
+	char *big = malloc(n + 1);
+	static const char *const want[] = { "a", "b", NULL, "d", "e" };
+	struct json_object *o;
+	struct raw r;
+
+	open_client(&r);
+	negotiate(&r);
+	raw_send(&r, "{\"execute\": \"block\", \"id\": \"a\"}\n"
+		     "{\"execute\": \"echo\", \"id\": \"b\"}\n"
+		     "{\"execute\": nope}\n"
+		     "{\"execute\": \"ping\", \"id\": \"d\"}\n"
+		     "{\"execute\": \"echo\", \"id\": \"e\"}\n");
+	wait_blocked();
+	o = raw_recv(&r, 100);
+	CHECK(!o); /* the parse error waits behind a and b */
+	json_object_put(o);
+	release_block();
+	for (int i = 0; i < 5; i++) {
+		o = raw_reply(&r, T_MS);
+		if (want[i])
+			CHECK_STREQ(jstr(o, "id"), want[i]);
+		else
+			CHECK(err_desc(o) &&
+			      strstr(err_desc(o), "parse error"));
+		json_object_put(o);
+	}
+
+	/* Past the size limit: its error and the hang-up after a's reply. */
+	pthread_mutex_lock(&tc.lock);
+	tc.release = false;
+	pthread_mutex_unlock(&tc.lock);
+	raw_send(&r, "{\"execute\": \"block\", \"id\": \"a\"}\n");
+	wait_blocked();
+	memset(big, 'x', n);
+	memcpy(big, "{\"execute\": \"echo\", \"arguments\": {\"s\": \"", 40);
+	big[n] = '\0';
+	/* All of it goes: the server reads up to the limit, the rest fits. */
+	CHECK_EQ(raw_send(&r, big), 0);
+	o = raw_recv(&r, 100);
+	CHECK(!o && !r.eof);
+	json_object_put(o);
+	release_block();
+	o = raw_reply(&r, T_MS);
+	CHECK_STREQ(jstr(o, "id"), "a");
+	json_object_put(o);
+	o = raw_recv(&r, T_MS);
+	CHECK(err_desc(o) && strstr(err_desc(o), "longer than"));
+	json_object_put(o);
+	o = raw_recv(&r, T_MS);
+	CHECK(!o && r.eof);
+	raw_close(&r);
+	free(big);
+	stop(s);
+}
+
 CHECK_MAIN(TEST(test_greeting), TEST(test_negotiation), TEST(test_id_echo),
 	   TEST(test_error_classes), TEST(test_malformed),
 	   TEST(test_long_request), TEST(test_many_clients),
@@ -1535,4 +1600,4 @@ CHECK_MAIN(TEST(test_greeting), TEST(test_negotiation), TEST(test_id_echo),
 	   TEST(test_parse_resync), TEST(test_negotiate_timeout),
 	   TEST(test_peer_credentials), TEST(test_concurrent_clients),
 	   TEST(test_stop_no_leaks), TEST(test_socket_path),
-	   TEST(test_bad_declarations))
+	   TEST(test_bad_declarations), TEST(test_read_ahead))

@@ -78,6 +78,8 @@ struct qmp_conn {
 	bool inflight_other;
 	struct json_object *held;
 	char *held_err;
+	/* Reading ahead, a request reached max_request: judged after them. */
+	bool overlong;
 	long long since_ms; /* accepted at, for the negotiation timeout */
 	/*
 	 * Received bytes not yet consumed: the request being parsed from
@@ -1063,6 +1065,7 @@ static void conn_release(struct qmp_server *s, struct qmp_conn *c)
 	struct json_object *req = c->held;
 
 	c->inflight_other = false;
+	c->overlong = false;
 	c->held = NULL;
 	if (c->held_err) {
 		conn_send_error(s, c, c->held_err);
@@ -1194,7 +1197,8 @@ static void conn_parse_error(struct qmp_server *s, struct qmp_conn *c,
 /* Whether c has sent something that must wait for its earlier replies. */
 static bool conn_stalled(const struct qmp_conn *c)
 {
-	return c->held || c->held_err || (c->inflight && c->inflight_other) ||
+	return c->held || c->held_err || c->overlong ||
+	       (c->inflight && c->inflight_other) ||
 	       c->inflight >= QMP_BATCH_MAX; /* a bound on what one queues */
 }
 
@@ -1237,6 +1241,11 @@ static void conn_process(struct qmp_server *s, struct qmp_conn *c)
 			c->fed += len;
 			if (c->fed < s->max_request)
 				continue;
+			/* Its error and the hang-up come after earlier replies. */
+			if (c->inflight) {
+				c->overlong = true;
+				return;
+			}
 			pr_err("api: dropping client fd %d: request longer "
 			       "than %zu bytes",
 			       c->fd, s->max_request);
