@@ -4,12 +4,25 @@
 # and guest state tables side by side after each step.  The guest's console
 # lines are prefixed "guest|".
 #
+#
 #   tools/demo.sh [BUILD_DIR]      (default: build)
+#
+# Without a usable /dev/kvm (a machine whose kernel is itself a guest may
+# have none) it runs the same demo inside the nested lab's real KVM.
 set -eu
 
 build=${1:-build}
-hotvm=$build/vmm/hotvm
+hotvm=${HOTVM:-$build/vmm/hotvm}
 [ -x "$hotvm" ] || { echo "demo: $hotvm is not built: ninja -C $build" >&2; exit 2; }
+
+if [ -z "${HOTVM_DEMO_IN_LAB:-}" ] && { [ ! -r /dev/kvm ] || [ ! -w /dev/kvm ]; }; then
+	echo "demo: no usable /dev/kvm here: running the demo inside the nested" \
+		"lab (tools/lab/lab.sh; about a minute, and the first time it" \
+		"downloads Debian's kernel)" >&2
+	exec "$(dirname "$0")/lab/lab.sh" --cache "$build/lab-cache" --smp 1 \
+		--hotvm "$hotvm" --add "$0:/lab/demo.sh" \
+		--run 'HOTVM=/bin/hotvm HOTVM_DEMO_IN_LAB=1 sh /lab/demo.sh'
+fi
 
 dir=$(mktemp -d "${TMPDIR:-/tmp}/hotvm-demo.XXXXXX")
 sock=$dir/api.sock
@@ -32,7 +45,7 @@ while IFS= read -r line <&3; do
 	echo "guest| $line"
 	case $line in ready*) break ;; esac
 done
-sed -u 's/^/guest| /' <&3 &
+while IFS= read -r line <&3; do echo "guest| $line"; done &
 
 step() {
 	echo
