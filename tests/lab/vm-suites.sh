@@ -8,8 +8,10 @@
 #   vm-suites.sh NAME 'COMMAND' [NAME 'COMMAND']...
 #
 # A suite passes when COMMAND exits 0, prints no TAP "not ok" and did not
-# skip (the lab has a real KVM: a skip here is a failure).  Exit status 1
-# when any suite failed.
+# skip (the lab has a real KVM: a skip here is a failure).  With
+# VM_SUITES_REPORTS set, a sanitizer report any process left in that
+# directory (TSAN_OPTIONS=log_path=DIR/report) fails the run too.  Exit
+# status 1 when any suite failed.
 
 failed=0
 total=0
@@ -34,4 +36,12 @@ while [ $# -ge 2 ]; do
 	fi
 done
 echo "== $((total - failed)) of $total suites passed"
+if [ -n "${VM_SUITES_REPORTS:-}" ] && [ -n "$(ls -A "$VM_SUITES_REPORTS" 2>/dev/null)" ]; then
+	for f in "$VM_SUITES_REPORTS"/*; do
+		echo "---- $f"
+		cat "$f"
+	done
+	echo "== sanitizer reports: $(ls "$VM_SUITES_REPORTS" | wc -l) processes (above)"
+	failed=$((failed + 1))
+fi
 [ "$failed" -eq 0 ]
