@@ -834,27 +834,63 @@ struct burst {
 	const char *id;
 };
 
+/* A burst of n requests: those the batch takes, and those it leaves. */
+struct burst_set {
+	struct burst *b;
+	unsigned int *cpus, nb; /* b[i].cpu, for hotplug_batch_*() */
+	int *res;		/* their results from hotplug_batch_*() */
+	bool *later;		/* left to run by themselves */
+};
+
+static int burst_set_alloc(struct burst_set *bs, size_t n)
+{
+	*bs = (struct burst_set){
+		.b = calloc(n, sizeof(*bs->b)),
+		.cpus = calloc(n, sizeof(*bs->cpus)),
+		.res = calloc(n, sizeof(*bs->res)),
+		.later = calloc(n, sizeof(*bs->later)),
+	};
+	return bs->b && bs->cpus && bs->res && bs->later ? 0 : -ENOMEM;
+}
+
+static void burst_set_free(struct burst_set *bs)
+{
+	free(bs->b);
+	free(bs->cpus);
+	free(bs->res);
+	free(bs->later);
+}
+
 /* Whether an earlier request of the batch names cpu or id. */
-static bool burst_taken(const struct burst *b, unsigned int n, unsigned int cpu,
+static bool burst_taken(const struct burst_set *bs, unsigned int cpu,
 			const char *id)
 {
-	for (unsigned int i = 0; i < n; i++)
-		if (b[i].cpu == cpu || (id && b[i].id && !strcmp(b[i].id, id)))
+	for (unsigned int i = 0; i < bs->nb; i++)
+		if (bs->b[i].cpu == cpu ||
+		    (id && bs->b[i].id && !strcmp(bs->b[i].id, id)))
 			return true;
 	return false;
+}
+
+static void burst_take(struct burst_set *bs, struct qmp_call *c,
+		       unsigned int cpu, const char *id)
+{
+	bs->b[bs->nb] = (struct burst){ .call = c, .cpu = cpu, .id = id };
+	bs->cpus[bs->nb++] = cpu;
 }
 
 /*
  * Runs the requests of a burst that the batch could not take, each by
  * itself after the batch, where they would have run had the burst run one
- * request at a time: those that name a CPU or an id an earlier one names.
+ * request at a time: those that name a CPU or an id an earlier one names
+ * (later[i]), or all of them when there is no batch (later NULL).
  */
 static void burst_rest(struct qmp_call *calls, size_t n, const bool *later,
 		       int (*cmd)(void *, struct json_object *,
 				  struct json_object **, struct qmp_error *))
 {
 	for (size_t i = 0; i < n; i++)
-		if (later[i])
+		if (!later || later[i])
 			calls[i].rc = cmd(NULL, calls[i].args, &calls[i].ret,
 					  &calls[i].err);
 }
@@ -868,16 +904,11 @@ static void burst_rest(struct qmp_call *calls, size_t n, const bool *later,
 static void batch_device_add(void *ctx, struct qmp_call *calls, size_t n)
 {
 	static struct hp_report rep;
-	struct burst *b = calloc(n, sizeof(*b));
-	unsigned int *cpus = calloc(n, sizeof(*cpus)), nb = 0;
-	int *res = calloc(n, sizeof(*res));
-	bool *later = calloc(n, sizeof(*later));
+	struct burst_set bs;
 
-	if (!b || !cpus || !res || !later) {
-		for (size_t i = 0; i < n; i++)
-			calls[i].rc =
-				cmd_device_add(ctx, calls[i].args,
-					       &calls[i].ret, &calls[i].err);
+	(void)ctx;
+	if (burst_set_alloc(&bs, n)) {
+		burst_rest(calls, n, NULL, cmd_device_add);
 		goto out;
 	}
 	for (size_t i = 0; i < n; i++) {
@@ -888,38 +919,34 @@ static void batch_device_add(void *ctx, struct qmp_call *calls, size_t n)
 		c->rc = device_add_check(c->args, &id, &cpu, &c->err);
 		if (c->rc)
 			continue;
-		if (burst_taken(b, nb, cpu, id)) {
-			later[i] = true;
+		if (burst_taken(&bs, cpu, id)) {
+			bs.later[i] = true;
 			continue;
 		}
 		c->rc = device_add_free(id, cpu, &c->err);
-		if (c->rc)
-			continue;
-		b[nb] = (struct burst){ .call = c, .cpu = cpu, .id = id };
-		cpus[nb++] = cpu;
+		if (!c->rc)
+			burst_take(&bs, c, cpu, id);
 	}
-	hotplug_batch_add_begin(qc.hp, cpus, nb, 0, res);
-	for (unsigned int k = 0; k < nb; k++) {
+	hotplug_batch_add_begin(qc.hp, bs.cpus, bs.nb, 0, bs.res);
+	for (unsigned int k = 0; k < bs.nb; k++) {
+		struct burst *b = &bs.b[k];
 		const struct hp_report *rp = NULL; /* phase 1: no steps */
-		int r = res[k];
+		int r = bs.res[k];
 
 		if (!r) {
-			r = hotplug_cpu_add(qc.hp, b[k].cpu, b[k].id, 0,
-					    arg_wait(b[k].call->args),
+			r = hotplug_cpu_add(qc.hp, b->cpu, b->id, 0,
+					    arg_wait(b->call->args),
 					    fresh(&rep));
 			rp = &rep;
 			if (r)
-				hotplug_batch_abandon(qc.hp, b[k].cpu, true, 0);
+				hotplug_batch_abandon(qc.hp, b->cpu, true, 0);
 		}
-		b[k].call->rc = device_add_done(b[k].cpu, b[k].id, r, rp,
-						&b[k].call->err);
+		b->call->rc =
+			device_add_done(b->cpu, b->id, r, rp, &b->call->err);
 	}
-	burst_rest(calls, n, later, cmd_device_add);
+	burst_rest(calls, n, bs.later, cmd_device_add);
 out:
-	free(b);
-	free(cpus);
-	free(res);
-	free(later);
+	burst_set_free(&bs);
 }
 
 /*
@@ -931,16 +958,11 @@ out:
 static void batch_device_del(void *ctx, struct qmp_call *calls, size_t n)
 {
 	static struct hp_report rep;
-	struct burst *b = calloc(n, sizeof(*b));
-	unsigned int *cpus = calloc(n, sizeof(*cpus)), nb = 0;
-	int *res = calloc(n, sizeof(*res));
-	bool *later = calloc(n, sizeof(*later));
+	struct burst_set bs;
 
-	if (!b || !cpus || !res || !later) {
-		for (size_t i = 0; i < n; i++)
-			calls[i].rc =
-				cmd_device_del(ctx, calls[i].args,
-					       &calls[i].ret, &calls[i].err);
+	(void)ctx;
+	if (burst_set_alloc(&bs, n)) {
+		burst_rest(calls, n, NULL, cmd_device_del);
 		goto out;
 	}
 	for (size_t i = 0; i < n; i++) {
@@ -950,35 +972,31 @@ static void batch_device_del(void *ctx, struct qmp_call *calls, size_t n)
 		c->rc = device_del_check(c->args, &cpu, &c->err);
 		if (c->rc)
 			continue;
-		if (burst_taken(b, nb, cpu, NULL)) {
-			later[i] = true;
-			continue;
-		}
-		b[nb] = (struct burst){ .call = c, .cpu = cpu };
-		cpus[nb++] = cpu;
+		if (burst_taken(&bs, cpu, NULL))
+			bs.later[i] = true;
+		else
+			burst_take(&bs, c, cpu, NULL);
 	}
-	hotplug_batch_remove_begin(qc.hp, cpus, nb, 0, res);
-	for (unsigned int k = 0; k < nb; k++) {
-		struct qmp_error *err = &b[k].call->err;
-		int r = res[k];
+	hotplug_batch_remove_begin(qc.hp, bs.cpus, bs.nb, 0, bs.res);
+	for (unsigned int k = 0; k < bs.nb; k++) {
+		struct burst *b = &bs.b[k];
+		struct qmp_error *err = &b->call->err;
+		int r = bs.res[k];
 
 		if (r) {
-			b[k].call->rc = remove_error(b[k].cpu, r, NULL, err);
+			b->call->rc = remove_error(b->cpu, r, NULL, err);
 			continue;
 		}
-		r = remove_cpu(b[k].cpu, 0, &rep, err);
+		r = remove_cpu(b->cpu, 0, &rep, err);
 		if (r) {
-			hotplug_batch_abandon(qc.hp, b[k].cpu, false, 0);
+			hotplug_batch_abandon(qc.hp, b->cpu, false, 0);
 			hv_err_append(&err->e, ", then back to online");
 		}
-		b[k].call->rc = r;
+		b->call->rc = r;
 	}
-	burst_rest(calls, n, later, cmd_device_del);
+	burst_rest(calls, n, bs.later, cmd_device_del);
 out:
-	free(b);
-	free(cpus);
-	free(res);
-	free(later);
+	burst_set_free(&bs);
 }
 
 /*
