@@ -144,39 +144,15 @@ static int resize(struct vmproc *v, unsigned int count, const char *list,
 static int burst(struct vmproc *v, unsigned int n, bool plug, bool at_once,
 		 const char *list, struct series *s)
 {
-	const char *cmd = plug ? "device_add" : "device_del";
-	struct qmp_client_error e = { 0 };
-	long seq[16];
+	char err[600];
 	double t0 = now_us();
-	int ret = 0;
+	int ret = vmproc_burst(v, plug, n, "b", at_once, err, sizeof(err));
 
-	for (unsigned int i = 1; i <= n && i < 16 && !ret; i++) {
-		char buf[128];
-		struct json_object *a;
-
-		if (plug)
-			snprintf(buf, sizeof(buf),
-				 "{\"driver\": \"host-x86_64-cpu\", "
-				 "\"socket-id\": %u, \"id\": \"b%u\"}",
-				 i, i);
-		else
-			snprintf(buf, sizeof(buf), "{\"id\": \"b%u\"}", i);
-		a = json_tokener_parse(buf);
-		seq[i] = qmp_client_send(v->c, cmd, a, &e);
-		json_object_put(a);
-		if (seq[i] < 0)
-			ret = (int)seq[i];
-		else if (!at_once)
-			ret = qmp_client_wait(v->c, cmd, seq[i], NULL, &e,
-					      VMPROC_TIMEOUT_MS);
-	}
-	for (unsigned int i = 1; at_once && i <= n && i < 16 && !ret; i++)
-		ret = qmp_client_wait(v->c, cmd, seq[i], NULL, &e,
-				      VMPROC_TIMEOUT_MS);
 	if (!ret)
 		ret = vmproc_wait_online(v, list, VMPROC_TIMEOUT_MS);
 	if (ret)
-		fprintf(stderr, "bench-hotplug: %s burst: %s\n", cmd, e.desc);
+		fprintf(stderr, "bench-hotplug: %s burst: %s\n",
+			plug ? "device_add" : "device_del", err);
 	else
 		add(s, (now_us() - t0) / 1e3);
 	return ret;

@@ -224,6 +224,44 @@ int vmproc_qmp(struct vmproc *v, const char *cmd, struct json_object **reply,
 	return ret;
 }
 
+int vmproc_burst(struct vmproc *v, bool plug, unsigned int n,
+		 const char *idprefix, bool at_once, char *errdesc,
+		 size_t errlen)
+{
+	const char *cmd = plug ? "device_add" : "device_del";
+	struct qmp_client_error err = { 0 };
+	long seq[VMPROC_BURST_MAX + 1];
+	int ret = n <= VMPROC_BURST_MAX ? 0 : -EINVAL;
+
+	for (unsigned int i = 1; i <= n && !ret; i++) {
+		char buf[160];
+		struct json_object *a;
+
+		if (plug)
+			snprintf(buf, sizeof(buf),
+				 "{\"driver\": \"host-x86_64-cpu\", "
+				 "\"socket-id\": %u, \"id\": \"%s%u\"}",
+				 i, idprefix, i);
+		else
+			snprintf(buf, sizeof(buf), "{\"id\": \"%s%u\"}",
+				 idprefix, i);
+		a = json_tokener_parse(buf);
+		seq[i] = qmp_client_send(v->c, cmd, a, &err);
+		json_object_put(a);
+		if (seq[i] < 0)
+			ret = (int)seq[i];
+		else if (!at_once)
+			ret = qmp_client_wait(v->c, cmd, seq[i], NULL, &err,
+					      VMPROC_TIMEOUT_MS);
+	}
+	for (unsigned int i = 1; at_once && i <= n && !ret; i++)
+		ret = qmp_client_wait(v->c, cmd, seq[i], NULL, &err,
+				      VMPROC_TIMEOUT_MS);
+	if (errdesc)
+		snprintf(errdesc, errlen, "%s: %s", err.class, err.desc);
+	return ret;
+}
+
 static int vmproc_count_dir(pid_t pid, const char *what)
 {
 	char path[64];

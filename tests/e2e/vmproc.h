@@ -52,6 +52,17 @@ int vmproc_qmp(struct vmproc *v, const char *cmd, struct json_object **reply,
 	       char *errdesc, size_t errlen, const char *fmt, ...)
 	__attribute__((format(printf, 6, 7)));
 
+/*
+ * device_add (plug) or device_del of CPUs 1..n, ids idprefix1.., all sent
+ * before the first reply is read (a burst: one batch) when at_once, else
+ * each after the reply to the one before.  0 once every reply was a
+ * success, else the first failure ("class: desc" in errdesc).
+ */
+#define VMPROC_BURST_MAX 64
+int vmproc_burst(struct vmproc *v, bool plug, unsigned int n,
+		 const char *idprefix, bool at_once, char *errdesc,
+		 size_t errlen);
+
 int vmproc_fds(struct vmproc *v);
 /* Threads of hotvm; waits up to 2 s for @expect (-1: no wait). */
 int vmproc_threads(struct vmproc *v, int expect);
