@@ -4,7 +4,6 @@
 # and guest state tables side by side after each step.  The guest's console
 # lines are prefixed "guest|".
 #
-#
 #   tools/demo.sh [BUILD_DIR]      (default: build)
 #
 # Without a usable /dev/kvm (a machine whose kernel is itself a guest may
@@ -17,7 +16,7 @@ hotvm=${HOTVM:-$build/vmm/hotvm}
 
 if [ -z "${HOTVM_DEMO_IN_LAB:-}" ] && { [ ! -r /dev/kvm ] || [ ! -w /dev/kvm ]; }; then
 	echo "demo: no usable /dev/kvm here: running the demo inside the nested" \
-		"lab (tools/lab/lab.sh; about a minute, and the first time it" \
+		"lab (tools/lab/lab.sh; about 15 s, and the first time it" \
 		"downloads Debian's kernel)" >&2
 	exec "$(dirname "$0")/lab/lab.sh" --cache "$build/lab-cache" --smp 1 \
 		--hotvm "$hotvm" --add "$0:/lab/demo.sh" \
