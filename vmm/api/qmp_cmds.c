@@ -1808,7 +1808,7 @@ static const struct qmp_command qc_commands[] = {
 	  .handler = cmd_query_hotplug_stats,
 	  .flags = QMP_CMD_QUERY,
 	  .help = "guest accesses to the GED and register block, and the "
-		  "ignored ones by reason" },
+		  "ignored ones by reason; operations queued" },
 };
 
 const struct qmp_command *qmp_cmds_table(size_t *n)
