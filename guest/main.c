@@ -58,6 +58,42 @@ static void __noreturn idle(void)
 	}
 }
 
+/* An exception with no IDT to deliver it through: a shutdown. */
+static void triple_fault(void)
+{
+	static const struct {
+		u16 limit;
+		u64 base;
+	} __attribute__((packed)) none = { 0, 0 };
+
+	local_irq_disable();
+	asm volatile("lidt %0; int3" : : "m"(none));
+}
+
+/* The power button, as an OS's power-key handler, per pwrbtn=. */
+void guest_power_button(void)
+{
+	static const char *const what[] = { "powering off", "rebooting",
+					    "triple fault", "ignored" };
+
+	printk("power button: %s\n", what[cmdline.pwrbtn]);
+	switch (cmdline.pwrbtn) {
+	case CMDLINE_PWRBTN_POWEROFF:
+		outb(ABI_PM_PORT + ABI_PM_SLEEP_CTL,
+		     ABI_PM_SLP_EN |
+			     (ABI_PM_SLP_TYP_S5 << ABI_PM_SLP_TYP_SHIFT));
+		break;
+	case CMDLINE_PWRBTN_REBOOT:
+		outb(ABI_PM_PORT + ABI_PM_RESET, ABI_PM_RESET_VALUE);
+		break;
+	case CMDLINE_PWRBTN_TRIPLE_FAULT:
+		triple_fault();
+		break;
+	case CMDLINE_PWRBTN_IGNORE:
+		break;
+	}
+}
+
 void __noreturn guest_main(u32 start_info);
 
 void __noreturn guest_main(u32 start_info)

@@ -411,7 +411,9 @@ void hotplug_work(void)
 		hp_cpu_event();
 	if (ev & ABI_GED_EVT_GUEST)
 		hp_targets();
-	if (ev & ~(u32)(ABI_GED_EVT_CPU | ABI_GED_EVT_GUEST))
-		printk("hotplug: GED events 0x%x not handled\n",
-		       ev & ~(u32)(ABI_GED_EVT_CPU | ABI_GED_EVT_GUEST));
+	if (ev & ABI_GED_EVT_PWRBTN)
+		guest_power_button();
+	ev &= ~(u32)(ABI_GED_EVT_CPU | ABI_GED_EVT_GUEST | ABI_GED_EVT_PWRBTN);
+	if (ev)
+		printk("hotplug: GED events 0x%x not handled\n", ev);
 }

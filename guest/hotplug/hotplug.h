@@ -36,4 +36,7 @@ void hotplug_work(void);
 struct hpio *hotplug_io(void);
 u32 hotplug_sel_of(unsigned int cpu);
 
+/* main.c: what a press of the power button does (pwrbtn=). */
+void guest_power_button(void);
+
 #endif

@@ -85,6 +85,14 @@ void cmdline_parse(const char *s)
 			cmdline.crash = true;
 		else if (token_is(t, n, "crash-ap"))
 			cmdline.crash_ap = true;
+		else if (token_is(t, n, "pwrbtn=poweroff"))
+			cmdline.pwrbtn = CMDLINE_PWRBTN_POWEROFF;
+		else if (token_is(t, n, "pwrbtn=reboot"))
+			cmdline.pwrbtn = CMDLINE_PWRBTN_REBOOT;
+		else if (token_is(t, n, "pwrbtn=triple-fault"))
+			cmdline.pwrbtn = CMDLINE_PWRBTN_TRIPLE_FAULT;
+		else if (token_is(t, n, "pwrbtn=ignore"))
+			cmdline.pwrbtn = CMDLINE_PWRBTN_IGNORE;
 		else if (token_is(t, n, "ignore-hotplug"))
 			cmdline.ignore_hotplug = true;
 		else if (token_is(t, n, "fuzz-regs"))

@@ -16,6 +16,10 @@
  *   nofdt                ignore the FDT, use the ACPI MADT
  *   crash, crash-ap      after "ready", take a page fault on the boot CPU
  *                        or on CPU 1: tests the exception path (status 5)
+ *   pwrbtn=ACTION        what a press of the power button (the GED's
+ *                        power-button event) does: poweroff (default:
+ *                        ACPI S5), reboot (the FADT's reset register),
+ *                        triple-fault (an exception with no IDT), ignore
  *   ignore-hotplug       leave the GED interrupt masked: the host's hotplug
  *                        requests time out (and roll back)
  *   fuzz-regs[=N]        after "ready", N (default 20000) random accesses
@@ -46,6 +50,12 @@ struct cmdline {
 	bool nofdt;
 	bool crash;
 	bool crash_ap;
+	enum cmdline_pwrbtn {
+		CMDLINE_PWRBTN_POWEROFF,
+		CMDLINE_PWRBTN_REBOOT,
+		CMDLINE_PWRBTN_TRIPLE_FAULT,
+		CMDLINE_PWRBTN_IGNORE,
+	} pwrbtn;
 	bool ignore_hotplug;
 	unsigned int fuzz_regs; /* iterations, 0: off */
 	unsigned int nr_faults;

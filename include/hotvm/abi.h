@@ -42,6 +42,24 @@
 	0x501 /* as QEMU's isa-debug-exit: status (v << 1) | 1 */
 
 /*
+ * The ACPI power-management device: the hardware-reduced FADT's sleep
+ * control and status registers and its reset register, one byte each.
+ * Writing SLP_EN with SLP_TYP ABI_PM_SLP_TYP_S5 to the sleep control
+ * register powers the machine off (the DSDT's \_S5 package holds that
+ * type); writing ABI_PM_RESET_VALUE to the reset register resets it.
+ */
+#define ABI_PM_PORT	     0x600
+#define ABI_PM_SLEEP_CTL     0 /* offsets from ABI_PM_PORT */
+#define ABI_PM_SLEEP_STS     1
+#define ABI_PM_RESET	     2
+#define ABI_PM_SIZE	     3
+#define ABI_PM_SLP_EN	     0x20
+#define ABI_PM_SLP_TYP_SHIFT 2
+#define ABI_PM_SLP_TYP_MASK  0x1c
+#define ABI_PM_SLP_TYP_S5    5
+#define ABI_PM_RESET_VALUE   0x01
+
+/*
  * Values the tiny guest writes to the debug-exit port, and the resulting
  * process exit status of hotvm (or QEMU with isa-debug-exit).
  */

@@ -29,6 +29,7 @@
  */
 #define ABI_GED_EVENT	    0
 #define ABI_GED_EVENT_WIDTH 4
+#define ABI_GED_EVT_PWRBTN  0x2 /* power button (as QEMU's power-down) */
 #define ABI_GED_EVT_CPU	    0x8 /* CPU hotplug (as QEMU's) */
 /* Some CPU has a guest-side target request (QEMU uses 0x1-0x8). */
 #define ABI_GED_EVT_GUEST 0x10

@@ -46,9 +46,10 @@ int vcpu_create(struct vcpu *vcpu, struct vm *vm, const struct bus *io,
 	return 0;
 }
 
-int vcpu_unpark(struct vcpu *vcpu)
+int vcpu_unpark(struct vcpu *vcpu, bool bsp)
 {
 	(void)vcpu;
+	(void)bsp;
 	return 0;
 }
 

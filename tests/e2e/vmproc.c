@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -299,6 +300,48 @@ int vmproc_threads(struct vmproc *v, int expect)
 	       expect >= 0 && now_ms() < deadline)
 		nanosleep(&(struct timespec){ .tv_nsec = 1000000 }, NULL);
 	return n;
+}
+
+int vmproc_wait_exit(struct vmproc *v, int timeout_ms)
+{
+	long deadline = now_ms() + timeout_ms;
+	int pidfd, status = 0;
+	char line[512];
+	pid_t got;
+
+	if (v->pid <= 0)
+		return -ECHILD;
+	/* Readable once the process has ended; without it, look every 10 ms. */
+	pidfd = (int)syscall(SYS_pidfd_open, v->pid, 0);
+	while ((got = waitpid(v->pid, &status, WNOHANG)) == 0) {
+		struct pollfd p[2] = { { .fd = v->out_fd, .events = POLLIN },
+				       { .fd = pidfd, .events = POLLIN } };
+		long left = deadline - now_ms();
+
+		if (left <= 0) {
+			if (pidfd >= 0)
+				close(pidfd);
+			return -ETIMEDOUT;
+		}
+		if (poll(p, 2, pidfd >= 0 ? (int)left : 10) < 0 &&
+		    errno != EINTR)
+			break;
+		if (p[0].revents & POLLIN) {
+			vmproc_fill(v, now_ms() + 100);
+			while (vmproc_take_line(v, line, sizeof(line)))
+				;
+		} else if (p[0].revents) {
+			/* The console's end: everything written was read. */
+			close(v->out_fd);
+			v->out_fd = -1;
+		}
+	}
+	if (got == 0) /* poll failed: wait without it */
+		got = waitpid(v->pid, &status, 0);
+	if (pidfd >= 0)
+		close(pidfd);
+	v->pid = 0;
+	return got > 0 && WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
 int vmproc_stop(struct vmproc *v)

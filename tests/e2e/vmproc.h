@@ -44,6 +44,14 @@ int vmproc_wait_line(struct vmproc *v, const char *prefix, int timeout_ms,
 int vmproc_wait_online(struct vmproc *v, const char *cpulist, int timeout_ms);
 
 /*
+ * Waits for hotvm to end on its own (a guest poweroff, --no-reboot),
+ * reading the console meanwhile.  Returns its exit status, -1 if a signal
+ * ended it, -ETIMEDOUT if it still runs.  Once it returned >= -1 the
+ * process is gone: vmproc_stop() only cleans up (and returns -1).
+ */
+int vmproc_wait_exit(struct vmproc *v, int timeout_ms);
+
+/*
  * Runs @cmd with arguments from the printf-style JSON @fmt (NULL: none).
  * Returns 0 with *reply (caller puts it; reply may be NULL), or the
  * client's error with "class: desc" in errdesc.

@@ -25,6 +25,8 @@ struct log_ost {
 
 static struct {
 	unsigned int ejected[MAX_LOG], nr_ejects;
+	bool asked[MAX_LOG];
+	unsigned int denied[MAX_LOG], nr_denied;
 	struct log_ost ost[MAX_LOG];
 	unsigned int nr_ost;
 	unsigned int gs_cpu[MAX_LOG];
@@ -37,13 +39,23 @@ static struct {
 
 static struct hpregs r;
 
-static void on_eject(void *ctx, unsigned int cpu)
+static void on_eject(void *ctx, unsigned int cpu, bool asked)
 {
 	CHECK(ctx == &rec);
 	if (rec.reenter)
 		CHECK(!hpregs_is_enabled(&r, cpu)); /* no deadlock, and done */
-	if (rec.nr_ejects < MAX_LOG)
+	if (rec.nr_ejects < MAX_LOG) {
+		rec.asked[rec.nr_ejects] = asked;
 		rec.ejected[rec.nr_ejects++] = cpu;
+	}
+}
+
+static void on_eject_denied(void *ctx, unsigned int cpu)
+{
+	CHECK(ctx == &rec);
+	CHECK(hpregs_is_enabled(&r, cpu)); /* still there */
+	if (rec.nr_denied < MAX_LOG)
+		rec.denied[rec.nr_denied++] = cpu;
 }
 
 static void on_ost(void *ctx, unsigned int cpu, uint32_t event, uint32_t status)
@@ -86,6 +98,7 @@ static uint32_t on_guest_target(void *ctx, unsigned int cpu)
 
 static const struct hpregs_ops ops = {
 	.eject = on_eject,
+	.eject_denied = on_eject_denied,
 	.ost = on_ost,
 	.guest_state = on_guest_state,
 	.guest_fault = on_guest_fault,
@@ -93,19 +106,25 @@ static const struct hpregs_ops ops = {
 };
 
 /* Boot CPUs 0 and 1 present, as the VMM would set them up. */
-static void setup_with(const uint64_t *ids)
+static void setup_deny(const uint64_t *ids, bool deny)
 {
 	const struct hpregs_config cfg = {
 		.max_cpus = NR_CPUS,
 		.arch_ids = ids,
 		.ops = &ops,
 		.ctx = &rec,
+		.deny_guest_eject = deny,
 	};
 
 	memset(&rec, 0, sizeof(rec));
 	CHECK_EQ(hpregs_init(&r, &cfg), 0);
 	CHECK_EQ(hpregs_coldplug(&r, 0), 0);
 	CHECK_EQ(hpregs_coldplug(&r, 1), 0);
+}
+
+static void setup_with(const uint64_t *ids)
+{
+	setup_deny(ids, false);
 }
 
 static void setup(void)
@@ -389,28 +408,62 @@ static void test_eject_refused(void)
 	CHECK_EQ(hpregs_cancel_unplug(&r, 1), -ENOENT);
 
 	ej0(0); /* the boot CPU */
-	ej0(1); /* enabled, but nobody asked */
 	ej0(3); /* absent */
 	CHECK_EQ(rec.nr_ejects, 0);
-	CHECK_EQ(ignored(HPREGS_IGN_EJECT), 3);
-
-	/* A removal the VMM gave up on: a late eject is ignored. */
-	CHECK_EQ(hpregs_request_unplug(&r, 1), 0);
-	CHECK_EQ(hpregs_request_unplug(&r, 1), 0); /* retry re-arms */
-	CHECK_EQ(hpregs_cancel_unplug(&r, 1), 0);
-	CSEL_W(1);
-	CHECK_EQ(FLAGS_R(), ABI_CPUHP_F_ENABLED);
-	ej0(1);
-	CHECK_EQ(rec.nr_ejects, 0);
-	CHECK(hpregs_is_enabled(&r, 1));
-	CHECK_EQ(ignored(HPREGS_IGN_EJECT), 4);
+	CHECK_EQ(ignored(HPREGS_IGN_EJECT), 2);
 
 	/* Eject with the remove event still pending is fine. */
 	CHECK_EQ(hpregs_request_unplug(&r, 1), 0);
+	CHECK_EQ(hpregs_request_unplug(&r, 1), 0); /* retry re-arms */
 	ej0(1);
 	CHECK_EQ(rec.nr_ejects, 1);
+	CHECK(rec.asked[0]);
 	hpregs_stats(&r, &st);
 	CHECK_EQ(st.ejects, 1);
+	CHECK_EQ(st.guest_ejects, 0);
+	hpregs_destroy(&r);
+}
+
+/* The guest's own eject, or one the VMM gave up waiting for: as QEMU. */
+static void test_guest_eject(void)
+{
+	struct hpregs_stats st;
+
+	setup();
+	CHECK_EQ(hpregs_plug(&r, 2), 0);
+	ej0(1); /* enabled, nobody asked */
+	CHECK_EQ(rec.nr_ejects, 1);
+	CHECK_EQ(rec.ejected[0], 1);
+	CHECK(!rec.asked[0]);
+	CHECK(!hpregs_is_enabled(&r, 1));
+	/* A removal the VMM gave up on: the late eject is the guest's. */
+	CHECK_EQ(hpregs_request_unplug(&r, 2), 0);
+	CHECK_EQ(hpregs_cancel_unplug(&r, 2), 0);
+	ej0(2);
+	CHECK_EQ(rec.nr_ejects, 2);
+	CHECK(!rec.asked[1]);
+	ej0(0); /* never the boot CPU */
+	CHECK(hpregs_is_enabled(&r, 0));
+	hpregs_stats(&r, &st);
+	CHECK_EQ(st.ejects, 2);
+	CHECK_EQ(st.guest_ejects, 2);
+	CHECK_EQ(st.ejects_denied, 0);
+	hpregs_destroy(&r);
+
+	/* --guest-eject deny: kept, and inserted again for the guest. */
+	setup_deny(NULL, true);
+	ej0(1);
+	CHECK_EQ(rec.nr_ejects, 0);
+	CHECK_EQ(rec.nr_denied, 1);
+	CHECK(hpregs_is_enabled(&r, 1));
+	CSEL_W(1);
+	CHECK_EQ(FLAGS_R(), ABI_CPUHP_F_ENABLED | ABI_CPUHP_F_INSERT);
+	CHECK_EQ(ignored(HPREGS_IGN_EJECT), 1);
+	/* One the VMM asked for still goes. */
+	CHECK_EQ(hpregs_request_unplug(&r, 1), 0);
+	ej0(1);
+	CHECK_EQ(rec.nr_ejects, 1);
+	CHECK(rec.asked[0]);
 	hpregs_destroy(&r);
 }
 
@@ -453,10 +506,7 @@ static void test_fw_remove(void)
 	CHECK_EQ(FLAGS_W(ABI_CPUHP_F_FW_REMOVE), HPREGS_IGN_EJECT);
 	CSEL_W(5);
 	CHECK_EQ(FLAGS_W(ABI_CPUHP_F_FW_REMOVE), HPREGS_IGN_EJECT);
-	/* It does not authorise an eject by itself ... */
-	ej0(3);
-	CHECK_EQ(rec.nr_ejects, 0);
-	/* ... and an eject clears it. */
+	/* An eject clears it. */
 	CHECK_EQ(hpregs_request_unplug(&r, 3), 0);
 	ej0(3);
 	CHECK_EQ(rec.nr_ejects, 1);
@@ -736,9 +786,9 @@ static struct {
 	unsigned int plugs[NR_CPUS], unplugs[NR_CPUS], cancels[NR_CPUS];
 } hx;
 
-static void hx_eject(void *ctx, unsigned int cpu)
+static void hx_eject(void *ctx, unsigned int cpu, bool asked)
 {
-	(void)ctx;
+	(void)ctx, (void)asked;
 	if (cpu == 0 || cpu >= NR_CPUS) {
 		atomic_fetch_add(&hx.bad_callbacks, 1);
 		return;
@@ -966,9 +1016,9 @@ static void test_hostile(void)
 
 CHECK_MAIN(TEST(test_init), TEST(test_detect_and_enumerate), TEST(test_hot_add),
 	   TEST(test_scan_wraps), TEST(test_hot_remove),
-	   TEST(test_eject_refused), TEST(test_flags_priority),
-	   TEST(test_fw_remove), TEST(test_arch_id), TEST(test_ost_per_cpu),
-	   TEST(test_guest_extensions), TEST(test_guest_target),
-	   TEST(test_unplug_force), TEST(test_unknown_commands),
-	   TEST(test_invalid_selector), TEST(test_widths_and_offsets),
-	   TEST(test_hostile))
+	   TEST(test_eject_refused), TEST(test_guest_eject),
+	   TEST(test_flags_priority), TEST(test_fw_remove), TEST(test_arch_id),
+	   TEST(test_ost_per_cpu), TEST(test_guest_extensions),
+	   TEST(test_guest_target), TEST(test_unplug_force),
+	   TEST(test_unknown_commands), TEST(test_invalid_selector),
+	   TEST(test_widths_and_offsets), TEST(test_hostile))

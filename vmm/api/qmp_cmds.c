@@ -1033,21 +1033,77 @@ static int cmd_query_cpus_fast(void *ctx, struct json_object *args,
 }
 
 /* {"running": true, "singlestep": false, "status": "running"} */
+/* QEMU's RunState: before the first boot, running, or shutting down. */
 static int cmd_query_status(void *ctx, struct json_object *args,
 			    struct json_object **ret, struct qmp_error *err)
 {
 	bool stopping = qc.vm && vm_stopping(qc.vm);
+	bool started = qc.hp && hotplug_started(qc.hp);
 	struct json_object *o;
 
 	(void)ctx;
 	(void)args;
 	(void)err;
 	o = json_object_new_object();
-	add_bool(o, "running", !stopping);
+	add_bool(o, "running", !stopping && started);
 	add_bool(o, "singlestep", false);
-	add_str(o, "status", stopping ? "shutdown" : "running");
+	add_str(o, "status",
+		stopping  ? "shutdown"
+		: started ? "running"
+			  : "prelaunch");
 	*ret = o;
 	return 0;
+}
+
+/*
+ * {} once the power button is pressed, with QEMU's POWERDOWN event; what
+ * happens next is the guest's choice (Linux: acpid or logind's poweroff).
+ */
+static int cmd_system_powerdown(void *ctx, struct json_object *args,
+				struct json_object **ret, struct qmp_error *err)
+{
+	int rc;
+
+	(void)ctx;
+	(void)args;
+	(void)ret;
+	rc = hotplug_power_button(qc.hp);
+	if (rc)
+		return qmp_error_set(err, QMP_ERROR_GENERIC,
+				     "cannot press the power button: %s",
+				     err_text(rc));
+	qmp_emit_event(qc.s, "POWERDOWN", json_object_new_object());
+	return 0;
+}
+
+/* {} at once; the reset follows, with its RESET event (or, under
+ * --no-reboot, the VM stops with SHUTDOWN). */
+static int cmd_system_reset(void *ctx, struct json_object *args,
+			    struct json_object **ret, struct qmp_error *err)
+{
+	(void)ctx;
+	(void)args;
+	(void)ret;
+	(void)err;
+	if (qc.vm)
+		vm_request_reset(qc.vm, VM_CAUSE_HOST_QMP_SYSTEM_RESET, 0,
+				 "system_reset from the control API "
+				 "(--no-reboot)");
+	return 0;
+}
+
+void qmp_cmds_event_cause(const char *event, enum vm_cause cause)
+{
+	struct json_object *d;
+
+	pthread_mutex_lock(&qc.lock);
+	if (qc.s) {
+		d = json_object_new_object();
+		add_bool(d, "guest", vm_cause_guest(cause));
+		add_str(d, "reason", vm_cause_name(cause));
+		qmp_emit_event(qc.s, event, d);
+	}
+	pthread_mutex_unlock(&qc.lock);
 }
 
 /*
@@ -1112,7 +1168,8 @@ static int cmd_quit(void *ctx, struct json_object *args,
 	(void)args;
 	(void)err;
 	if (qc.vm)
-		vm_request_stop(qc.vm, 0, "quit from the control API");
+		vm_shutdown(qc.vm, 0, VM_CAUSE_HOST_QMP_QUIT,
+			    "quit from the control API");
 	return 0;
 }
 
@@ -1779,6 +1836,14 @@ static const struct qmp_command qc_commands[] = {
 	  .handler = cmd_quit,
 	  .flags = QMP_CMD_FAST,
 	  .help = "stop the VM (exit status 0)" },
+	/* An operation: the interrupt is an ioctl the I/O thread may not make. */
+	{ .name = "system_powerdown",
+	  .handler = cmd_system_powerdown,
+	  .help = "press the ACPI power button; the guest decides" },
+	{ .name = "system_reset",
+	  .handler = cmd_system_reset,
+	  .flags = QMP_CMD_FAST,
+	  .help = "reset the VM (with --no-reboot: stop it)" },
 	{ .name = "query-cpuhp",
 	  .handler = cmd_query_cpuhp,
 	  .flags = QMP_CMD_QUERY,

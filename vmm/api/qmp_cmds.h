@@ -20,6 +20,8 @@
 
 #include <stddef.h>
 
+#include "vm.h"
+
 struct hotplug;
 struct qmp_command;
 struct qmp_server;
@@ -44,6 +46,12 @@ int qmp_cmds_register(struct qmp_server *s, struct hotplug *hp, struct vm *vm);
  * server.  The command state stays: a handler may still be running on a
  * server thread until qmp_server_stop() has joined it.  A NULL hp is fine.
  */
+/*
+ * A lifecycle event with QEMU's shape, {"guest": bool, "reason": cause}:
+ * SHUTDOWN or RESET.  Nothing without a registered server.
+ */
+void qmp_cmds_event_cause(const char *event, enum vm_cause cause);
+
 void qmp_cmds_detach(struct hotplug *hp);
 
 /*

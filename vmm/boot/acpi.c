@@ -9,6 +9,7 @@
 
 #include "acpi.h"
 #include "dsdt.h"
+#include "hotvm/abi.h"
 
 #define ACPI_OEM_ID	  "HOTVM "
 #define ACPI_OEM_TABLE_ID "HOTVMTBL"
@@ -92,8 +93,9 @@ static void build_madt(uint8_t *t, const struct acpi_config *cfg)
 	put32(t + 40, 0); /* no PC-AT dual 8259: the guest uses the IOAPIC */
 
 	for (unsigned int i = 0; i < cfg->max_cpus; i++) {
-		uint32_t flags = i < cfg->boot_cpus ? ACPI_MADT_ENABLED
-						    : ACPI_MADT_ONLINE_CAPABLE;
+		bool on = cfg->present ? cfg->present[i] : i < cfg->boot_cpus;
+		uint32_t flags =
+			on ? ACPI_MADT_ENABLED : ACPI_MADT_ONLINE_CAPABLE;
 
 		/* xAPIC entries cannot hold APIC ID 255 (broadcast) or more. */
 		if (i < 255) {
@@ -122,6 +124,16 @@ static void build_madt(uint8_t *t, const struct acpi_config *cfg)
 	header_end(t, len);
 }
 
+/* A Generic Address Structure for one byte at an I/O port. */
+static void put_gas_io8(uint8_t *p, uint16_t port)
+{
+	p[0] = ACPI_GAS_SYSTEM_IO;
+	p[1] = 8; /* register bit width */
+	p[2] = 0; /* bit offset */
+	p[3] = 1; /* access size: byte */
+	put64(p + 4, port);
+}
+
 static void build_fadt(uint8_t *t, uint64_t dsdt)
 {
 	header(t, "FACP", ACPI_FADT_SIZE, ACPI_FADT_REVISION);
@@ -132,9 +144,15 @@ static void build_fadt(uint8_t *t, uint64_t dsdt)
 	 * the missing RTC for about 3 s).
 	 */
 	put16(t + 109, ACPI_FADT_NO_VGA | ACPI_FADT_NO_CMOS_RTC);
-	put32(t + 112, ACPI_FADT_HW_REDUCED);
+	put32(t + 112, ACPI_FADT_HW_REDUCED | ACPI_FADT_RESET_REG_SUP);
+	/* Linux's first way to reboot; QEMU's q35 has it too. */
+	put_gas_io8(t + 116, ABI_PM_PORT + ABI_PM_RESET);
+	t[128] = ABI_PM_RESET_VALUE;
 	t[131] = ACPI_FADT_MINOR;
 	put64(t + 140, dsdt);
+	/* Hardware-reduced S5: Linux powers off only with both. */
+	put_gas_io8(t + 244, ABI_PM_PORT + ABI_PM_SLEEP_CTL);
+	put_gas_io8(t + 256, ABI_PM_PORT + ABI_PM_SLEEP_STS);
 	memcpy(t + 268, "HOTVM\0\0\0", 8); /* hypervisor vendor identity */
 	header_end(t, ACPI_FADT_SIZE);
 }

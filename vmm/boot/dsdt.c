@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include "acpi_pm.h"
 #include "cpuhp_regs.h"
 #include "dsdt.h"
 #include "ged.h"
@@ -55,6 +56,7 @@ int dsdt_build_aml(struct aml_buf *b, const struct dsdt_config *cfg)
 		ged_build_aml(b, ged, irq);
 		serial_build_aml(b, "COM1", ABI_COM1_PORT, ABI_COM1_IRQ);
 		build_mres(b, ged, cpus.base);
+		pm_build_aml(b);
 	}
 	return ret ? ret : aml_finish(b);
 }

@@ -14,6 +14,8 @@
  *   \_SB.COM1   PNP0501, the 16550 at ABI_COM1_PORT, IRQ ABI_COM1_IRQ:
  *               serial_build_aml()
  *   \_SB.MRES   PNP0C02, claims the GED and register block windows
+ *   \_SB.PWRB   PNP0C0C, the power button the GED notifies; \_S5_ the
+ *               sleep type of poweroff: pm_build_aml()
  */
 #ifndef HOTVM_DSDT_H
 #define HOTVM_DSDT_H

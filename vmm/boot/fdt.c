@@ -41,9 +41,10 @@ static int fdt_build_cpus(void *fdt, const struct fdt_build_config *cfg)
 		TRY(fdt_begin_node(fdt, name));
 		TRY(fdt_property_string(fdt, "device_type", "cpu"));
 		TRY(fdt_property_u32(fdt, "reg", i)); /* APIC ID */
+		bool on = cfg->present ? cfg->present[i] : i < cfg->boot_cpus;
+
 		TRY(fdt_property_string(fdt, "status",
-					i < cfg->boot_cpus ? "okay"
-							   : "disabled"));
+					on ? "okay" : "disabled"));
 		TRY(fdt_end_node(fdt));
 	}
 	TRY(fdt_end_node(fdt));

@@ -7,6 +7,7 @@
 #ifndef HOTVM_FDT_BUILD_H
 #define HOTVM_FDT_BUILD_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -20,6 +21,8 @@ struct fdt_build_config {
 	unsigned int nr_ram;
 	unsigned int boot_cpus;
 	unsigned int max_cpus; /* APIC ID of CPU n is n */
+	/* max_cpus entries: present at boot; NULL: the first boot_cpus. */
+	const bool *present;
 	const char *cmdline;
 };
 

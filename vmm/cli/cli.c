@@ -269,12 +269,27 @@ void cli_run_usage(FILE *f)
 	      "                       and the kernel logs it (audit); off, "
 	      "none.\n"
 	      "                       Hooks run outside the filters\n"
+	      "  --no-reboot          a reset (the guest's reboot or triple "
+	      "fault,\n"
+	      "                       system_reset) ends hotvm instead of "
+	      "resetting\n"
+	      "                       the VM: status 0, or 4 after a triple "
+	      "fault\n"
+	      "  --guest-eject allow|deny\n"
+	      "                       a CPU the guest ejects on its own "
+	      "(Linux's\n"
+	      "                       sysfs eject): removed, as QEMU does "
+	      "(allow,\n"
+	      "                       default), or kept and presented to "
+	      "the guest\n"
+	      "                       again (deny)\n"
 	      "  -h, --help           show this help\n"
 	      "\n"
 	      "Exit status: (v << 1) | 1 when the guest writes v to port "
 	      "0x501;\n"
-	      "0 after SIGINT/SIGTERM; 2 for bad input; 4 when the VM "
-	      "failed.\n",
+	      "0 after SIGINT/SIGTERM, quit or the guest's poweroff; 2 for "
+	      "bad\n"
+	      "input; 4 when the VM failed.\n",
 	      f);
 }
 
@@ -323,6 +338,10 @@ int cli_parse_run(int argc, char **argv, struct cli_run_opts *o)
 		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
 			o->help = true;
 			return 0;
+		}
+		if (!strcmp(a, "--no-reboot")) {
+			o->no_reboot = true;
+			continue;
 		}
 		if ((m = opt_value(argc, argv, &i, "--kernel", &v))) {
 			o->kernel = v;
@@ -432,6 +451,18 @@ int cli_parse_run(int argc, char **argv, struct cli_run_opts *o)
 				return -EINVAL;
 			}
 			o->dump_acpi = v;
+		} else if ((m = opt_value(argc, argv, &i, "--guest-eject",
+					  &v))) {
+			if (m > 0 && strcmp(v, "allow") && strcmp(v, "deny")) {
+				pr_err("--guest-eject '%s': give allow or deny",
+				       v);
+				return -EINVAL;
+			}
+			if (m > 0)
+				o->guest_eject =
+					!strcmp(v, "deny")
+						? HOTPLUG_GUEST_EJECT_DENY
+						: HOTPLUG_GUEST_EJECT_ALLOW;
 		} else if ((m = opt_value(argc, argv, &i, "--seccomp", &v))) {
 			if (m > 0 && (ret = seccomp_parse_policy(v)) < 0) {
 				pr_err("--seccomp '%s': give on, log or off",

@@ -42,6 +42,8 @@ struct cli_run_opts {
 	const char *name;	/* for hooks and QMP; default "hotvm" */
 	const char *dump_acpi;	/* write the ACPI tables here, boot nothing */
 	enum seccomp_policy seccomp; /* --seccomp; default on */
+	bool no_reboot;		     /* a reset ends the VM (status 0) */
+	int guest_eject;	     /* enum hotplug_guest_eject; 0: allow */
 	bool help;
 };
 

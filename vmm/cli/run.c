@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * `hotvm run`: checks the input, builds the machine (VM, RAM, kernel,
- * initrd, FDT, ACPI, start_info, devices, vCPUs), runs it until something
- * asks it to stop, and tears it down again: every thread joined, every fd
- * closed.  Input problems are reported before any KVM resource exists where
- * possible, so they fail fast and leave nothing behind.
+ * `hotvm run`: checks the input, builds the machine (VM, RAM, devices,
+ * vCPU slots, the control API, then kernel, initrd, FDT, ACPI, start_info
+ * and the boot vCPUs), runs it until something asks it to stop, and tears
+ * it down again: every thread joined, every fd closed.  Input problems are
+ * reported before any KVM resource exists where possible, so they fail
+ * fast and leave nothing behind.  A reset walks the same start-up table
+ * down to the first step a reset redoes and back up (machine_reset()).
  */
 #include <elf.h>
 #include <errno.h>
@@ -18,6 +20,7 @@
 
 #include "acpi.h"
 #include "acpi_dump.h"
+#include "acpi_pm.h"
 #include "fdt_build.h"
 #include "hooks.h"
 #include "hotplug.h"
@@ -46,12 +49,14 @@ struct machine {
 	struct bus io;
 	struct bus mmio;
 	struct serial serial;
+	struct pm pm;
 	struct hooks hooks;
 	struct hotplug *hp; /* owns every vCPU */
 	struct qmp_server *qmp;
 	int sig_fd;
+	size_t up; /* machine_steps[] set up, from the first */
 
-	struct image kernel;
+	struct image kernel, initrd;
 	enum hotplug_boot_mode boot_mode;
 	struct pvh_kernel k;
 	struct bzimage_kernel bz;
@@ -95,16 +100,21 @@ static int check_memory(uint64_t mem)
 	return 0;
 }
 
+/* Both files, read once: a reset loads them again from these copies. */
 static int open_kernel(struct machine *m)
 {
+	int ret;
+
 	if (m->opts->kernel)
-		return image_map(&m->kernel, "kernel", m->opts->kernel);
-	if (image_embedded(&m->kernel)) {
+		ret = image_read(&m->kernel, "kernel", m->opts->kernel);
+	else if ((ret = image_embedded(&m->kernel)))
 		pr_err("no --kernel given and this hotvm has no built-in "
 		       "guest; give --kernel PATH");
-		return -ENOENT;
-	}
-	return 0;
+	if (!ret && m->opts->initrd)
+		ret = image_read(&m->initrd, "initrd", m->opts->initrd);
+	if (ret)
+		image_free(&m->kernel);
+	return ret;
 }
 
 /* A bzImage is never built in: it always has a --kernel name. */
@@ -167,37 +177,31 @@ static int load_kernel(struct machine *m)
 static int load_initrd(struct machine *m)
 {
 	const char *path = m->opts->initrd;
-	struct image img;
+	const struct image *img = &m->initrd;
 	uint64_t lo = align_up(m->k.hi, PAGE_SIZE);
 	uint64_t top = m->low_end;
-	int ret;
 
 	if (!path)
 		return 0;
 	/* A bzImage says how high its initrd may go (initrd_addr_max). */
 	if (m->boot_mode == HOTPLUG_BOOT_LINUX64 && m->bz.initrd_max < top - 1)
 		top = m->bz.initrd_max + 1;
-	ret = image_map(&img, "initrd", path);
-	if (ret)
-		return ret;
-	if (img.size > top || top - img.size < lo) {
+	if (img->size > top || top - img->size < lo) {
 		if (top < m->low_end)
 			pr_err("initrd '%s': %zu bytes do not fit between the "
 			       "kernel and its initrd_addr_max 0x%llx; give a "
 			       "smaller initrd",
-			       path, img.size,
+			       path, img->size,
 			       (unsigned long long)m->bz.initrd_max);
 		else
 			pr_err("initrd '%s': %zu bytes do not fit in guest RAM "
 			       "after the kernel; give more --memory",
-			       path, img.size);
-		image_unmap(&img);
+			       path, img->size);
 		return -E2BIG;
 	}
-	m->initrd_gpa = (top - img.size) & ~(PAGE_SIZE - 1);
-	m->initrd_size = img.size;
-	memcpy(m->vm.ram + m->initrd_gpa, img.data, img.size);
-	image_unmap(&img);
+	m->initrd_gpa = (top - img->size) & ~(PAGE_SIZE - 1);
+	m->initrd_size = img->size;
+	memcpy(m->vm.ram + m->initrd_gpa, img->data, img->size);
 	return 0;
 }
 
@@ -269,14 +273,19 @@ static int write_zero_page(struct machine *m)
 	return 0;
 }
 
-/* The ACPI tables for buf at ABI_ACPI_PADDR: for a run and --dump-acpi. */
-static long build_acpi(void *buf, const struct cli_cpus *cpus)
+/*
+ * The ACPI tables for buf at ABI_ACPI_PADDR: for a run and --dump-acpi.
+ * @present: which CPUs the guest finds at boot (NULL: the boot CPUs).
+ */
+static long build_acpi(void *buf, const struct cli_cpus *cpus,
+		       const bool *present)
 {
 	long size = acpi_build(buf, ABI_ACPI_MAX,
 			       &(struct acpi_config){
 				       .base = ABI_ACPI_PADDR,
 				       .boot_cpus = cpus->boot,
 				       .max_cpus = cpus->max,
+				       .present = present,
 			       });
 
 	if (size < 0)
@@ -288,7 +297,7 @@ static long build_acpi(void *buf, const struct cli_cpus *cpus)
 	return size;
 }
 
-static int build_tables(struct machine *m)
+static int build_tables(struct machine *m, const bool *present)
 {
 	const struct cli_cpus *cpus = &m->opts->cpus;
 	struct fdt_build_range ram[PVH_MAX_MEMMAP];
@@ -308,6 +317,7 @@ static int build_tables(struct machine *m)
 					     .nr_ram = nr_ram,
 					     .boot_cpus = cpus->boot,
 					     .max_cpus = cpus->max,
+					     .present = present,
 					     .cmdline = m->opts->cmdline,
 				     });
 	if (fdt_size < 0) {
@@ -316,7 +326,7 @@ static int build_tables(struct machine *m)
 		       strerror((int)-fdt_size));
 		return (int)fdt_size;
 	}
-	acpi_size = build_acpi(m->vm.ram + ABI_ACPI_PADDR, cpus);
+	acpi_size = build_acpi(m->vm.ram + ABI_ACPI_PADDR, cpus, present);
 	if (acpi_size < 0)
 		return (int)acpi_size;
 	/* The FDT is built all the same; only PVH hands it over. */
@@ -356,6 +366,24 @@ static int build_tables(struct machine *m)
 	return 0;
 }
 
+/* The guest's poweroff and reboot, from the power-management device. */
+static void machine_poweroff(void *ctx)
+{
+	vm_shutdown(ctx, 0, VM_CAUSE_GUEST_SHUTDOWN,
+		    "the guest powered the machine off");
+}
+
+static void machine_reboot(void *ctx)
+{
+	vm_request_reset(ctx, VM_CAUSE_GUEST_RESET, 0,
+			 "the guest reset the machine (--no-reboot)");
+}
+
+static const struct pm_ops machine_pm_ops = {
+	.poweroff = machine_poweroff,
+	.reset = machine_reboot,
+};
+
 /* Registration can fail only on a clash: the UART is closed again then. */
 static int setup_devices(struct machine *m)
 {
@@ -373,6 +401,9 @@ static int setup_devices(struct machine *m)
 	ret = serial_register(&m->serial, &m->io, ABI_COM1_PORT);
 	if (!ret)
 		ret = debug_exit_register(&m->io, &m->vm, ABI_DEBUG_EXIT_PORT);
+	pm_init(&m->pm, &machine_pm_ops, &m->vm);
+	if (!ret)
+		ret = pm_register(&m->pm, &m->io);
 	if (ret) {
 		pr_err("cannot register the I/O ports: %s", strerror(-ret));
 		serial_close(&m->serial);
@@ -395,9 +426,7 @@ static int create_hotplug(struct machine *m)
 			.timeout_ms = o->hotplug_timeout_ms,
 			.wait = (enum hotplug_wait)o->hotplug_wait,
 			.prestage = o->prestage,
-			.boot_mode = m->boot_mode,
-			.entry = m->k.entry,
-			.start_info = m->start_info,
+			.guest_eject = (enum hotplug_guest_eject)o->guest_eject,
 		},
 		&m->hp);
 }
@@ -470,32 +499,6 @@ static int create_qmp(struct machine *m)
 	return ret;
 }
 
-/* Blocks until a vCPU or a signal asks the machine to stop. */
-static void wait_for_stop(struct machine *m)
-{
-	struct pollfd fds[2] = {
-		{ .fd = m->vm.stop_efd, .events = POLLIN },
-		{ .fd = m->sig_fd, .events = POLLIN },
-	};
-
-	while (!vm_stopping(&m->vm)) {
-		struct signalfd_siginfo si;
-
-		if (poll(fds, 2, -1) < 0) {
-			if (errno == EINTR)
-				continue;
-			vm_request_stop(&m->vm, ABI_STATUS_VMFAIL,
-					"poll failed: %s", strerror(errno));
-			break;
-		}
-		if ((fds[1].revents & POLLIN) &&
-		    read(m->sig_fd, &si, sizeof(si)) == sizeof(si))
-			vm_request_stop(&m->vm, ABI_STATUS_SIGNAL,
-					"stopped by %s",
-					strsignal((int)si.ssi_signo));
-	}
-}
-
 /*
  * The signals that stop the machine as SIGTERM does, with the socket
  * removed and every thread joined: each whose default action would kill the
@@ -557,7 +560,8 @@ static int input_memory(struct machine *m)
 
 static void close_kernel(struct machine *m)
 {
-	image_unmap(&m->kernel);
+	image_free(&m->kernel);
+	image_free(&m->initrd);
 }
 
 static void free_qmp(struct machine *m)
@@ -588,7 +592,10 @@ static int load_seccomp(struct machine *m)
 
 static int open_kvm(struct machine *m)
 {
-	return vm_kvm_open(&m->vm);
+	int ret = vm_kvm_open(&m->vm);
+
+	m->vm.no_reboot = m->opts->no_reboot;
+	return ret;
 }
 
 static void destroy_vm(struct machine *m)
@@ -622,10 +629,28 @@ static int load_images(struct machine *m)
 	return load_kernel(m) ?: load_initrd(m);
 }
 
+/* For the CPUs the guest finds at boot: the boot CPUs, or after a reset
+ * every CPU it had. */
 static int write_tables(struct machine *m)
 {
+	unsigned int max = m->opts->cpus.max;
+	bool *present = calloc(max, sizeof(*present));
+	int ret;
+
+	if (!present) {
+		pr_err("out of memory for the firmware tables");
+		return -ENOMEM;
+	}
+	for (unsigned int i = 0; i < max; i++)
+		present[i] = hotplug_present_at_boot(m->hp, i);
+	m->nr_memmap = 0;
 	build_memmap(m);
-	return build_tables(m);
+	ret = build_tables(m, present);
+	free(present);
+	if (!ret)
+		hotplug_set_entry(m->hp, m->boot_mode, m->k.entry,
+				  m->start_info);
+	return ret;
 }
 
 static void close_devices(struct machine *m)
@@ -653,20 +678,30 @@ static void unregister_qmp(struct machine *m)
 		qmp_cmds_unregister(m->hp);
 }
 
+/* The interrupt controllers as at power-on, then the vCPUs. */
 static int boot_vcpus(struct machine *m)
 {
-	int ret = hotplug_boot(m->hp);
+	int ret = vm_reset_irqchip(&m->vm);
 
+	if (ret && ret != -ENODATA)
+		pr_err("cannot reset the interrupt controllers: %s",
+		       strerror(-ret));
+	else
+		ret = hotplug_boot(m->hp);
 	if (ret)
 		pr_err("the VM failed: the boot vCPUs did not start");
 	return ret;
 }
 
-static void stop_vcpus(struct machine *m)
+static void unboot_vcpus(struct machine *m)
 {
-	hotplug_stop_vcpus(m->hp);
+	hotplug_unboot(m->hp);
 }
 
+/*
+ * The server runs before the guest does (query-status says "prelaunch";
+ * operations wait for the boot) and across resets, as QEMU's monitor.
+ */
 static int start_qmp(struct machine *m)
 {
 	int ret = m->qmp ? qmp_server_start(m->qmp) : 0;
@@ -677,32 +712,35 @@ static int start_qmp(struct machine *m)
 }
 
 /*
- * In this order: a command may be running on a server thread, and a vCPU
- * thread may be in an event callback.  Wake the command (it fails with
- * -ESHUTDOWN), detach the callbacks so no late event reaches the server,
- * and join the server's threads; the command state they used is freed
- * later, by api:commands.  The server removes its socket file.
+ * In this order: detach the callbacks so no late event reaches the
+ * server, and join the server's threads (a command running on one fails
+ * with -ESHUTDOWN: run_main() stopped the controller first); the command
+ * state they used is freed later, by api:commands.  The server removes
+ * its socket file.
  */
 static void stop_qmp(struct machine *m)
 {
 	if (!m->qmp)
 		return;
-	hotplug_shutdown(m->hp);
 	qmp_cmds_detach(m->hp);
 	free_qmp(m);
 }
 
 /*
  * The machine's start-up, walked forward by machine_build and unwound
- * backward by machine_destroy from the last step that succeeded, as the
+ * backward by machine_unwind from the last step that succeeded, as the
  * vCPU tables are.  A step that fails cleans up after itself and says why;
- * .status is the exit status it ends the run with.
+ * .status is the exit status it ends the run with.  A reset unwinds the
+ * steps from the first one marked .reset and walks them up again: the
+ * kernel and initrd loaded again, the tables rebuilt for the CPUs the
+ * guest has, the vCPUs booted.
  */
 struct machine_step {
 	const char *name;
 	int (*setup)(struct machine *m);
 	void (*teardown)(struct machine *m);
 	int status;
+	bool reset; /* a reset redoes this step and every one after it */
 };
 
 static const struct machine_step machine_steps[] = {
@@ -743,16 +781,11 @@ static const struct machine_step machine_steps[] = {
 	{ .name = "vm:create",
 	  .setup = create_vm,
 	  .status = ABI_STATUS_VMFAIL },
-	{ .name = "kernel:load",
-	  .setup = load_images,
-	  .status = ABI_STATUS_USAGE },
-	/* After the loaders: the memory map and start_info need their ends. */
-	{ .name = "tables", .setup = write_tables, .status = ABI_STATUS_USAGE },
 	{ .name = "devices",
 	  .setup = setup_devices,
 	  .teardown = close_devices,
 	  .status = ABI_STATUS_USAGE },
-	/* Creates the boot vCPUs, stopped; destroying joins every one. */
+	/* The vCPU slots, none created yet; destroying joins every one. */
 	{ .name = "hotplug",
 	  .setup = create_hotplug,
 	  .teardown = destroy_hotplug,
@@ -761,25 +794,47 @@ static const struct machine_step machine_steps[] = {
 	  .setup = register_qmp,
 	  .teardown = unregister_qmp,
 	  .status = ABI_STATUS_VMFAIL },
-	{ .name = "vcpus:boot",
-	  .setup = boot_vcpus,
-	  .teardown = stop_vcpus,
-	  .status = ABI_STATUS_VMFAIL },
-	/* Last up, first down: a command may use the vCPUs. */
 	{ .name = "api:start",
 	  .setup = start_qmp,
 	  .teardown = stop_qmp,
+	  .status = ABI_STATUS_VMFAIL },
+	/* From here on, what a reset redoes. */
+	{ .name = "kernel:load",
+	  .setup = load_images,
+	  .status = ABI_STATUS_USAGE,
+	  .reset = true },
+	/* After the loaders: the memory map and start_info need their ends. */
+	{ .name = "tables", .setup = write_tables, .status = ABI_STATUS_USAGE },
+	/* Last up, first down: every vCPU the guest finds at boot. */
+	{ .name = "vcpus:boot",
+	  .setup = boot_vcpus,
+	  .teardown = unboot_vcpus,
 	  .status = ABI_STATUS_VMFAIL },
 };
 
 #define MACHINE_STEPS (sizeof(machine_steps) / sizeof(machine_steps[0]))
 
-/* Unwinds the steps below @done, last first. */
-static void machine_destroy(struct machine *m, size_t done)
+/* Unwinds the steps that are up down to @to, last first. */
+static void machine_unwind(struct machine *m, size_t to)
 {
-	while (done--)
-		if (machine_steps[done].teardown)
-			machine_steps[done].teardown(m);
+	while (m->up > to) {
+		const struct machine_step *st = &machine_steps[--m->up];
+
+		if (st->teardown)
+			st->teardown(m);
+	}
+}
+
+/* Walks the steps from m->up to the end; 0, or the failing step's. */
+static const struct machine_step *machine_walk_up(struct machine *m)
+{
+	for (; m->up < MACHINE_STEPS; m->up++) {
+		const struct machine_step *st = &machine_steps[m->up];
+
+		if (st->setup(m))
+			return st;
+	}
+	return NULL;
 }
 
 /*
@@ -788,18 +843,81 @@ static void machine_destroy(struct machine *m, size_t done)
  */
 static int machine_build(struct machine *m)
 {
-	for (size_t i = 0; i < MACHINE_STEPS; i++) {
-		const struct machine_step *st = &machine_steps[i];
+	const struct machine_step *st = machine_walk_up(m);
 
-		if (st->setup(m)) {
-			/* Bad input was explained by the step itself. */
-			if (st->status != ABI_STATUS_USAGE)
-				pr_err("start-up failed at %s", st->name);
-			machine_destroy(m, i);
-			return st->status;
+	if (!st)
+		return -1;
+	/* Bad input was explained by the step itself. */
+	if (st->status != ABI_STATUS_USAGE)
+		pr_err("start-up failed at %s", st->name);
+	machine_unwind(m, 0);
+	return st->status;
+}
+
+/*
+ * A reset, as QEMU's: the RESET event, then the steps from the first
+ * .reset one down and up again.  The operation in progress, if any, ends
+ * first (hotplug_reset_begin()); the QMP server and its clients stay.  A
+ * step that fails now stops the VM.
+ */
+static void machine_reset(struct machine *m, enum vm_cause cause)
+{
+	const struct machine_step *st;
+	size_t first = 0;
+
+	while (!machine_steps[first].reset)
+		first++;
+	pr_err("resetting the VM (%s)", vm_cause_name(cause));
+	qmp_cmds_event_cause("RESET", cause);
+	hotplug_reset_begin(m->hp);
+	machine_unwind(m, first);
+	st = machine_walk_up(m);
+	if (st)
+		vm_request_stop(&m->vm, ABI_STATUS_VMFAIL,
+				"the reset failed at %s", st->name);
+}
+
+/*
+ * Runs the machine until a vCPU, a signal or the API stops it, doing the
+ * main thread's share of what the guest asks meanwhile: resets, and ejects
+ * the guest did on its own.
+ */
+static void machine_run(struct machine *m)
+{
+	struct pollfd fds[2] = {
+		{ .fd = m->vm.stop_efd, .events = POLLIN },
+		{ .fd = m->sig_fd, .events = POLLIN },
+	};
+
+	while (!vm_stopping(&m->vm)) {
+		struct signalfd_siginfo si;
+		enum vm_cause reset;
+		uint64_t v;
+
+		if (poll(fds, 2, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			vm_request_stop(&m->vm, ABI_STATUS_VMFAIL,
+					"poll failed: %s", strerror(errno));
+			break;
 		}
+		if ((fds[0].revents & POLLIN) &&
+		    read(m->vm.stop_efd, &v, sizeof(v)) < 0 && errno != EINTR)
+			vm_request_stop(&m->vm, ABI_STATUS_VMFAIL,
+					"cannot read the machine's events: %s",
+					strerror(errno));
+		if ((fds[1].revents & POLLIN) &&
+		    read(m->sig_fd, &si, sizeof(si)) == sizeof(si))
+			vm_shutdown(&m->vm, ABI_STATUS_SIGNAL,
+				    VM_CAUSE_HOST_SIGNAL, "stopped by %s",
+				    strsignal((int)si.ssi_signo));
+		if (vm_stopping(&m->vm))
+			break;
+		reset = vm_take_reset(&m->vm);
+		if (reset != VM_CAUSE_NONE)
+			machine_reset(m, reset);
+		hotplug_guest_work(m->hp);
 	}
-	return -1;
 }
 
 /*
@@ -819,7 +937,7 @@ static int dump_acpi(const struct cli_run_opts *o)
 		pr_err("--dump-acpi: out of memory");
 		return ABI_STATUS_VMFAIL;
 	}
-	size = build_acpi(buf, &o->cpus);
+	size = build_acpi(buf, &o->cpus, NULL);
 	ret = size < 0 ? (int)size
 		       : acpi_dump_write(o->dump_acpi, buf, (size_t)size,
 					 ABI_ACPI_PADDR);
@@ -852,10 +970,15 @@ int run_main(int argc, char **argv)
 		return status;
 
 	seccomp_enter(SECCOMP_THREAD_MAIN);
-	wait_for_stop(&m);
+	machine_run(&m);
 	status = m.vm.stop_status;
 	if (status == ABI_STATUS_VMFAIL)
 		pr_err("the VM failed: %s", m.vm.stop_reason);
-	machine_destroy(&m, MACHINE_STEPS);
+	else if (vm_cause_guest(m.vm.stop_cause))
+		pr_err("%s", m.vm.stop_reason);
+	/* Every wait for the guest ends, new operations are refused. */
+	qmp_cmds_event_cause("SHUTDOWN", m.vm.stop_cause);
+	hotplug_shutdown(m.hp);
+	machine_unwind(&m, 0);
 	return status;
 }

@@ -23,6 +23,7 @@ _Static_assert(ABI_CPUHP_SIZE == 12, "register block is 12 bytes");
 enum call_kind {
 	CALL_NONE,
 	CALL_EJECT,
+	CALL_EJECT_DENIED,
 	CALL_OST,
 	CALL_GUEST_STATE,
 	CALL_GUEST_FAULT,
@@ -66,6 +67,7 @@ int hpregs_init(struct hpregs *r, const struct hpregs_config *cfg)
 		.max_cpus = cfg->max_cpus,
 		.command = ABI_CPUHP_CMD_NEXT_EVENT,
 		.ctx = cfg->ctx,
+		.deny_guest_eject = cfg->deny_guest_eject,
 	};
 	if (cfg->ops)
 		r->ops = *cfg->ops;
@@ -112,6 +114,17 @@ static int set_enabled(struct hpregs *r, unsigned int cpu, bool hotplugged)
 	}
 	pthread_mutex_unlock(&r->lock);
 	return ret;
+}
+
+void hpregs_reset(struct hpregs *r)
+{
+	pthread_mutex_lock(&r->lock);
+	for (unsigned int i = 0; i < r->max_cpus; i++)
+		r->cpus[i] =
+			(struct hpregs_cpu){ .arch_id = r->cpus[i].arch_id };
+	r->selector = 0;
+	r->command = ABI_CPUHP_CMD_NEXT_EVENT;
+	pthread_mutex_unlock(&r->lock);
 }
 
 int hpregs_coldplug(struct hpregs *r, unsigned int cpu)
@@ -352,14 +365,27 @@ static int write_flags(struct hpregs *r, uint8_t val, struct call *call)
 	} else if (val & ABI_CPUHP_F_REMOVE) {
 		c->removing = false;
 	} else if (val & ABI_CPUHP_F_EJECT) {
-		if (!guest_cpu_removable(cpu) || !c->enabled ||
-		    !c->unplug_requested)
+		bool asked = c->unplug_requested;
+
+		if (!guest_cpu_removable(cpu) || !c->enabled)
 			return HPREGS_IGN_EJECT;
+		if (!asked && r->deny_guest_eject) {
+			/* Still here: the guest is told so by a new insert. */
+			c->inserting = true;
+			c->insert_seen = false;
+			*call = (struct call){ .kind = CALL_EJECT_DENIED,
+					       .cpu = cpu };
+			r->stats.ejects_denied++;
+			return HPREGS_IGN_EJECT;
+		}
 		*c = (struct hpregs_cpu){ .arch_id = c->arch_id,
 					  .ost_event = c->ost_event,
 					  .ost_status = c->ost_status };
-		*call = (struct call){ .kind = CALL_EJECT, .cpu = cpu };
+		*call = (struct call){ .kind = CALL_EJECT,
+				       .cpu = cpu,
+				       .a = asked };
 		r->stats.ejects++;
+		r->stats.guest_ejects += !asked;
 	} else if (val & ABI_CPUHP_F_FW_REMOVE) {
 		if (!guest_cpu_removable(cpu) || !c->enabled)
 			return HPREGS_IGN_EJECT;
@@ -439,7 +465,11 @@ static void run_call(struct hpregs *r, const struct call *call, uint64_t *val)
 		break;
 	case CALL_EJECT:
 		if (ops->eject)
-			ops->eject(r->ctx, call->cpu);
+			ops->eject(r->ctx, call->cpu, call->a);
+		break;
+	case CALL_EJECT_DENIED:
+		if (ops->eject_denied)
+			ops->eject_denied(r->ctx, call->cpu);
 		break;
 	case CALL_OST:
 		if (ops->ost)

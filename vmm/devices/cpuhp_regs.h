@@ -33,10 +33,13 @@
  * names (the ones QEMU's AML, OVMF and the tiny guest use), so a guest that
  * is correct on both behaves identically on both.
  *
- * Eject (flags bit3) is honoured only for an enabled CPU the VMM asked to
- * remove (hpregs_request_unplug(), not yet cancelled), never for CPU 0.
- * That request is remembered apart from the remove-pending flag, because
- * the guest's scan clears remove-pending before OSPM calls _EJ0.
+ * Eject (flags bit3) is honoured for an enabled CPU other than CPU 0, as
+ * QEMU does: asked for (hpregs_request_unplug(), not yet cancelled) or
+ * the guest's own idea (Linux's sysfs eject).  With deny_guest_eject an
+ * eject nobody asked for is ignored instead, and the CPU is presented
+ * again (insert pending), so a guest that let it go takes it back.  The
+ * request is remembered apart from the remove-pending flag, because the
+ * guest's scan clears remove-pending before OSPM calls _EJ0.
  *
  * Thread-safe: one mutex inside.  Callbacks run on the accessing thread
  * after the mutex is dropped, so they may call hpregs_*() themselves.
@@ -62,15 +65,21 @@ enum hpregs_ign {
 	HPREGS_IGN_COMMAND,  /* unknown command: the command is unchanged */
 	HPREGS_IGN_FLAGS,    /* flags write with none of bits 1-4 set */
 	HPREGS_IGN_EJECT,    /* eject/firmware remove of CPU 0, an absent CPU
-			      * or (eject) one the VMM is not removing */
+			      * or (deny_guest_eject) one the VMM is not
+			      * removing */
 	HPREGS_IGN_DATA,     /* data access the current command gives no
 			      * meaning, or a malformed guest-state value */
 	HPREGS_IGN_NR,
 };
 
 struct hpregs_ops {
-	/* The guest ejected cpu: it is no longer enabled. */
-	void (*eject)(void *ctx, unsigned int cpu);
+	/*
+	 * The guest ejected cpu: it is no longer enabled.  @asked: the VMM
+	 * had requested it; else the guest ejected it on its own.
+	 */
+	void (*eject)(void *ctx, unsigned int cpu, bool asked);
+	/* deny_guest_eject refused an eject: cpu is inserted again. */
+	void (*eject_denied)(void *ctx, unsigned int cpu);
 	/* _OST: the status write completes an (event, status) pair. */
 	void (*ost)(void *ctx, unsigned int cpu, uint32_t event,
 		    uint32_t status);
@@ -88,6 +97,7 @@ struct hpregs_config {
 	const uint64_t *arch_ids;
 	const struct hpregs_ops *ops; /* may be NULL, any member NULL */
 	void *ctx;
+	bool deny_guest_eject;
 };
 
 struct hpregs_cpu {
@@ -105,6 +115,8 @@ struct hpregs_stats {
 	uint64_t accesses; /* every guest access, the bus's drops included */
 	uint64_t ignored[HPREGS_IGN_NR];
 	uint64_t ejects;	/* eject callbacks */
+	uint64_t guest_ejects;	/* ... of those, ejects nobody asked for */
+	uint64_t ejects_denied; /* refused by deny_guest_eject */
 	uint64_t osts;		/* ost callbacks */
 	uint64_t guest_states;	/* guest_state callbacks */
 	uint64_t guest_faults;	/* guest_fault callbacks (fault data reads) */
@@ -119,6 +131,7 @@ struct hpregs {
 	struct hpregs_cpu *cpus;
 	struct hpregs_ops ops;
 	void *ctx;
+	bool deny_guest_eject;
 	struct hpregs_stats stats;
 	struct bus_ignored bus_ign; /* reserved and width, counted by the bus */
 };
@@ -154,6 +167,11 @@ int hpregs_cancel_unplug(struct hpregs *r, unsigned int cpu);
 int hpregs_unplug_force(struct hpregs *r, unsigned int cpu);
 int hpregs_withdraw_plug(struct hpregs *r, unsigned int cpu);
 bool hpregs_is_enabled(struct hpregs *r, unsigned int cpu);
+/*
+ * A machine reset: every CPU absent with no event, the selector and
+ * command back to 0; the statistics stay.
+ */
+void hpregs_reset(struct hpregs *r);
 /* Snapshot of one CPU's record; -EINVAL for a bad cpu. */
 int hpregs_get_cpu(struct hpregs *r, unsigned int cpu, struct hpregs_cpu *out);
 

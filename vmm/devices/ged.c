@@ -118,3 +118,8 @@ void ged_stats(struct ged *g, struct ged_stats *st)
 		.ign_offset = atomic_load(&g->bus_ign.offset),
 	};
 }
+
+void ged_reset(struct ged *g)
+{
+	atomic_store(&g->pending, 0);
+}

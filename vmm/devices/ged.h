@@ -94,6 +94,8 @@ int ged_build_fdt(void *fdt);
 
 /* Pending bits, without clearing them (introspection, tests). */
 uint32_t ged_pending(struct ged *g);
+/* A machine reset: no event pending. */
+void ged_reset(struct ged *g);
 void ged_stats(struct ged *g, struct ged_stats *st);
 
 #endif

@@ -9,6 +9,7 @@
 
 #include <libfdt.h>
 
+#include "acpi_pm.h"
 #include "aml.h"
 #include "cpuhp_regs.h"
 #include "ged.h"
@@ -41,6 +42,12 @@ void ged_build_aml(struct aml_buf *b, uint32_t base, uint32_t irq)
 			       aml_and(aml_local(0), aml_int(ABI_GED_EVT_CPU),
 				       aml_no_target())) {
 				aml_emit(b, aml_call0(HPREGS_AML_SCAN));
+			}
+			AML_IF(b, aml_and(aml_local(0),
+					  aml_int(ABI_GED_EVT_PWRBTN),
+					  aml_no_target())) {
+				aml_emit(b, aml_notify(aml_name(PM_AML_PWRB),
+						       aml_int(0x80)));
 			}
 		}
 	}

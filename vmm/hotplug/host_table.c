@@ -41,6 +41,12 @@ static int run_hooks(struct hotplug *hp, unsigned int cpu, int state, bool up)
 		return 0;
 	ret = hooks_run_vcpu(hp->hooks, cpu, HOST_STATE_NAME(state), up, &facts,
 			     err, sizeof(err));
+	if (ret && hp->forced) {
+		pr_err("CPU %u: %s; ignored: the guest has let the CPU go "
+		       "already (a reset, or its own eject)",
+		       cpu, err);
+		return 0;
+	}
 	if (ret)
 		hp_fail(hp, cpu, "%s; the %s is refused", err,
 			up ? "bring-up" : "removal");
@@ -81,8 +87,10 @@ static int create_fd(struct hotplug *hp, unsigned int cpu)
 	struct hp_slot *s = &hp->slots[cpu];
 	int ret;
 
+	/* The boot CPU runs from its entry, the others wait for INIT/SIPI. */
 	if (s->kvm_ready)
-		return vcpu_unpark(&s->vcpu);
+		return vcpu_unpark(&s->vcpu,
+				   cpu == GUEST_BOOT_CPU && hp->booting);
 	if (s->vcpu.fd >= 0) {
 		/* KVM cannot destroy it, nor create the same id again. */
 		pr_err("vCPU %u was half created by an earlier failure and "
@@ -373,12 +381,12 @@ static int ap_starting_down(unsigned int cpu, void *data)
 	struct hotplug *hp = data;
 	int ret;
 
-	if (!guest_cpu_removable(cpu))
+	if (!guest_cpu_removable(cpu) && !hp->forced)
 		return -EPERM; /* never reached: hotplug.c refuses first */
 	hp->slots[cpu].guest_joining = false;
 	ret = run_hooks(hp, cpu, HOST_AP_STARTING, false);
-	if (ret)
-		return ret;
+	if (ret || hp->forced)
+		return ret; /* forced: the guest is done with it already */
 	/*
 	 * Not present: a failed hot-add already took it back from the guest
 	 * (cpuhp-recover walks such a CPU down): there is nothing to eject.

@@ -141,6 +141,8 @@ int hp_wait_locked(struct hotplug *hp, struct hp_slot *s,
 
 		if (hp->stopping)
 			return -ESHUTDOWN;
+		if (hp->resetting)
+			return -ECANCELED;
 		ret = done(s);
 		if (ret)
 			return ret;
@@ -360,9 +362,7 @@ int hotplug_create(const struct hotplug_config *cfg, struct hotplug **out)
 		.wait = cfg->wait == HOTPLUG_WAIT_STARTED
 				? HOTPLUG_WAIT_STARTED
 				: HOTPLUG_WAIT_ACKNOWLEDGED,
-		.boot_mode = cfg->boot_mode,
-		.entry = cfg->entry,
-		.start_info = cfg->start_info,
+		.guest_eject = cfg->guest_eject,
 		.plat = {
 			.lock = plat_lock,
 			.unlock = plat_unlock,
@@ -386,6 +386,8 @@ int hotplug_create(const struct hotplug_config *cfg, struct hotplug **out)
 		hp->slots[i] = (struct hp_slot){
 			.vcpu = { .fd = -1, .id = i, .apic_id = i },
 			.boot = i < cfg->boot_cpus,
+			.coldplug = i < cfg->boot_cpus,
+			.coldplug_state = HOST_ONLINE,
 			.guest_target = CPUHP_INVALID,
 			.fault_given = CPUHP_INVALID,
 		};
@@ -408,22 +410,162 @@ fail:
 	return ret;
 }
 
+int hp_host_state(struct hotplug *hp, unsigned int cpu);
+
+int hp_op_enter(struct hotplug *hp, bool machine)
+{
+	pthread_t self = pthread_self();
+	int ret = 0;
+
+	pthread_mutex_lock(&hp->lock);
+	if (hp->op_depth && pthread_equal(hp->op_owner, self)) {
+		hp->op_depth++;
+		goto out;
+	}
+	while (!(hp->stopping && !machine) &&
+	       (hp->op_depth || (!machine && !hp->running)))
+		pthread_cond_wait(&hp->cond, &hp->lock);
+	if (hp->stopping && !machine) {
+		ret = -ESHUTDOWN;
+		goto out;
+	}
+	hp->op_owner = self;
+	hp->op_depth = 1;
+out:
+	pthread_mutex_unlock(&hp->lock);
+	return ret;
+}
+
+void hp_op_exit(struct hotplug *hp)
+{
+	bool work;
+
+	pthread_mutex_lock(&hp->lock);
+	work = !--hp->op_depth && hp->eject_work;
+	pthread_cond_broadcast(&hp->cond);
+	pthread_mutex_unlock(&hp->lock);
+	/* An eject came while this operation ran: the machine thread's. */
+	if (work)
+		vm_notify(hp->vm);
+}
+
+void hotplug_set_entry(struct hotplug *hp, enum hotplug_boot_mode mode,
+		       uint64_t entry, uint64_t start_info)
+{
+	hp->boot_mode = mode;
+	hp->entry = entry;
+	hp->start_info = start_info;
+}
+
+bool hotplug_present_at_boot(struct hotplug *hp, unsigned int cpu)
+{
+	return cpu < hp->max_cpus && hp->slots[cpu].coldplug;
+}
+
 int hotplug_boot(struct hotplug *hp)
 {
-	int ret = 0;
+	int ret = hp_op_enter(hp, true);
 
 	hp->booting = true;
 	/* CPU 0 last: when it starts the guest, its APs' vCPUs exist. */
-	for (unsigned int i = hp->boot_cpus; i-- > 0 && !ret;) {
-		ret = cpuhp_cpu_up(&hp->m, i, HOST_ONLINE);
+	for (unsigned int i = hp->max_cpus; i-- > 0 && !ret;) {
+		if (!hp->slots[i].coldplug)
+			continue;
+		ret = cpuhp_cpu_up(&hp->m, i, hp->slots[i].coldplug_state);
 		if (ret)
 			pr_err("boot vCPU %u did not come up: %s", i,
 			       strerror(-ret));
 	}
 	hp->booting = false;
+	pthread_mutex_lock(&hp->lock);
+	hp->running = !ret;
+	hp->started |= !ret;
+	hp->resetting = false;
+	pthread_mutex_unlock(&hp->lock);
+	hp_op_exit(hp);
 	if (!ret)
 		hp_prestage_fill(hp);
 	return ret;
+}
+
+void hotplug_reset_begin(struct hotplug *hp)
+{
+	pthread_mutex_lock(&hp->lock);
+	hp->running = false;
+	hp->resetting = true;
+	pthread_cond_broadcast(&hp->cond);
+	pthread_mutex_unlock(&hp->lock);
+}
+
+/* What the guest said of every CPU is void once it is gone. */
+static void forget_guest(struct hotplug *hp)
+{
+	hpregs_reset(&hp->regs);
+	ged_reset(&hp->ged);
+	pthread_mutex_lock(&hp->lock);
+	hp_guest_mirror_reset(hp);
+	for (unsigned int i = 0; i < hp->max_cpus; i++) {
+		struct hp_slot *s = &hp->slots[i];
+
+		s->guest_walking = s->guest_joining = s->guest_broken = false;
+		s->guest_target = s->fault_given = CPUHP_INVALID;
+		s->guest_recover = s->eject_pending = false;
+		s->w = (struct hp_wait_flags){ 0 };
+	}
+	hp->eject_work = false;
+	pthread_mutex_unlock(&hp->lock);
+}
+
+/* One CPU down to offline, whatever a hook says; false if it would not. */
+static bool force_down(struct hotplug *hp, unsigned int cpu)
+{
+	struct cpuhp_cpu c;
+	int ret = 0;
+
+	pthread_mutex_lock(&hp->table_lock);
+	cpuhp_cpu_info(&hp->m, cpu, &c);
+	if (c.broken)
+		cpuhp_clear_broken(&hp->m, cpu);
+	if (c.state != HOST_OFFLINE)
+		ret = cpuhp_cpu_down(&hp->m, cpu, HOST_OFFLINE);
+	pthread_mutex_unlock(&hp->table_lock);
+	hp->slots[cpu].batched = false;
+	hp->slots[cpu].prestaged = false;
+	if (ret)
+		pr_err("CPU %u: its host table did not walk down (%s); its "
+		       "vCPU is stopped all the same",
+		       cpu, strerror(-ret));
+	return !ret;
+}
+
+void hotplug_unboot(struct hotplug *hp)
+{
+	if (!hp || !hp->slots)
+		return;
+	hp_op_enter(hp, true);
+	pthread_mutex_lock(&hp->lock);
+	hp->running = false;
+	pthread_mutex_unlock(&hp->lock);
+	/* Kick them all first, so they stop in parallel; the walk joins. */
+	for (unsigned int i = 0; i < hp->max_cpus; i++) {
+		atomic_store(&hp->slots[i].vcpu.stop, true);
+		vcpu_kick(&hp->slots[i].vcpu);
+	}
+	hp->forced = true;
+	for (unsigned int i = 0; i < hp->max_cpus; i++) {
+		struct hp_slot *s = &hp->slots[i];
+		int state = hp_host_state(hp, i);
+
+		/* What the guest had, it finds again after a reset. */
+		s->coldplug = state >= HOST_AP_STARTING;
+		s->coldplug_state = state;
+		force_down(hp, i);
+		vcpu_stop(&s->vcpu);
+		snap_host(hp, i);
+	}
+	hp->forced = false;
+	forget_guest(hp);
+	hp_op_exit(hp);
 }
 
 void hotplug_shutdown(struct hotplug *hp)
@@ -638,7 +780,7 @@ static void op_end(struct hotplug *hp, int ret)
 	pthread_mutex_unlock(&hp->lock);
 }
 
-static int host_state(struct hotplug *hp, unsigned int cpu)
+int hp_host_state(struct hotplug *hp, unsigned int cpu)
 {
 	struct cpuhp_cpu c;
 
@@ -696,9 +838,9 @@ static bool stopping(struct hotplug *hp)
 	return ret;
 }
 
-int hotplug_cpu_add(struct hotplug *hp, unsigned int cpu, const char *id,
-		    int timeout_ms, enum hotplug_wait wait,
-		    struct hp_report *rep)
+static int cpu_add(struct hotplug *hp, unsigned int cpu, const char *id,
+		   int timeout_ms, enum hotplug_wait wait,
+		   struct hp_report *rep)
 {
 	char prev[sizeof(hp->slots[0].id)];
 	int ret;
@@ -707,7 +849,7 @@ int hotplug_cpu_add(struct hotplug *hp, unsigned int cpu, const char *id,
 	if (stopping(hp))
 		return hv_err_set(rep ? &rep->err : NULL, -ESHUTDOWN,
 				  "the VM is shutting down");
-	if (cpu < hp->max_cpus && host_state(hp, cpu) == HOST_ONLINE)
+	if (cpu < hp->max_cpus && hp_host_state(hp, cpu) == HOST_ONLINE)
 		return -EEXIST;
 	ret = check_broken(hp, cpu, rep);
 	if (!ret)
@@ -719,14 +861,14 @@ int hotplug_cpu_add(struct hotplug *hp, unsigned int cpu, const char *id,
 	memcpy(prev, hp->slots[cpu].id, sizeof(prev));
 	pthread_mutex_unlock(&hp->lock);
 	/* A partly-up CPU keeps the id it was added with, unless given one. */
-	if (id || host_state(hp, cpu) == HOST_OFFLINE)
+	if (id || hp_host_state(hp, cpu) == HOST_OFFLINE)
 		set_id(hp, cpu, id);
 	ret = cpuhp_cpu_up(&hp->m, cpu, HOST_ONLINE);
 	op_end(hp, ret);
 	/* Rolled back to where it was: so is its id (none if offline). */
 	if (ret)
 		set_id(hp, cpu,
-		       host_state(hp, cpu) == HOST_OFFLINE ? NULL : prev);
+		       hp_host_state(hp, cpu) == HOST_OFFLINE ? NULL : prev);
 	if (!ret && hp->slots[cpu].prestaged) {
 		hp->slots[cpu].prestaged = false; /* taken from the pool */
 		hp_prestage_fill(hp);
@@ -734,11 +876,24 @@ int hotplug_cpu_add(struct hotplug *hp, unsigned int cpu, const char *id,
 	return ret;
 }
 
-int hotplug_cpu_remove(struct hotplug *hp, unsigned int cpu, int timeout_ms,
-		       struct hp_report *rep)
+/* The end of a removal: the id goes, with QEMU's DEVICE_DELETED. */
+static void deleted(struct hotplug *hp, unsigned int cpu)
 {
-	struct hp_events ev;
 	char id[sizeof(hp->slots[0].id)];
+	struct hp_events ev;
+
+	pthread_mutex_lock(&hp->lock);
+	memcpy(id, hp->slots[cpu].id, sizeof(id));
+	hp->slots[cpu].id[0] = 0;
+	ev = hp->ev;
+	pthread_mutex_unlock(&hp->lock);
+	if (ev.deleted)
+		ev.deleted(ev.ctx, cpu, id);
+}
+
+static int cpu_remove(struct hotplug *hp, unsigned int cpu, int timeout_ms,
+		      struct hp_report *rep)
+{
 	int ret;
 
 	op_err_clear(rep);
@@ -748,7 +903,7 @@ int hotplug_cpu_remove(struct hotplug *hp, unsigned int cpu, int timeout_ms,
 	if (stopping(hp))
 		return hv_err_set(rep ? &rep->err : NULL, -ESHUTDOWN,
 				  "the VM is shutting down");
-	if (cpu < hp->max_cpus && host_state(hp, cpu) == HOST_OFFLINE)
+	if (cpu < hp->max_cpus && hp_host_state(hp, cpu) == HOST_OFFLINE)
 		return -ENODEV;
 	ret = check_broken(hp, cpu, rep);
 	if (!ret)
@@ -760,13 +915,7 @@ int hotplug_cpu_remove(struct hotplug *hp, unsigned int cpu, int timeout_ms,
 	if (ret)
 		return ret;
 	hp->slots[cpu].prestaged = false;
-	pthread_mutex_lock(&hp->lock);
-	memcpy(id, hp->slots[cpu].id, sizeof(id));
-	hp->slots[cpu].id[0] = 0;
-	ev = hp->ev;
-	pthread_mutex_unlock(&hp->lock);
-	if (ev.deleted)
-		ev.deleted(ev.ctx, cpu, id);
+	deleted(hp, cpu);
 	hp_prestage_fill(hp); /* a pool slot may have gone to a batch */
 	return 0;
 }
@@ -829,8 +978,8 @@ static bool guest_reports(struct hotplug *hp, unsigned int cpu,
 	return r;
 }
 
-int hotplug_set_target(struct hotplug *hp, unsigned int cpu, enum hp_side side,
-		       int state, int timeout_ms, struct hp_report *rep)
+static int set_target(struct hotplug *hp, unsigned int cpu, enum hp_side side,
+		      int state, int timeout_ms, struct hp_report *rep)
 {
 	int ret, cur;
 
@@ -840,7 +989,7 @@ int hotplug_set_target(struct hotplug *hp, unsigned int cpu, enum hp_side side,
 				  "the VM is shutting down");
 	if (cpu >= hp->max_cpus)
 		return -EINVAL;
-	cur = host_state(hp, cpu);
+	cur = hp_host_state(hp, cpu);
 	if (side == HP_SIDE_GUEST) {
 		if (!cpuhp_target_valid(&hp->guest_m, state))
 			return -EINVAL;
@@ -896,12 +1045,10 @@ static bool guest_holds(struct hotplug *hp, unsigned int cpu)
 	return r;
 }
 
-int hotplug_cpu_recover(struct hotplug *hp, unsigned int cpu, int timeout_ms,
-			struct hp_report *rep, bool *online)
+static int cpu_recover(struct hotplug *hp, unsigned int cpu, int timeout_ms,
+		       struct hp_report *rep, bool *online)
 {
 	struct hp_slot *s;
-	struct hp_events ev = { 0 };
-	char id[sizeof(hp->slots[0].id)];
 	bool gbroken, keep = false;
 	int ret, before;
 
@@ -918,7 +1065,7 @@ int hotplug_cpu_recover(struct hotplug *hp, unsigned int cpu, int timeout_ms,
 	if (ret)
 		return ret;
 	s = &hp->slots[cpu];
-	before = host_state(hp, cpu);
+	before = hp_host_state(hp, cpu);
 	pthread_mutex_lock(&hp->lock);
 	gbroken = s->guest_broken;
 	pthread_mutex_unlock(&hp->lock);
@@ -954,13 +1101,7 @@ out:
 	if (ret || keep || before == HOST_OFFLINE)
 		return ret;
 	/* Gone from both sides now: as a hot-remove ends. */
-	pthread_mutex_lock(&hp->lock);
-	memcpy(id, s->id, sizeof(id));
-	s->id[0] = 0;
-	ev = hp->ev;
-	pthread_mutex_unlock(&hp->lock);
-	if (ev.deleted)
-		ev.deleted(ev.ctx, cpu, id);
+	deleted(hp, cpu);
 	return 0;
 }
 
@@ -994,4 +1135,120 @@ void hotplug_device_stats(struct hotplug *hp, struct hpregs_stats *regs,
 {
 	hpregs_stats(&hp->regs, regs);
 	ged_stats(&hp->ged, ged);
+}
+
+/* --- the operations' entry points: one at a time (hp_op_enter()) -------- */
+
+int hotplug_cpu_add(struct hotplug *hp, unsigned int cpu, const char *id,
+		    int timeout_ms, enum hotplug_wait wait,
+		    struct hp_report *rep)
+{
+	int ret = hp_op_enter(hp, false);
+
+	if (ret)
+		return hv_err_set(rep ? &rep->err : NULL, ret,
+				  "the VM is shutting down");
+	ret = cpu_add(hp, cpu, id, timeout_ms, wait, rep);
+	hp_op_exit(hp);
+	return ret;
+}
+
+int hotplug_cpu_remove(struct hotplug *hp, unsigned int cpu, int timeout_ms,
+		       struct hp_report *rep)
+{
+	int ret = hp_op_enter(hp, false);
+
+	if (ret)
+		return hv_err_set(rep ? &rep->err : NULL, ret,
+				  "the VM is shutting down");
+	ret = cpu_remove(hp, cpu, timeout_ms, rep);
+	hp_op_exit(hp);
+	return ret;
+}
+
+int hotplug_set_target(struct hotplug *hp, unsigned int cpu, enum hp_side side,
+		       int state, int timeout_ms, struct hp_report *rep)
+{
+	int ret = hp_op_enter(hp, false);
+
+	if (ret)
+		return hv_err_set(rep ? &rep->err : NULL, ret,
+				  "the VM is shutting down");
+	ret = set_target(hp, cpu, side, state, timeout_ms, rep);
+	hp_op_exit(hp);
+	return ret;
+}
+
+int hotplug_cpu_recover(struct hotplug *hp, unsigned int cpu, int timeout_ms,
+			struct hp_report *rep, bool *online)
+{
+	int ret = hp_op_enter(hp, false);
+
+	*online = false;
+	if (ret)
+		return hv_err_set(rep ? &rep->err : NULL, ret,
+				  "the VM is shutting down");
+	ret = cpu_recover(hp, cpu, timeout_ms, rep, online);
+	hp_op_exit(hp);
+	return ret;
+}
+
+/*
+ * The guest ejected @cpu by itself and the register block let it go: the
+ * host table follows, as after a removal (the hooks run, in reverse; they
+ * cannot veto what the guest has done), and the slot is free.
+ */
+static void guest_eject(struct hotplug *hp, unsigned int cpu)
+{
+	/* Gone already, or plugged again since: nothing to follow. */
+	if (hp_host_state(hp, cpu) == HOST_OFFLINE ||
+	    hpregs_is_enabled(&hp->regs, cpu))
+		return;
+	pr_err("CPU %u: the guest ejected it; its vCPU is removed", cpu);
+	hp->forced = true;
+	force_down(hp, cpu);
+	hp->forced = false;
+	deleted(hp, cpu);
+}
+
+void hotplug_guest_work(struct hotplug *hp)
+{
+	pthread_t self = pthread_self();
+
+	pthread_mutex_lock(&hp->lock);
+	/* Busy: the operation's end wakes the machine thread again. */
+	if (!hp->eject_work || hp->op_depth || !hp->running || hp->stopping) {
+		pthread_mutex_unlock(&hp->lock);
+		return;
+	}
+	hp->eject_work = false;
+	hp->op_owner = self;
+	hp->op_depth = 1;
+	pthread_mutex_unlock(&hp->lock);
+	for (unsigned int cpu = 0; cpu < hp->max_cpus; cpu++) {
+		bool pending;
+
+		pthread_mutex_lock(&hp->lock);
+		pending = hp->slots[cpu].eject_pending;
+		hp->slots[cpu].eject_pending = false;
+		pthread_mutex_unlock(&hp->lock);
+		if (pending)
+			guest_eject(hp, cpu);
+	}
+	hp_op_exit(hp);
+}
+
+int hotplug_power_button(struct hotplug *hp)
+{
+	return ged_raise(&hp->ged, ABI_GED_EVT_PWRBTN);
+}
+
+bool hotplug_started(struct hotplug *hp)
+{
+	bool r;
+
+	pthread_mutex_lock(&hp->lock);
+	r = hp->started;
+	pthread_mutex_unlock(&hp->lock);
+	return r;
 }

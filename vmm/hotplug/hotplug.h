@@ -63,6 +63,18 @@ enum hotplug_wait {
 	HOTPLUG_WAIT_STARTED,
 };
 
+/*
+ * An eject the guest writes for a CPU the host did not ask to remove
+ * (Linux: /sys/bus/acpi/devices/.../eject).  ALLOW honours it as QEMU
+ * does: the host table walks the CPU down and it is deleted.  DENY keeps
+ * the CPU: the register block ignores the eject and presents the CPU to
+ * the guest again, so a guest that let it go takes it back.
+ */
+enum hotplug_guest_eject {
+	HOTPLUG_GUEST_EJECT_ALLOW,
+	HOTPLUG_GUEST_EJECT_DENY,
+};
+
 /* "acknowledged" or "started"; NULL for DEFAULT. */
 const char *hotplug_wait_name(enum hotplug_wait w);
 /* HOTPLUG_WAIT_* for a name, or -EINVAL. */
@@ -231,6 +243,15 @@ int hotplug_batch_remove_begin(struct hotplug *hp, const unsigned int *cpus,
 			       unsigned int n, int timeout_ms, int *results);
 void hotplug_batch_abandon(struct hotplug *hp, unsigned int cpu, bool add,
 			   int timeout_ms);
+
+/*
+ * QMP's system_powerdown: a press of the ACPI power button (the GED's
+ * ABI_GED_EVT_PWRBTN); the guest decides what it does.  0 or -errno.
+ */
+int hotplug_power_button(struct hotplug *hp);
+
+/* Whether the guest has been started once (query-status's "prelaunch"). */
+bool hotplug_started(struct hotplug *hp);
 
 /* Linux's cpuN/hotplug/target, on either side. */
 int hotplug_set_target(struct hotplug *hp, unsigned int cpu, enum hp_side side,

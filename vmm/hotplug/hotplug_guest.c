@@ -13,11 +13,15 @@
 #include "hotvm/guest_states.h"
 #include "hotplug_internal.h"
 #include "hotvm/abi.h"
+#include "log.h"
+#include "vm.h"
 
 /* _OST status "ejection in progress": not a failure (ACPI 6.3, 6.3.5). */
 #define OST_EJECT_IN_PROGRESS 0x84
 #define OST_EVENT_INSERT      1
 #define OST_EVENT_EJECT	      3
+/* ACPI 6.3 table 6.197: OSPM's own eject request (Linux's sysfs eject). */
+#define OST_EVENT_OSPM_EJECT 0x103
 
 /*
  * The mirror's callbacks never run: the guest walks its own table and
@@ -64,6 +68,15 @@ int hp_guest_mirror_init(struct hotplug *hp)
 	return ret;
 }
 
+void hp_guest_mirror_reset(struct hotplug *hp)
+{
+	memset(hp->guest_cpus, 0, hp->max_cpus * sizeof(*hp->guest_cpus));
+	cpuhp_init(&hp->guest_m, NULL, hp->guest_steps, GUEST_NR_STATES,
+		   hp->guest_cpus, hp->max_cpus);
+	cpuhp_set_boot_state(&hp->guest_m, GUEST_BOOT_CPU, GUEST_ONLINE);
+	hp->guest_ext = false;
+}
+
 int hp_guest_state_locked(struct hotplug *hp, unsigned int cpu)
 {
 	struct cpuhp_cpu c;
@@ -104,7 +117,12 @@ static struct hp_slot *slot_of(struct hotplug *hp, unsigned int cpu)
 	return cpu < hp->max_cpus ? &hp->slots[cpu] : NULL;
 }
 
-static void on_eject(void *ctx, unsigned int cpu)
+/*
+ * An eject the host asked for wakes the walk that waits for it.  One the
+ * guest did on its own (or too late for the walk that asked, which has
+ * given up) is the machine thread's to follow: hotplug_guest_work().
+ */
+static void on_eject(void *ctx, unsigned int cpu, bool asked)
 {
 	struct hotplug *hp = ctx;
 	struct hp_slot *s = slot_of(hp, cpu);
@@ -113,8 +131,34 @@ static void on_eject(void *ctx, unsigned int cpu)
 		return;
 	pthread_mutex_lock(&hp->lock);
 	s->w.ejected = true;
+	if (!asked) {
+		s->eject_pending = true;
+		hp->eject_work = true;
+	}
 	pthread_cond_broadcast(&hp->cond);
 	pthread_mutex_unlock(&hp->lock);
+	if (!asked)
+		vm_notify(hp->vm);
+}
+
+/* --guest-eject deny: the CPU is inserted again; tell the guest. */
+static void on_eject_denied(void *ctx, unsigned int cpu)
+{
+	struct hotplug *hp = ctx;
+	struct hp_events ev;
+	char id[sizeof(hp->slots[0].id)];
+	int ret;
+
+	if (!slot_of(hp, cpu))
+		return;
+	pthread_mutex_lock(&hp->lock);
+	hp_set_stage_locked(hp, cpu, HP_STAGE_PRESENTED, &ev, id, sizeof(id));
+	pthread_mutex_unlock(&hp->lock);
+	hp_stage_notify(&ev, cpu, id, HP_STAGE_PRESENTED);
+	ret = ged_raise(&hp->ged, ABI_GED_EVT_CPU);
+	pr_err("CPU %u: the guest ejected it on its own; refused "
+	       "(--guest-eject deny), presented to the guest again%s%s",
+	       cpu, ret ? ": " : "", ret ? strerror(-ret) : "");
 }
 
 static void on_ost(void *ctx, unsigned int cpu, uint32_t event, uint32_t status)
@@ -124,6 +168,8 @@ static void on_ost(void *ctx, unsigned int cpu, uint32_t event, uint32_t status)
 	struct hp_events ev, sev = { 0 };
 	char id[sizeof(s->id)], sid[sizeof(s->id)];
 	int stage = -1;
+	/* OSPM's own eject gets the same answers as one the host asked. */
+	bool eject = event == OST_EVENT_EJECT || event == OST_EVENT_OSPM_EJECT;
 
 	if (!s)
 		return;
@@ -137,11 +183,10 @@ static void on_ost(void *ctx, unsigned int cpu, uint32_t event, uint32_t status)
 	if (event == OST_EVENT_INSERT && status == 0 &&
 	    s->stage == HP_STAGE_PRESENTED)
 		stage = HP_STAGE_ACKNOWLEDGED;
-	if (event == OST_EVENT_EJECT && status == OST_EJECT_IN_PROGRESS &&
+	if (eject && status == OST_EJECT_IN_PROGRESS &&
 	    s->stage != HP_STAGE_ABSENT)
 		stage = HP_STAGE_EJECTING;
-	if (event == OST_EVENT_EJECT && status != 0 &&
-	    status != OST_EJECT_IN_PROGRESS) {
+	if (eject && status != 0 && status != OST_EJECT_IN_PROGRESS) {
 		s->w.ost_fail = true;
 		s->w.ost_status = status;
 		if (s->stage == HP_STAGE_EJECTING)
@@ -264,6 +309,7 @@ static uint32_t on_guest_target(void *ctx, unsigned int cpu)
 
 const struct hpregs_ops hp_regs_ops = {
 	.eject = on_eject,
+	.eject_denied = on_eject_denied,
 	.ost = on_ost,
 	.guest_state = on_guest_state,
 	.guest_fault = on_guest_fault,

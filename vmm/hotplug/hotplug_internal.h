@@ -72,6 +72,14 @@ struct hp_slot {
 	 */
 	bool batched;
 	bool prestaged; /* prestage.c created it ahead (operation thread) */
+	/*
+	 * Present when the guest boots: the boot CPUs, and after a reset
+	 * every CPU the guest had (hotplug_unboot()), walked back up to
+	 * coldplug_state by hotplug_boot().  Machine thread only.
+	 */
+	bool coldplug;
+	int coldplug_state;
+	bool eject_pending; /* the guest ejected it unasked: under lock */
 };
 
 struct hotplug {
@@ -97,7 +105,24 @@ struct hotplug {
 	pthread_mutex_t lock;
 	pthread_cond_t cond; /* CLOCK_MONOTONIC */
 	bool stopping;
-	bool guest_ext; /* the guest has used command 0x10: it is ours */
+	/*
+	 * Operations, one at a time (hp_op_enter()), under lock: the QMP
+	 * operation thread's and the machine's own (boot, reset, a guest's
+	 * eject), which may nest on one thread.
+	 */
+	unsigned int op_depth;
+	pthread_t op_owner;
+	bool running;	/* the guest runs: from hotplug_boot() to unboot */
+	bool started;	/* hotplug_boot() has succeeded once */
+	bool resetting; /* every wait for the guest ends with -ECANCELED */
+	/*
+	 * The guest has acted already (a reset, its own eject): the walk
+	 * follows it, so a hook cannot veto and nothing is asked of the guest.
+	 */
+	bool forced;
+	enum hotplug_guest_eject guest_eject;
+	bool eject_work; /* some slot's eject_pending is set */
+	bool guest_ext;	 /* the guest has used command 0x10: it is ours */
 	/*
 	 * The mirror of the guest's table (guest_states.h): each CPU's state
 	 * is the last one the guest reported, its fail the fault to hand over
@@ -123,6 +148,14 @@ struct hotplug {
 };
 
 uint64_t hp_now_ns(void);
+
+/*
+ * Enters an operation: waits until no other thread's operation runs and,
+ * unless @machine (the machine's own: boot, unboot, a guest's eject), the
+ * guest runs.  Nests on one thread.  -ESHUTDOWN once the VM stops.
+ */
+int hp_op_enter(struct hotplug *hp, bool machine);
+void hp_op_exit(struct hotplug *hp);
 
 /* Appends one step to the current report, if it is about @cpu.  Locked. */
 void hp_record_locked(struct hotplug *hp, unsigned int cpu, enum hp_side side,
@@ -175,6 +208,8 @@ void hp_prestage_fill(struct hotplug *hp);
 extern const struct hpregs_ops hp_regs_ops;
 /* The mirror of the guest's table, every CPU offline but the boot CPU. */
 int hp_guest_mirror_init(struct hotplug *hp);
+/* A reset: the mirror as at boot, and what the guest told us forgotten. */
+void hp_guest_mirror_reset(struct hotplug *hp);
 /* The mirror's view of @cpu: reported state, fault to hand over.  Locked. */
 int hp_guest_state_locked(struct hotplug *hp, unsigned int cpu);
 int hp_guest_fault_locked(struct hotplug *hp, unsigned int cpu);

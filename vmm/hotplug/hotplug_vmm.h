@@ -26,25 +26,56 @@ struct hotplug_config {
 	int timeout_ms;		   /* <= 0: HOTPLUG_DEFAULT_TIMEOUT_MS */
 	enum hotplug_wait wait;	   /* DEFAULT: ACKNOWLEDGED */
 	unsigned int prestage;	   /* free slots kept at vcpu:create */
-	/*
-	 * The boot vCPU's entry: PVH (start_info = hvm_start_info) or the
-	 * Linux 64-bit boot protocol (start_info = the zero page, on the
-	 * tables at ABI_BOOT64_PADDR).
-	 */
-	enum hotplug_boot_mode boot_mode;
-	uint64_t entry;
-	uint64_t start_info;
+	enum hotplug_guest_eject guest_eject;
 };
 
 /* Allocates the controller, its devices and tables; no vCPU yet. */
 int hotplug_create(const struct hotplug_config *cfg, struct hotplug **out);
 
 /*
- * Brings every boot vCPU up through the host table (without waiting for
- * the guest), the boot CPU last so that it finds the others when it runs.
- * On failure the vCPUs already up stay up: hotplug_destroy() takes them.
+ * The boot vCPU's entry, for the next hotplug_boot(): PVH (start_info =
+ * hvm_start_info) or the Linux 64-bit boot protocol (start_info = the
+ * zero page, on the tables at ABI_BOOT64_PADDR).
+ */
+void hotplug_set_entry(struct hotplug *hp, enum hotplug_boot_mode mode,
+		       uint64_t entry, uint64_t start_info);
+
+/*
+ * Whether @cpu is present when the guest boots: the boot CPUs, and after
+ * a reset every CPU the guest had.  The firmware tables say so.
+ */
+bool hotplug_present_at_boot(struct hotplug *hp, unsigned int cpu);
+
+/*
+ * Brings every vCPU present at boot up through the host table (without
+ * waiting for the guest), the boot CPU last so that it finds the others
+ * when it runs; then operations may run.  On failure the vCPUs already up
+ * stay up: hotplug_unboot() takes them.
  */
 int hotplug_boot(struct hotplug *hp);
+
+/*
+ * The reverse, for a reset and at the end: waits for the operation in
+ * progress, walks every vCPU down to offline (hooks run, but cannot veto:
+ * the guest is gone already; nothing is asked of the guest), remembers the
+ * ones the guest had as present at the next boot, and forgets what the
+ * guest said (register block, GED, the mirror of its table).
+ */
+void hotplug_unboot(struct hotplug *hp);
+
+/*
+ * A reset is coming: the operation in progress stops waiting for the
+ * guest (-ECANCELED) and new ones wait until hotplug_boot().  Any thread.
+ */
+void hotplug_reset_begin(struct hotplug *hp);
+
+/*
+ * The machine thread's share of the guest's own requests: honours the
+ * ejects the guest wrote unasked (the CPU walks down, DEVICE_DELETED).
+ * Called when the VM's stop_efd wakes it; never blocks on an operation in
+ * progress (its end wakes the machine thread again).
+ */
+void hotplug_guest_work(struct hotplug *hp);
 
 /*
  * The VM is stopping: wakes every wait (an operation in progress fails

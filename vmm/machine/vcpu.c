@@ -138,6 +138,11 @@ static int vcpu_refresh_lapic(struct vcpu *vcpu)
 	if (ioctl(vcpu->fd, KVM_GET_LAPIC, &st) ||
 	    ioctl(vcpu->fd, KVM_SET_LAPIC, &st))
 		return -errno;
+	/* As created: what vcpu_unpark() gives a vCPU that starts again. */
+	vcpu->lapic0 = malloc(sizeof(*vcpu->lapic0));
+	if (!vcpu->lapic0)
+		return -ENOMEM;
+	*vcpu->lapic0 = st;
 	return 0;
 }
 
@@ -159,6 +164,7 @@ static void vcpu_reset(struct vcpu *vcpu, struct vm *vm, const struct bus *io,
 	vcpu->thread_started = false;
 	vcpu->on_start = NULL;
 	vcpu->start_ctx = NULL;
+	vcpu->lapic0 = NULL;
 	atomic_store(&vcpu->stop, false);
 	atomic_store(&vcpu->tid, 0);
 	atomic_store(&vcpu->held, 0);
@@ -203,19 +209,88 @@ int vcpu_create(struct vcpu *vcpu, struct vm *vm, const struct bus *io,
 	return ret;
 }
 
-int vcpu_unpark(struct vcpu *vcpu)
+#define MSR_IA32_TSC_DEADLINE	0x6e0
+#define MSR_IA32_CR_PAT		0x277
+#define MSR_KVM_WALL_CLOCK	0x11
+#define MSR_KVM_SYSTEM_TIME	0x12
+#define MSR_KVM_WALL_CLOCK_NEW	0x4b564d00
+#define MSR_KVM_SYSTEM_TIME_NEW 0x4b564d01
+#define MSR_KVM_ASYNC_PF_EN	0x4b564d02
+#define MSR_KVM_STEAL_TIME	0x4b564d03
+#define MSR_KVM_PV_EOI_EN	0x4b564d04
+#define APICBASE_BSP		(1ULL << 8)
+#define APIC_DEFAULT_BASE	0xfee00000ULL
+#define PAT_POWER_ON		0x0007040600070406ULL
+
+/*
+ * MSRs a guest set that must not outlive it: KVM keeps writing an old
+ * guest's clock and steal-time pages, wherever they were, until these
+ * are off.  One at a time: KVM refuses the ones its CPUID does not offer,
+ * which no guest could have set either.
+ */
+static void vcpu_reset_msrs(struct vcpu *vcpu, bool bsp)
 {
-	struct kvm_mp_state mp = { .mp_state = KVM_MP_STATE_UNINITIALIZED };
+	const struct kvm_msr_entry list[] = {
+		{ .index = MSR_IA32_APICBASE,
+		  .data = APIC_DEFAULT_BASE | APICBASE_EN |
+			  (bsp ? APICBASE_BSP : 0) },
+		{ .index = MSR_IA32_TSC_DEADLINE },
+		{ .index = MSR_IA32_CR_PAT, .data = PAT_POWER_ON },
+		{ .index = MSR_KVM_SYSTEM_TIME },
+		{ .index = MSR_KVM_WALL_CLOCK },
+		{ .index = MSR_KVM_SYSTEM_TIME_NEW },
+		{ .index = MSR_KVM_WALL_CLOCK_NEW },
+		{ .index = MSR_KVM_ASYNC_PF_EN },
+		{ .index = MSR_KVM_STEAL_TIME },
+		{ .index = MSR_KVM_PV_EOI_EN },
+	};
 
-	if (ioctl(vcpu->fd, KVM_SET_MP_STATE, &mp)) {
-		int ret = -errno;
+	for (size_t i = 0; i < sizeof(list) / sizeof(list[0]); i++) {
+		struct {
+			struct kvm_msrs hdr;
+			struct kvm_msr_entry e;
+		} m = { .hdr.nmsrs = 1, .e = list[i] };
 
-		pr_err("cannot reset parked vCPU %u: KVM_SET_MP_STATE: %s",
-		       vcpu->id, strerror(errno));
-		return ret;
+		ioctl(vcpu->fd, KVM_SET_MSRS, &m);
 	}
-	/* INIT keeps MSRs; a newly plugged CPU comes with firmware's. */
-	return vcpu_set_msrs(vcpu);
+}
+
+int vcpu_unpark(struct vcpu *vcpu, bool bsp)
+{
+	struct kvm_mp_state mp = { .mp_state =
+					   bsp ? KVM_MP_STATE_RUNNABLE
+					       : KVM_MP_STATE_UNINITIALIZED };
+	struct kvm_vcpu_events events = {
+		.flags = KVM_VCPUEVENT_VALID_NMI_PENDING,
+	};
+	struct kvm_fpu fpu = { .fcw = 0x37f, .mxcsr = 0x1f80 };
+	const char *step = "KVM_SET_MP_STATE";
+	int ret;
+
+	vcpu_reset_msrs(vcpu, bsp);
+	/* The APIC base first: it decides how KVM reads the LAPIC state. */
+	ret = vcpu_set_msrs(vcpu);
+	if (ret)
+		return ret;
+	if (vcpu->lapic0 && ioctl(vcpu->fd, KVM_SET_LAPIC, vcpu->lapic0)) {
+		step = "KVM_SET_LAPIC";
+		goto fail;
+	}
+	if (ioctl(vcpu->fd, KVM_SET_VCPU_EVENTS, &events)) {
+		step = "KVM_SET_VCPU_EVENTS";
+		goto fail;
+	}
+	if (ioctl(vcpu->fd, KVM_SET_FPU, &fpu)) {
+		step = "KVM_SET_FPU";
+		goto fail;
+	}
+	if (!ioctl(vcpu->fd, KVM_SET_MP_STATE, &mp))
+		return 0;
+fail:
+	ret = -errno;
+	pr_err("cannot reset parked vCPU %u: %s: %s", vcpu->id, step,
+	       strerror(errno));
+	return ret;
 }
 
 int vcpu_setup_pvh(struct vcpu *vcpu, uint64_t entry, uint64_t start_info)
@@ -357,9 +432,10 @@ static bool vcpu_handle_exit(struct vcpu *vcpu)
 	case KVM_EXIT_INTR:
 		return true;
 	case KVM_EXIT_SHUTDOWN:
-		vm_request_stop(vm, ABI_STATUS_VMFAIL,
-				"guest shut down on vCPU %u (triple fault)",
-				vcpu->id);
+		/* A reset, as on real hardware; this vCPU runs no more. */
+		vm_request_reset(vm, VM_CAUSE_GUEST_RESET, ABI_STATUS_VMFAIL,
+				 "guest shut down on vCPU %u (triple fault)",
+				 vcpu->id);
 		return false;
 	case KVM_EXIT_INTERNAL_ERROR:
 		vm_request_stop(vm, ABI_STATUS_VMFAIL,
@@ -378,10 +454,18 @@ static bool vcpu_handle_exit(struct vcpu *vcpu)
 				run->fail_entry.hardware_entry_failure_reason);
 		return false;
 	case KVM_EXIT_SYSTEM_EVENT:
-		vm_request_stop(
-			vm, ABI_STATUS_VMFAIL,
-			"vCPU %u: guest system event %u (reset or power-off)",
-			vcpu->id, run->system_event.type);
+		if (run->system_event.type == KVM_SYSTEM_EVENT_SHUTDOWN) {
+			vm_shutdown(vm, 0, VM_CAUSE_GUEST_SHUTDOWN,
+				    "the guest powered the machine off");
+		} else if (run->system_event.type == KVM_SYSTEM_EVENT_RESET) {
+			vm_request_reset(vm, VM_CAUSE_GUEST_RESET, 0,
+					 "the guest reset the machine "
+					 "(--no-reboot)");
+		} else {
+			vm_request_stop(vm, ABI_STATUS_VMFAIL,
+					"vCPU %u: guest system event %u",
+					vcpu->id, run->system_event.type);
+		}
 		return false;
 	default:
 		vm_request_stop(vm, ABI_STATUS_VMFAIL,
@@ -616,6 +700,8 @@ void vcpu_destroy(struct vcpu *vcpu)
 		munmap(vcpu->run, vcpu->vm->run_size);
 	if (vcpu->fd >= 0)
 		close(vcpu->fd);
+	free(vcpu->lapic0);
+	vcpu->lapic0 = NULL;
 	vcpu->run = NULL;
 	vcpu->fd = -1;
 }

@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 struct bus;
+struct kvm_lapic_state;
 struct kvm_run;
 struct vm;
 
@@ -44,6 +45,7 @@ struct vcpu {
 	_Atomic bool started;
 	void (*on_start)(void *ctx, unsigned int id);
 	void *start_ctx;
+	struct kvm_lapic_state *lapic0; /* as created: what unpark restores */
 };
 
 /* Installs the (empty) kick signal handler; once per process. */
@@ -54,11 +56,13 @@ int vcpu_create(struct vcpu *vcpu, struct vm *vm, const struct bus *io,
 		unsigned int id, unsigned int max_cpus);
 
 /*
- * Makes a parked vCPU (fd kept after its thread stopped) start afresh:
- * KVM_MP_STATE_UNINITIALIZED, so it waits for the guest's INIT/SIPI again,
- * which resets its registers and LAPIC as on real hardware.
+ * Makes a parked vCPU (fd kept after its thread stopped) start afresh, as
+ * after power-on: its LAPIC as created, the MSRs firmware leaves (KVM's
+ * paravirtual ones off, so no old guest's clock page is written to), no
+ * pending event, FPU reset.  @bsp: runnable, for an entry the caller sets
+ * (vcpu_setup_*()); else it waits for the guest's INIT/SIPI.
  */
-int vcpu_unpark(struct vcpu *vcpu);
+int vcpu_unpark(struct vcpu *vcpu, bool bsp);
 
 /* PVH entry state: 32-bit flat protected mode, EBX = start_info. */
 int vcpu_setup_pvh(struct vcpu *vcpu, uint64_t entry, uint64_t start_info);

@@ -14,8 +14,11 @@
 
 #include <linux/kvm.h>
 
+#include "hotvm/abi.h"
 #include "log.h"
 #include "vm.h"
+
+static void vm_save_irqchip(struct vm *vm);
 
 /* Where KVM may put its VMX real-mode TSS and identity map: above RAM. */
 #define VM_TSS_ADDR	     0xfffbd000UL
@@ -191,6 +194,7 @@ int vm_create(struct vm *vm, uint64_t mem, unsigned int max_cpus)
 			goto fail;
 		}
 	}
+	vm_save_irqchip(vm);
 	return 0;
 
 fail:
@@ -218,27 +222,137 @@ int vm_irq_line(struct vm *vm, unsigned int irq, int level)
 	return ioctl(vm->vm_fd, KVM_IRQ_LINE, &l) ? -errno : 0;
 }
 
-bool vm_request_stop(struct vm *vm, int status, const char *fmt, ...)
+static const char *const vm_cause_names[VM_CAUSE_NR] = {
+	[VM_CAUSE_NONE] = "none",
+	[VM_CAUSE_HOST_ERROR] = "host-error",
+	[VM_CAUSE_HOST_QMP_QUIT] = "host-qmp-quit",
+	[VM_CAUSE_HOST_QMP_SYSTEM_RESET] = "host-qmp-system-reset",
+	[VM_CAUSE_HOST_SIGNAL] = "host-signal",
+	[VM_CAUSE_GUEST_SHUTDOWN] = "guest-shutdown",
+	[VM_CAUSE_GUEST_RESET] = "guest-reset",
+};
+
+const char *vm_cause_name(enum vm_cause c)
+{
+	return c < VM_CAUSE_NR ? vm_cause_names[c] : "none";
+}
+
+bool vm_cause_guest(enum vm_cause c)
+{
+	return c == VM_CAUSE_GUEST_SHUTDOWN || c == VM_CAUSE_GUEST_RESET;
+}
+
+void vm_notify(struct vm *vm)
 {
 	uint64_t one = 1;
+
+	/* Only fails if the counter overflows: the reader drains it. */
+	if (write(vm->stop_efd, &one, sizeof(one)) < 0)
+		return;
+}
+
+static bool vm_vstop(struct vm *vm, int status, enum vm_cause cause,
+		     const char *fmt, va_list ap)
+{
 	bool first;
-	va_list ap;
 
 	pthread_mutex_lock(&vm->stop_lock);
 	first = !vm_stopping(vm);
 	if (first) {
 		vm->stop_status = status;
-		va_start(ap, fmt);
+		vm->stop_cause = cause;
 		vsnprintf(vm->stop_reason, sizeof(vm->stop_reason), fmt, ap);
-		va_end(ap);
 		atomic_store_explicit(&vm->stopping, true,
 				      memory_order_release);
 	}
 	pthread_mutex_unlock(&vm->stop_lock);
-	if (first && write(vm->stop_efd, &one, sizeof(one)) < 0) {
-		/* Only fails if the counter overflows: cannot happen once. */
-	}
+	if (first)
+		vm_notify(vm);
 	return first;
+}
+
+bool vm_request_stop(struct vm *vm, int status, const char *fmt, ...)
+{
+	va_list ap;
+	bool first;
+
+	va_start(ap, fmt);
+	first = vm_vstop(vm, status,
+			 status == ABI_STATUS_VMFAIL ? VM_CAUSE_HOST_ERROR
+						     : VM_CAUSE_NONE,
+			 fmt, ap);
+	va_end(ap);
+	return first;
+}
+
+bool vm_shutdown(struct vm *vm, int status, enum vm_cause cause,
+		 const char *fmt, ...)
+{
+	va_list ap;
+	bool first;
+
+	va_start(ap, fmt);
+	first = vm_vstop(vm, status, cause, fmt, ap);
+	va_end(ap);
+	return first;
+}
+
+void vm_request_reset(struct vm *vm, enum vm_cause cause, int status,
+		      const char *fmt, ...)
+{
+	int none = VM_CAUSE_NONE;
+	va_list ap;
+
+	if (vm->no_reboot) {
+		va_start(ap, fmt);
+		vm_vstop(vm, status, cause, fmt, ap);
+		va_end(ap);
+		return;
+	}
+	/* One reset at a time: a second request while one is pending is it. */
+	if (atomic_compare_exchange_strong(&vm->reset_cause, &none, (int)cause))
+		vm_notify(vm);
+}
+
+enum vm_cause vm_take_reset(struct vm *vm)
+{
+	return (enum vm_cause)atomic_exchange(&vm->reset_cause, VM_CAUSE_NONE);
+}
+
+/*
+ * The state the guest finds after a reset: PIC and IOAPIC with every
+ * line masked, the PIT idle, as KVM created them.
+ */
+static void vm_save_irqchip(struct vm *vm)
+{
+	vm->irqchip0 = calloc(3, sizeof(*vm->irqchip0));
+	if (!vm->irqchip0)
+		return;
+	for (unsigned int i = 0; i < 3; i++) {
+		vm->irqchip0[i].chip_id = i;
+		if (ioctl(vm->vm_fd, KVM_GET_IRQCHIP, &vm->irqchip0[i])) {
+			free(vm->irqchip0);
+			vm->irqchip0 = NULL;
+			return;
+		}
+	}
+	vm->pit0 = calloc(1, sizeof(*vm->pit0));
+	if (vm->pit0 && ioctl(vm->vm_fd, KVM_GET_PIT2, vm->pit0)) {
+		free(vm->pit0);
+		vm->pit0 = NULL;
+	}
+}
+
+int vm_reset_irqchip(struct vm *vm)
+{
+	if (!vm->irqchip0)
+		return -ENODATA;
+	for (unsigned int i = 0; i < 3; i++)
+		if (ioctl(vm->vm_fd, KVM_SET_IRQCHIP, &vm->irqchip0[i]))
+			return -errno;
+	if (vm->pit0 && ioctl(vm->vm_fd, KVM_SET_PIT2, vm->pit0))
+		return -errno;
+	return 0;
 }
 
 void vm_destroy(struct vm *vm)
@@ -252,6 +366,8 @@ void vm_destroy(struct vm *vm)
 	if (vm->stop_efd >= 0)
 		close(vm->stop_efd);
 	free(vm->cpuid);
+	free(vm->irqchip0);
+	free(vm->pit0);
 	pthread_mutex_destroy(&vm->stop_lock);
 	*vm = (struct vm){ .kvm_fd = -1, .vm_fd = -1, .stop_efd = -1 };
 }

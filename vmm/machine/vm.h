@@ -21,6 +21,27 @@
 #define VM_MAX_REGIONS	2
 
 struct kvm_cpuid2;
+struct kvm_irqchip;
+struct kvm_pit_state2;
+
+/*
+ * Why the machine stops or resets, as QEMU's QMP events name it
+ * (ShutdownCause): vm_cause_name() gives the word, vm_cause_guest()
+ * whether the guest asked.
+ */
+enum vm_cause {
+	VM_CAUSE_NONE,
+	VM_CAUSE_HOST_ERROR,
+	VM_CAUSE_HOST_QMP_QUIT,
+	VM_CAUSE_HOST_QMP_SYSTEM_RESET,
+	VM_CAUSE_HOST_SIGNAL,
+	VM_CAUSE_GUEST_SHUTDOWN,
+	VM_CAUSE_GUEST_RESET,
+	VM_CAUSE_NR,
+};
+
+const char *vm_cause_name(enum vm_cause c);
+bool vm_cause_guest(enum vm_cause c);
 
 struct vm_region {
 	uint64_t gpa;
@@ -41,12 +62,27 @@ struct vm {
 
 	struct kvm_cpuid2 *cpuid; /* KVM_GET_SUPPORTED_CPUID */
 
+	/*
+	 * The in-kernel irqchip (PIC, IOAPIC) and PIT as created: what a
+	 * reset puts back (vm_reset_irqchip()).  NULL if not saved.
+	 */
+	struct kvm_irqchip *irqchip0;
+	struct kvm_pit_state2 *pit0;
+
 	/* Stop request: the first one wins, later ones are ignored. */
 	atomic_bool stopping;
 	pthread_mutex_t stop_lock;
 	int stop_status;
+	enum vm_cause stop_cause;
 	char stop_reason[160];
-	int stop_efd; /* eventfd, readable once a stop is requested */
+	/*
+	 * eventfd, readable once a stop, a reset or other work for the
+	 * main thread is requested (vm_notify()).
+	 */
+	int stop_efd;
+	/* --no-reboot: a reset request stops the machine instead. */
+	bool no_reboot;
+	_Atomic int reset_cause; /* a pending reset's vm_cause, or NONE */
 };
 
 /* Opens /dev/kvm and checks the API.  Prints the reason on failure. */
@@ -71,6 +107,27 @@ int vm_irq_line(struct vm *vm, unsigned int irq, int level);
  */
 bool vm_request_stop(struct vm *vm, int status, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+
+/* The same, saying why (the QMP SHUTDOWN event's reason). */
+bool vm_shutdown(struct vm *vm, int status, enum vm_cause cause,
+		 const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+
+/*
+ * Asks the main thread to reset the machine (vm_take_reset()); with
+ * no_reboot it stops it instead, with @status and the reason.  Any thread.
+ */
+void vm_request_reset(struct vm *vm, enum vm_cause cause, int status,
+		      const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+/* The pending reset's cause, cleared; VM_CAUSE_NONE if none. */
+enum vm_cause vm_take_reset(struct vm *vm);
+
+/* Wakes the main thread to look at its work (stop_efd). */
+void vm_notify(struct vm *vm);
+
+/* Puts the irqchip and PIT back as vm_create() left them. */
+int vm_reset_irqchip(struct vm *vm);
 
 static inline bool vm_stopping(struct vm *vm)
 {

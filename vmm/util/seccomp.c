@@ -141,6 +141,11 @@ static const unsigned long ioctls_op[] = {
 	KVM_SET_MSRS,
 	KVM_SET_REGS,
 	KVM_SET_SREGS,
+	/* A reset (vcpu_unpark(), vm_reset_irqchip()). */
+	KVM_SET_FPU,
+	KVM_SET_VCPU_EVENTS,
+	KVM_SET_IRQCHIP,
+	KVM_SET_PIT2,
 	0,
 };
 
@@ -156,9 +161,15 @@ struct seccomp_spec {
  * own: it allows everything a vCPU thread does.
  */
 static const struct seccomp_spec seccomp_specs[SECCOMP_NR_THREADS] = {
+	/*
+	 * The machine's own operations run here: a reset reboots the
+	 * vCPUs, a guest's eject stops one: what the operation thread does.
+	 */
 	[SECCOMP_THREAD_MAIN] = {
 		.name = "main",
-		.calls = { calls_base, calls_fds, calls_main },
+		.calls = { calls_base, calls_fds, calls_main, calls_vcpu },
+		.ioctls = { ioctls_vcpu, ioctls_op },
+		.threads = true,
 	},
 	[SECCOMP_THREAD_VCPU] = {
 		.name = "vcpu",
@@ -474,7 +485,8 @@ int seccomp_setup(enum seccomp_policy p, bool hooks)
 			seccomp_syscall_resolve_num_arch(SCMP_ARCH_NATIVE, nr);
 	for (int t = 0; t < SECCOMP_NR_THREADS; t++) {
 		/* The hooks' thread: see seccomp_policy.h. */
-		if (t == SECCOMP_THREAD_QMP_OP && hooks)
+		if ((t == SECCOMP_THREAD_QMP_OP || t == SECCOMP_THREAD_MAIN) &&
+		    hooks)
 			continue;
 		ret = seccomp_build((enum seccomp_thread)t, p,
 				    &seccomp_progs[t]);

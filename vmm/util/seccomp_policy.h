@@ -12,10 +12,10 @@
  *
  * Hooks: a filter is inherited across fork and exec and can never be
  * dropped, so a hook started by a filtered thread would run under that
- * thread's filter.  The thread that runs hooks after set-up is the QMP
- * operation thread: with --hook it is left unfiltered (hooks run outside
- * the filter, and without no_new_privs); without hooks it is filtered.
- * Boot-time hooks run on the main thread before its filter is loaded.
+ * thread's filter.  The threads that run hooks after set-up are the QMP
+ * operation thread and the main thread (a reset, a guest's own eject):
+ * with --hook they are left unfiltered (hooks run outside the filter, and
+ * without no_new_privs); without hooks they are filtered.
  */
 #ifndef HOTVM_VMM_SECCOMP_H
 #define HOTVM_VMM_SECCOMP_H

@@ -6,9 +6,9 @@
  *
  * Original Table Header:
  *     Signature        "DSDT"
- *     Length           0x000003D2 (978)
+ *     Length           0x0000040C (1036)
  *     Revision         0x02
- *     Checksum         0x91
+ *     Checksum         0xBF
  *     OEM ID           "HOTVM "
  *     OEM Table ID     "HOTVMTBL"
  *     OEM Revision     0x00000001 (1)
@@ -225,6 +225,11 @@ DefinitionBlock ("", "DSDT", 2, "HOTVM ", "HOTVMTBL", 0x00000001)
                 {
                     \_SB.CPUS.CSCN ()
                 }
+
+                If ((Local0 & 0x02))
+                {
+                    Notify (\_SB.PWRB, 0x80) // Status Change
+                }
             }
         }
 
@@ -260,6 +265,19 @@ DefinitionBlock ("", "DSDT", 2, "HOTVM ", "HOTVMTBL", 0x00000001)
                     0x0000000C,         // Address Length
                     )
             })
+        }
+
+        Name (\_S5, Package (0x04)  // _S5_: S5 System State
+        {
+            0x05,
+            0x05,
+            Zero,
+            Zero
+        })
+        Device (PWRB)
+        {
+            Name (_HID, EisaId ("PNP0C0C") /* Power Button Device */)  // _HID: Hardware ID
+            Name (_UID, Zero)  // _UID: Unique ID
         }
     }
 }

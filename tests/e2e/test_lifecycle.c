@@ -1,0 +1,208 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The guest's own word, with the tiny guest (issue 20): a press of the
+ * power button (system_powerdown) makes it power off, reboot or triple
+ * fault (its pwrbtn= option); system_reset resets it.  hotvm must end with
+ * status 0 after a poweroff, reset and boot the same guest again after a
+ * reboot, a triple fault or system_reset (the hot-added vCPU still there),
+ * stop under --no-reboot, and send QEMU's events.  Twenty resets in a row
+ * leave fds, threads and RSS where they were.
+ */
+#include <errno.h>
+#include <json-c/json.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "vmproc.h"
+
+#define WAIT_MS 30000
+#define RESETS	20
+
+/* The next event @name; others are skipped.  NULL after WAIT_MS. */
+static struct json_object *event(struct vmproc *v, const char *name)
+{
+	for (;;) {
+		struct json_object *ev;
+		const char *n;
+
+		if (qmp_client_next_event(v->c, &ev, WAIT_MS)) {
+			printf("# no %s event\n", name);
+			return NULL;
+		}
+		n = vmproc_str(ev, "event", NULL);
+		if (n && !strcmp(n, name))
+			return ev;
+		json_object_put(ev);
+	}
+}
+
+/* An event with QEMU's {"guest": bool, "reason": "..."}. */
+static void expect_cause(struct vmproc *v, const char *name, bool guest,
+			 const char *reason)
+{
+	struct json_object *ev = event(v, name);
+
+	CHECK(ev != NULL);
+	if (!ev)
+		return;
+	CHECK_EQ(vmproc_flag(ev, "data", "guest"), guest);
+	CHECK_STREQ(vmproc_str(ev, "data", "reason"), reason);
+	json_object_put(ev);
+}
+
+static int qmp(struct vmproc *v, const char *cmd)
+{
+	char err[256] = "";
+	int ret = vmproc_qmp(v, cmd, NULL, err, sizeof(err), NULL);
+
+	if (ret)
+		printf("# %s: %s\n", cmd, err);
+	return ret;
+}
+
+static long rss_kb(struct vmproc *v)
+{
+	char path[64], line[128];
+	long kb = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)v->pid);
+	f = fopen(path, "r");
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "VmRSS: %ld", &kb) == 1)
+			break;
+	if (f)
+		fclose(f);
+	return kb;
+}
+
+static const char *status(struct vmproc *v)
+{
+	static char buf[32];
+	struct json_object *r = NULL;
+
+	buf[0] = 0;
+	if (!vmproc_qmp(v, "query-status", &r, NULL, 0, NULL))
+		snprintf(buf, sizeof(buf), "%s",
+			 vmproc_str(r, "status", NULL) ?: "");
+	json_object_put(r);
+	return buf;
+}
+
+/* system_powerdown; the guest powers off: SHUTDOWN, status 0, no socket. */
+static void test_poweroff(void)
+{
+	struct vmproc v;
+	struct json_object *ev;
+	struct stat st;
+
+	if (vmproc_start(&v, "boot=2,max=4", "", NULL)) {
+		CHECK(!"hotvm did not start");
+		return;
+	}
+	CHECK_STREQ(status(&v), "running");
+	CHECK_EQ(qmp(&v, "system_powerdown"), 0);
+	ev = event(&v, "POWERDOWN");
+	CHECK(ev != NULL);
+	json_object_put(ev);
+	expect_cause(&v, "SHUTDOWN", true, "guest-shutdown");
+	CHECK_EQ(vmproc_wait_exit(&v, WAIT_MS), 0);
+	CHECK(stat(v.sock, &st) != 0 && errno == ENOENT);
+	vmproc_stop(&v);
+}
+
+/*
+ * Resets in a row, by system_reset and by the guest's triple fault, with
+ * a hot-added vCPU: each boot brings it up again as a boot CPU.
+ */
+static void test_resets(void)
+{
+	char err[256] = "", line[256];
+	long rss0 = 0, rss;
+	int fds0 = 0, threads0 = 0;
+	struct vmproc v;
+	struct json_object *r = NULL;
+
+	if (vmproc_start(&v, "boot=1,max=4", "pwrbtn=triple-fault", NULL)) {
+		CHECK(!"hotvm did not start");
+		return;
+	}
+	CHECK_EQ(vmproc_qmp(&v, "device_add", NULL, err, sizeof(err),
+			    "{\"driver\": \"host-x86_64-cpu\", \"id\": "
+			    "\"hot2\", \"socket-id\": 2, \"core-id\": 0, "
+			    "\"thread-id\": 0}"),
+		 0);
+	CHECK_EQ(vmproc_wait_online(&v, "0,2", WAIT_MS), 0);
+	for (int i = 0; i < RESETS; i++) {
+		bool guest = i % 2;
+
+		CHECK_EQ(qmp(&v, guest ? "system_powerdown" : "system_reset"),
+			 0);
+		expect_cause(&v, "RESET", guest,
+			     guest ? "guest-reset" : "host-qmp-system-reset");
+		/* The same guest again, with CPU 2 present at boot. */
+		if (vmproc_wait_line(&v, "ready", WAIT_MS, line,
+				     sizeof(line))) {
+			CHECK(!"no ready line after the reset");
+			break;
+		}
+		CHECK(!strncmp(line, "ready: 2 cpus online", 20));
+		if (i == 1) {
+			rss0 = rss_kb(&v);
+			fds0 = vmproc_fds(&v);
+			threads0 = vmproc_threads(&v, -1);
+		}
+	}
+	CHECK_STREQ(status(&v), "running");
+	rss = rss_kb(&v);
+	printf("# after %d resets: RSS %ld -> %ld KiB, fds %d -> %d, threads "
+	       "%d -> %d\n",
+	       RESETS, rss0, rss, fds0, vmproc_fds(&v), threads0,
+	       vmproc_threads(&v, threads0));
+	CHECK_EQ(vmproc_fds(&v), fds0);
+	CHECK_EQ(vmproc_threads(&v, threads0), threads0);
+	CHECK(rss - rss0 < 1024);
+	/* Still the host's, with its id: a removal works as before. */
+	if (!vmproc_qmp(&v, "query-cpuhp", &r, NULL, 0, "{\"cpu\": 2}")) {
+		CHECK_STREQ(vmproc_str(vmproc_cpu(r, 2), "host", "name"),
+			    "online");
+		json_object_put(r);
+	}
+	CHECK_EQ(vmproc_qmp(&v, "device_del", NULL, err, sizeof(err),
+			    "{\"id\": \"hot2\"}"),
+		 0);
+	CHECK_EQ(vmproc_wait_online(&v, "0", WAIT_MS), 0);
+	CHECK_EQ(vmproc_stop(&v), 0);
+}
+
+/* --no-reboot: the guest's reboot ends hotvm (0), a triple fault too (4). */
+static void test_no_reboot(void)
+{
+	static const char *const extra[] = { "--no-reboot", NULL };
+	static const struct {
+		const char *cmdline;
+		int status;
+	} cases[] = {
+		{ "pwrbtn=reboot", 0 },
+		{ "pwrbtn=triple-fault", 4 },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct vmproc v;
+
+		if (vmproc_start(&v, "boot=1,max=2", cases[i].cmdline, extra)) {
+			CHECK(!"hotvm did not start");
+			continue;
+		}
+		CHECK_EQ(qmp(&v, "system_powerdown"), 0);
+		expect_cause(&v, "SHUTDOWN", true, "guest-reset");
+		CHECK_EQ(vmproc_wait_exit(&v, WAIT_MS), cases[i].status);
+		vmproc_stop(&v);
+	}
+}
+
+CHECK_MAIN(TEST(test_poweroff), TEST(test_resets), TEST(test_no_reboot))
