@@ -10,6 +10,7 @@
 #include "hotvm/abi.h"
 #include "image.h"
 #include "run.h"
+#include "vm_cmd.h"
 
 struct subcommand {
 	const char *name;
@@ -24,6 +25,9 @@ static const struct subcommand subcommands[] = {
 	{ .name = "cpu",
 	  .summary = "add, remove, list a running VM's vCPUs (QMP client)",
 	  .main = cpu_cmd_main },
+	{ .name = "vm",
+	  .summary = "power down, reset, quit a running VM, or its status",
+	  .main = vm_cmd_main },
 };
 
 static void usage(FILE *f)
