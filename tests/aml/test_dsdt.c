@@ -281,13 +281,23 @@ static void test_ged(void)
 		      "ESEL"
 		      "\x20"));
 	/* Method (_EVT, 1, Serialized) { Store (ESEL, Local0)
-	 *	If (And (Local0, 8)) { \_SB.CPUS.CSCN () } } */
-	CHECK(HAS(&b, "\x14\x22"
+	 *	If (And (Local0, 8)) { \_SB.CPUS.CSCN () }
+	 *	If (And (Local0, 2)) { Notify (\_SB.PWRB, 0x80) } } */
+	CHECK(HAS(&b, "\x14\x36"
 		      "_EVT"
 		      "\x09\x70"
 		      "ESEL"
 		      "\x60\xa0\x15\x7b\x60\x0a\x08\x00\\\x2f\x03"
-		      "_SB_CPUSCSCN"));
+		      "_SB_CPUSCSCN"
+		      "\xa0\x13\x7b\x60\x0a\x02\x00\x86\\\x2e"
+		      "_SB_PWRB"
+		      "\x0a\x80"));
+	/* Name (\_S5, Package (4) { 5, 5, 0, 0 }): poweroff's SLP_TYP. */
+	CHECK(HAS(&b, "\x08\\_S5_\x12\x08\x04\x0a\x05\x0a\x05\x00\x00"));
+	/* Device (PWRB) { Name (_HID, EisaId ("PNP0C0C")) } */
+	CHECK(HAS(&b, "\x5b\x82\x15"
+		      "PWRB"
+		      "\x08_HID\x0c\x41\xd0\x0c\x0c"));
 	/* The container: _HID "ACPI0010", _CID EISAID ("PNP0A05") */
 	CHECK(HAS(&b, "CPUS"
 		      "\x08"

@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "acpi.h"
+#include "hotvm/abi.h"
 #include "check.h"
 
 #define BASE 0xe0000ULL
@@ -145,6 +146,19 @@ static void check_tables(unsigned int boot, unsigned int max)
 	CHECK_EQ(fadt[131], 3);
 	CHECK(get32(fadt + 112) & ACPI_FADT_HW_REDUCED);
 	CHECK_EQ(get64(fadt + 140), get32(fadt + 40));
+	/*
+	 * Reset register (flag, GAS in I/O space, value), sleep control
+	 * and status: what Linux needs to reboot and power off.
+	 */
+	CHECK(get32(fadt + 112) & ACPI_FADT_RESET_REG_SUP);
+	CHECK_EQ(fadt[116], ACPI_GAS_SYSTEM_IO);
+	CHECK_EQ(fadt[117], 8);
+	CHECK_EQ(get64(fadt + 120), ABI_PM_PORT + ABI_PM_RESET);
+	CHECK_EQ(fadt[128], ABI_PM_RESET_VALUE);
+	CHECK_EQ(fadt[244], ACPI_GAS_SYSTEM_IO);
+	CHECK_EQ(get64(fadt + 248), ABI_PM_PORT + ABI_PM_SLEEP_CTL);
+	CHECK_EQ(fadt[256], ACPI_GAS_SYSTEM_IO);
+	CHECK_EQ(get64(fadt + 260), ABI_PM_PORT + ABI_PM_SLEEP_STS);
 
 	dsdt = at(get64(fadt + 140), len);
 	CHECK(dsdt && !memcmp(dsdt, "DSDT", 4));

@@ -10,6 +10,7 @@
 
 #include "check.h"
 #include "hotvm/abi.h"
+#include "acpi_pm.h"
 #include "debug_exit.h"
 #include "bus.h"
 #include "serial.h"
@@ -213,5 +214,59 @@ static void test_debug_exit(void)
 	pthread_mutex_destroy(&vm.stop_lock);
 }
 
+static int pm_offs, pm_resets;
+
+static void pm_off(void *ctx)
+{
+	CHECK(ctx == &pm_offs);
+	pm_offs++;
+}
+
+static void pm_reset(void *ctx)
+{
+	CHECK(ctx == &pm_offs);
+	pm_resets++;
+}
+
+static uint8_t pm_io(struct bus *bus, uint16_t off, uint8_t v, unsigned int len,
+		     bool write)
+{
+	uint8_t data[4] = { v, 0, 0, 0 };
+
+	bus_dispatch(bus, ABI_PM_PORT + off, data, len, write);
+	return data[0];
+}
+
+/*
+ * Linux's poweroff: WAK_STS cleared, then SLP_TYP S5 with SLP_EN; its
+ * reboot: the reset value.  Anything else does nothing.
+ */
+static void test_pm(void)
+{
+	static const struct pm_ops ops = { .poweroff = pm_off,
+					   .reset = pm_reset };
+	uint8_t s5 = ABI_PM_SLP_TYP_S5 << ABI_PM_SLP_TYP_SHIFT;
+	struct bus bus = BUS_INIT_PIO;
+	struct pm pm;
+
+	pm_init(&pm, &ops, &pm_offs);
+	CHECK_EQ(pm_register(&pm, &bus), 0);
+	CHECK_EQ(pm_io(&bus, ABI_PM_SLEEP_STS, 0xff, 1, false), 0);
+	pm_io(&bus, ABI_PM_SLEEP_STS, 0x80, 1, true);
+	pm_io(&bus, ABI_PM_SLEEP_CTL, s5, 1, true); /* no SLP_EN yet */
+	pm_io(&bus, ABI_PM_SLEEP_CTL, ABI_PM_SLP_EN | (3 << 2), 1, true);
+	pm_io(&bus, ABI_PM_SLEEP_CTL, ABI_PM_SLP_EN | s5, 2, true); /* width */
+	pm_io(&bus, ABI_PM_RESET, 0x06, 1, true);
+	CHECK_EQ(pm_offs + pm_resets, 0);
+	CHECK_EQ(atomic_load(&pm.stats.ignored), 2);
+	CHECK_EQ(atomic_load(&pm.bus_ign.width), 1);
+	pm_io(&bus, ABI_PM_SLEEP_CTL, ABI_PM_SLP_EN | s5, 1, true);
+	CHECK_EQ(pm_offs, 1);
+	pm_io(&bus, ABI_PM_RESET, ABI_PM_RESET_VALUE, 1, true);
+	CHECK_EQ(pm_resets, 1);
+	/* Nothing to read but the status; the reset register is write-only. */
+	CHECK_EQ(pm_io(&bus, ABI_PM_RESET, 0, 1, false), 0xff);
+}
+
 CHECK_MAIN(TEST(test_bus), TEST(test_bus_regs), TEST(test_serial),
-	   TEST(test_debug_exit))
+	   TEST(test_debug_exit), TEST(test_pm))
