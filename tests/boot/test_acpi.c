@@ -5,6 +5,7 @@
  * revisions, flags and one MADT entry per possible CPU.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "acpi.h"
@@ -198,6 +199,35 @@ static void test_x2apic(void)
 	check_tables(255, 1024);
 }
 
+/* After a reset: the CPUs the guest had are Enabled, wherever they are. */
+static void test_present_set(void)
+{
+	static const bool present[8] = { true,	false, true,  true,
+					 false, false, false, true };
+	struct acpi_config cfg = {
+		.base = BASE, .boot_cpus = 1, .max_cpus = 8, .present = present
+	};
+	const uint8_t *madt;
+	unsigned int seen = 0;
+	long len = acpi_build(buf, sizeof(buf), &cfg);
+
+	CHECK(len > 0);
+	madt = len > 0 ? find(len, "APIC") : NULL;
+	CHECK(madt);
+	for (uint32_t off = 44; madt && off < get32(madt + 4);
+	     off += madt[off + 1]) {
+		const uint8_t *e = madt + off;
+
+		if (e[0] != ACPI_MADT_LAPIC || e[3] >= 8)
+			continue;
+		CHECK_EQ(get32(e + 4), present[e[3]]
+					       ? ACPI_MADT_ENABLED
+					       : ACPI_MADT_ONLINE_CAPABLE);
+		seen++;
+	}
+	CHECK_EQ(seen, 8);
+}
+
 static void test_errors(void)
 {
 	struct acpi_config cfg = { .base = BASE,
@@ -221,4 +251,4 @@ static void test_checksum(void)
 }
 
 CHECK_MAIN(TEST(test_one_cpu), TEST(test_hotplug_slots), TEST(test_x2apic),
-	   TEST(test_errors), TEST(test_checksum))
+	   TEST(test_present_set), TEST(test_errors), TEST(test_checksum))

@@ -140,7 +140,7 @@ static void check_aml(const uint8_t *p, long len, unsigned int ncpus)
 
 static void fuzz_acpi_build(struct fuzz_in *in)
 {
-	struct acpi_config cfg;
+	struct acpi_config cfg = { 0 };
 	uint8_t mode = fuzz_u8(in);
 	uint8_t *buf, *again;
 	long len, rc;
