@@ -698,10 +698,7 @@ static void unboot_vcpus(struct machine *m)
 	hotplug_unboot(m->hp);
 }
 
-/*
- * The server runs before the guest does (query-status says "prelaunch";
- * operations wait for the boot) and across resets, as QEMU's monitor.
- */
+/* The server runs across resets, as QEMU's monitor. */
 static int start_qmp(struct machine *m)
 {
 	int ret = m->qmp ? qmp_server_start(m->qmp) : 0;
@@ -730,17 +727,17 @@ static void stop_qmp(struct machine *m)
  * The machine's start-up, walked forward by machine_build and unwound
  * backward by machine_unwind from the last step that succeeded, as the
  * vCPU tables are.  A step that fails cleans up after itself and says why;
- * .status is the exit status it ends the run with.  A reset unwinds the
- * steps from the first one marked .reset and walks them up again: the
- * kernel and initrd loaded again, the tables rebuilt for the CPUs the
- * guest has, the vCPUs booted.
+ * .status is the exit status it ends the run with.  A reset walks the
+ * steps marked .reset down and up again, the others staying as they are:
+ * the vCPUs stopped and reset, the kernel and initrd loaded again, the
+ * tables rebuilt for the CPUs the guest has, the vCPUs booted.
  */
 struct machine_step {
 	const char *name;
 	int (*setup)(struct machine *m);
 	void (*teardown)(struct machine *m);
 	int status;
-	bool reset; /* a reset redoes this step and every one after it */
+	bool reset; /* a reset redoes this step */
 };
 
 static const struct machine_step machine_steps[] = {
@@ -794,21 +791,28 @@ static const struct machine_step machine_steps[] = {
 	  .setup = register_qmp,
 	  .teardown = unregister_qmp,
 	  .status = ABI_STATUS_VMFAIL },
-	{ .name = "api:start",
-	  .setup = start_qmp,
-	  .teardown = stop_qmp,
-	  .status = ABI_STATUS_VMFAIL },
-	/* From here on, what a reset redoes. */
+	/* What a reset redoes: the guest's images, its tables, its boot. */
 	{ .name = "kernel:load",
 	  .setup = load_images,
 	  .status = ABI_STATUS_USAGE,
 	  .reset = true },
 	/* After the loaders: the memory map and start_info need their ends. */
-	{ .name = "tables", .setup = write_tables, .status = ABI_STATUS_USAGE },
-	/* Last up, first down: every vCPU the guest finds at boot. */
+	{ .name = "tables",
+	  .setup = write_tables,
+	  .status = ABI_STATUS_USAGE,
+	  .reset = true },
 	{ .name = "vcpus:boot",
 	  .setup = boot_vcpus,
 	  .teardown = unboot_vcpus,
+	  .status = ABI_STATUS_VMFAIL,
+	  .reset = true },
+	/*
+	 * Last up, first down: a client finds the guest running, as QEMU's
+	 * monitor does; a reset leaves the server and its clients be.
+	 */
+	{ .name = "api:start",
+	  .setup = start_qmp,
+	  .teardown = stop_qmp,
 	  .status = ABI_STATUS_VMFAIL },
 };
 
@@ -855,26 +859,29 @@ static int machine_build(struct machine *m)
 }
 
 /*
- * A reset, as QEMU's: the RESET event, then the steps from the first
- * .reset one down and up again.  The operation in progress, if any, ends
- * first (hotplug_reset_begin()); the QMP server and its clients stay.  A
- * step that fails now stops the VM.
+ * A reset, as QEMU's: the RESET event, then the .reset steps down and up
+ * again.  The operation in progress, if any, ends first
+ * (hotplug_reset_begin()); the QMP server and its clients stay.  A step
+ * that fails now stops the VM (the final unwind copes with a step down
+ * twice).
  */
 static void machine_reset(struct machine *m, enum vm_cause cause)
 {
-	const struct machine_step *st;
-	size_t first = 0;
-
-	while (!machine_steps[first].reset)
-		first++;
 	pr_err("resetting the VM (%s)", vm_cause_name(cause));
 	qmp_cmds_event_cause("RESET", cause);
 	hotplug_reset_begin(m->hp);
-	machine_unwind(m, first);
-	st = machine_walk_up(m);
-	if (st)
-		vm_request_stop(&m->vm, ABI_STATUS_VMFAIL,
-				"the reset failed at %s", st->name);
+	for (size_t i = MACHINE_STEPS; i-- > 0;)
+		if (machine_steps[i].reset && machine_steps[i].teardown)
+			machine_steps[i].teardown(m);
+	for (size_t i = 0; i < MACHINE_STEPS; i++) {
+		const struct machine_step *st = &machine_steps[i];
+
+		if (st->reset && st->setup(m)) {
+			vm_request_stop(&m->vm, ABI_STATUS_VMFAIL,
+					"the reset failed at %s", st->name);
+			return;
+		}
+	}
 }
 
 /*
