@@ -15,8 +15,10 @@
  * handlers; the server answers and closes (a hang is a libFuzzer
  * timeout); every line it sends is a JSON object: the greeting first, then
  * only replies ("return" or "error" with a class and a description) and
- * events, all valid UTF-8 (issue 8, item 7: invalid UTF-8 in a request
- * was once echoed raw); HOTVM_FUZZ_STRICT_UTF8=0 turns that check off.
+ * events, all strictly valid UTF-8 (issue 8, item 7, and issue 21, item
+ * 7: invalid UTF-8 in a request was echoed raw, overlong forms and
+ * surrogates until the second); HOTVM_FUZZ_STRICT_UTF8=0 turns that check
+ * off.
  *
  * Input: 5 bytes of setup (negotiate first, CPU counts, a CPU whose next
  * guest:ap-starting fails on the host side, a CPU whose next
@@ -26,6 +28,7 @@
 #include <errno.h>
 #include <poll.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <unistd.h>
@@ -105,28 +108,40 @@ static size_t read_all(int fd)
 	return len;
 }
 
-/* Lead byte and continuation bytes only; enough to catch raw echoes. */
+/*
+ * Strict UTF-8 (RFC 3629): no overlong form, no surrogate, nothing above
+ * U+10FFFF (issue 21, item 7: those were echoed raw).
+ */
 static bool utf8_valid(const unsigned char *s, size_t n)
 {
+	static const uint32_t least[] = { 0, 0x80, 0x800, 0x10000 };
+
 	for (size_t i = 0; i < n;) {
 		unsigned char c = s[i];
 		size_t k;
+		uint32_t cp;
 
 		if (c < 0x80)
 			k = 0;
-		else if ((c & 0xe0) == 0xc0)
+		else if (c >= 0xc2 && c < 0xe0)
 			k = 1;
-		else if ((c & 0xf0) == 0xe0)
+		else if (c >= 0xe0 && c < 0xf0)
 			k = 2;
-		else if ((c & 0xf8) == 0xf0)
+		else if (c >= 0xf0 && c < 0xf5)
 			k = 3;
 		else
 			return false;
 		if (n - i <= k)
 			return false;
-		for (size_t j = 1; j <= k; j++)
+		cp = k ? c & (0x3fu >> k) : c;
+		for (size_t j = 1; j <= k; j++) {
 			if ((s[i + j] & 0xc0) != 0x80)
 				return false;
+			cp = cp << 6 | (s[i + j] & 0x3f);
+		}
+		if (cp < least[k] || cp > 0x10ffff ||
+		    (cp >= 0xd800 && cp <= 0xdfff))
+			return false;
 		i += k + 1;
 	}
 	return true;

@@ -1186,21 +1186,31 @@ static size_t read_until_last(struct raw *r, char *buf, size_t cap)
 	return len;
 }
 
+/* Strict UTF-8 (RFC 3629): no overlong form, surrogate, or beyond U+10FFFF. */
 static bool valid_utf8(const unsigned char *p, size_t n)
 {
+	static const uint32_t least[] = { 0, 0x80, 0x800, 0x10000 };
+
 	for (size_t i = 0; i < n;) {
 		unsigned char b = p[i];
-		size_t k = b < 0x80	    ? 0
-			   : (b >> 5) == 6  ? 1
-			   : (b >> 4) == 14 ? 2
-			   : (b >> 3) == 30 ? 3
-					    : 9;
+		size_t k = b < 0x80		   ? 0
+			   : b >= 0xc2 && b < 0xe0 ? 1
+			   : b >= 0xe0 && b < 0xf0 ? 2
+			   : b >= 0xf0 && b < 0xf5 ? 3
+						   : 9;
+		uint32_t cp;
 
-		if (k == 9 || i + k >= n + (k ? 0 : 1))
+		if (k == 9 || n - i <= k)
 			return false;
-		for (size_t j = 1; j <= k; j++)
+		cp = k ? b & (0x3fu >> k) : b;
+		for (size_t j = 1; j <= k; j++) {
 			if ((p[i + j] & 0xc0) != 0x80)
 				return false;
+			cp = cp << 6 | (p[i + j] & 0x3f);
+		}
+		if (cp < least[k] || cp > 0x10ffff ||
+		    (cp >= 0xd800 && cp <= 0xdfff))
+			return false;
 		i += k + 1;
 	}
 	return true;
@@ -1591,6 +1601,371 @@ static void test_read_ahead(void)
 	stop(s);
 }
 
+/*
+ * Issue 21, item 7: a request cut short at a line end, then a good one.
+ * Cut inside a string, the line end used to be taken into the string, so
+ * the good request went down with the cut one; a raw control character in
+ * a string is now the error (as in RFC 8259 and QEMU's lexer) and parsing
+ * resumes after the line end.  The 8 ways, each with LF and with CRLF.
+ */
+static void test_lex_cut_short(void)
+{
+	/* Cut: after the brace, in a key, after it, in a value, after a
+	 * backslash, in a \u escape, in the id, in a single-quoted string. */
+	static const char *const cuts[] = {
+		"{",
+		"{\"exec",
+		"{\"execute\"",
+		"{\"execute\": \"ec",
+		"{\"execute\": \"echo\", \"arguments\": {\"s\": \"a\\",
+		"{\"execute\": \"echo\", \"arguments\": {\"s\": \"\\u00",
+		"{\"execute\": \"echo\", \"id\": \"x",
+		"{'execute': 'ec",
+	};
+	struct qmp_server *s = start(0, 0);
+	struct json_object *o;
+	int answered = 0;
+	struct raw r;
+
+	open_client(&r);
+	negotiate(&r);
+	for (size_t i = 0; i < sizeof(cuts) / sizeof(cuts[0]); i++) {
+		for (int crlf = 0; crlf < 2; crlf++) {
+			const char *eol = crlf ? "\r\n" : "\n";
+			char text[256], id[32];
+
+			snprintf(id, sizeof(id), "next-%zu-%d", i + 1, crlf);
+			snprintf(
+				text, sizeof(text),
+				"%s%s{\"execute\": \"echo\", \"id\": \"%s\"}%s",
+				cuts[i], eol, id, eol);
+			raw_send(&r, text);
+			o = raw_reply(&r, T_MS);
+			CHECK(err_desc(o) &&
+			      !strncmp(err_desc(o), "JSON parse error, ", 18));
+			json_object_put(o);
+			o = raw_reply(&r, T_MS);
+			if (jstr(o, "id") && !strcmp(jstr(o, "id"), id) &&
+			    jget(o, "return"))
+				answered++;
+			else
+				printf("# cut %zu (%s): the next request was "
+				       "swallowed\n",
+				       i + 1, crlf ? "CRLF" : "LF");
+			json_object_put(o);
+		}
+	}
+	CHECK_EQ(answered, 16);
+	/* A raw tab is refused, with words; escaped it is fine, DEL too. */
+	o = req(&r, "{\"execute\": \"echo\", \"arguments\": {\"s\": \"a\tb\"}, "
+		    "\"id\": 1}\n");
+	CHECK_STREQ(err_class(o), "GenericError");
+	CHECK(err_desc(o) && strstr(err_desc(o), "control character U+0009"));
+	json_object_put(o);
+	o = req(&r, "{\"execute\": \"echo\", \"arguments\": {\"s\": "
+		    "\"a\\tb\x7f\"}, \"id\": 2}\n");
+	CHECK_STREQ(jstr(jget(o, "return"), "s"), "a\tb\x7f");
+	json_object_put(o);
+	raw_close(&r);
+	stop(s);
+}
+
+/*
+ * Issue 21, item 7: the 11 classes of invalid UTF-8 (7 were echoed raw:
+ * overlong forms, surrogates, above U+10FFFF, F5) and \u escapes that are
+ * half a surrogate pair, each in a request's id: a parse error that names
+ * it, the next request answered, and not one byte on the wire that is not
+ * strict UTF-8.
+ */
+static void test_lex_utf8(void)
+{
+	static const char *const bad[] = {
+		"\xc0\xaf",
+		"\xe0\x80\xaf",
+		"\xf0\x80\x80\xaf",
+		"\xed\xa0\x80",
+		"\xed\xbf\xbf",
+		"\xf4\x90\x80\x80",
+		"\xf5\x80\x80\x80",
+		"\x80",
+		"\xc3",
+		"\xf8\x88\x80\x80\x80",
+		"\xff",
+		"\\ud800",
+		"\\udc00",
+		"\\ud800\\u0041",
+	};
+	size_t nbad = sizeof(bad) / sizeof(bad[0]);
+	struct qmp_server *s = start(0, 0);
+	static char buf[65536], text[8192];
+	size_t n, at = 0, line = 0;
+	struct json_object *o;
+	char *p;
+	struct raw r;
+
+	open_client(&r);
+	negotiate(&r);
+	/*
+	 * A character split across two reads is still a character (json-c's
+	 * own check failed it): once "p" is answered, the server has read
+	 * the first half, which came in the same write.
+	 */
+	raw_send(&r, "{\"execute\": \"ping\", \"id\": \"p\"}"
+		     "{\"execute\": \"echo\", \"id\": \"caf\xc3");
+	o = raw_reply(&r, T_MS);
+	CHECK_STREQ(jstr(o, "id"), "p");
+	json_object_put(o);
+	o = req(&r, "\xa9\"}");
+	CHECK_STREQ(jstr(o, "id"), "caf\xc3\xa9");
+	json_object_put(o);
+	for (size_t i = 0; i < nbad; i++)
+		at += snprintf(text + at, sizeof(text) - at,
+			       "{\"execute\": \"echo\", \"id\": \"a%sb\"}\n"
+			       "{\"execute\": \"echo\", \"id\": \"ok-%zu\"}\n",
+			       bad[i], i);
+	snprintf(text + at, sizeof(text) - at,
+		 "{\"execute\": \"echo\", \"id\": \"\\ud83d\\ude00\"}\n"
+		 "{\"execute\": \"echo\", \"id\": \"last\"}\n");
+	raw_send(&r, text);
+	n = read_until_last(&r, buf, sizeof(buf));
+	CHECK(valid_utf8((unsigned char *)buf, n));
+	/* Line by line: an error and the next reply, for each. */
+	for (p = buf; p < buf + n; line++) {
+		char *nl = strstr(p, "\r\n");
+		char want[32];
+
+		if (!nl)
+			break;
+		*nl = 0;
+		o = json_tokener_parse(p);
+		p = nl + 2;
+		if (line < 2 * nbad && line % 2 == 0) {
+			const char *d = err_desc(o);
+			bool named = d &&
+				     !strncmp(d, "JSON parse error, ", 18) &&
+				     (strstr(d, "invalid UTF-8") ||
+				      strstr(d, "surrogate pair"));
+
+			CHECK(named);
+			if (!named)
+				printf("# bad %zu: got %s\n", line / 2,
+				       json_object_to_json_string(o));
+		} else if (line < 2 * nbad) {
+			snprintf(want, sizeof(want), "ok-%zu", line / 2);
+			CHECK_STREQ(jstr(o, "id"), want);
+		} else if (line == 2 * nbad) {
+			/* A proper pair is a character: back as UTF-8. */
+			CHECK_STREQ(jstr(o, "id"), "\xf0\x9f\x98\x80");
+		} else {
+			CHECK_STREQ(jstr(o, "id"), "last");
+		}
+		json_object_put(o);
+	}
+	CHECK_EQ(line, 2 * nbad + 2);
+	raw_close(&r);
+	stop(s);
+}
+
+static void wait_refused(struct qmp_server *s, unsigned long long n)
+{
+	long long end = t_now_ms() + T_MS;
+
+	while (qmp_server_refused(s) < n && t_now_ms() < end)
+		usleep(1000);
+	CHECK_EQ(qmp_server_refused(s), n);
+}
+
+static void wait_queued(struct qmp_server *s, unsigned int n)
+{
+	long long end = t_now_ms() + T_MS;
+
+	while (qmp_server_queued(s) < n && t_now_ms() < end)
+		usleep(1000);
+	CHECK_EQ(qmp_server_queued(s), n);
+}
+
+/* An echo with a 10000-byte string: about 10 KiB parsed. */
+static void send_big(struct raw *r, const char *id)
+{
+	static char line[10240];
+	int n = snprintf(line, sizeof(line),
+			 "{\"execute\": \"echo\", \"arguments\": {\"s\": \"");
+
+	memset(line + n, 'q', 10000);
+	snprintf(line + n + 10000, sizeof(line) - n - 10000,
+		 "\"}, \"id\": \"%s\"}\n", id);
+	raw_send(r, line);
+}
+
+/*
+ * Replies to ids prefix1..prefixN in order: the first `first` run, then
+ * one refused; after it each either ran or was refused.  Returns how many
+ * ran before the first refusal (-1 if none was refused).
+ */
+static int check_in_order(struct raw *r, const char *prefix, int n,
+			  const char *limit)
+{
+	int ran = -1;
+
+	for (int i = 1; i <= n; i++) {
+		struct json_object *o = raw_reply(r, T_MS);
+		char id[32];
+
+		snprintf(id, sizeof(id), "%s%d", prefix, i);
+		CHECK_STREQ(jstr(o, "id"), id);
+		if (err_class(o)) {
+			CHECK_STREQ(err_class(o), "GenericError");
+			CHECK(err_desc(o) &&
+			      strstr(err_desc(o), "read-ahead limit"));
+			if (ran < 0) {
+				ran = i - 1;
+				CHECK(err_desc(o) &&
+				      strstr(err_desc(o), limit));
+				printf("# %s: %s\n", id, err_desc(o));
+			}
+		} else {
+			CHECK(jget(o, "return"));
+		}
+		json_object_put(o);
+	}
+	return ran;
+}
+
+/*
+ * Issue 21, item 5: what a client sends behind a running operation is read
+ * ahead, parsed, in memory; it is bounded in bytes, per client and in all.
+ * A request past a limit is refused, with its id, in its place among the
+ * replies; the client stays connected; a client with nothing queued is
+ * still served; a full burst of small operations fits the defaults.
+ */
+static void test_read_ahead_budget(void)
+{
+	struct qmp_server *s = start_opts((struct qmp_server_opts){
+		.max_queued = 34 << 10,
+		.max_queued_total = 44 << 10,
+	});
+	struct json_object *o;
+	struct raw a, b, c;
+	unsigned int queued;
+	int ran;
+
+	open_client(&a);
+	open_client(&b);
+	open_client(&c);
+	negotiate(&a);
+	negotiate(&b);
+	negotiate(&c);
+	raw_send(&a, "{\"execute\": \"block\", \"id\": \"a\"}\n");
+	wait_blocked();
+	/* One client: a few fit in 34 KiB, the next is refused. */
+	for (int i = 1; i <= 10; i++) {
+		char id[16];
+
+		snprintf(id, sizeof(id), "a%d", i);
+		send_big(&a, id);
+	}
+	wait_refused(s, 1);
+	queued = qmp_server_queued(s);
+	CHECK(queued >= 1 && queued < 10);
+	CHECK(qmp_server_queued_bytes(s) <= 34 << 10);
+	/* All clients: b's first is served, its next passes the total. */
+	send_big(&b, "b1");
+	send_big(&b, "b2");
+	send_big(&b, "b3");
+	wait_refused(s, 2);
+	wait_queued(s, queued + 1);
+	CHECK(qmp_server_queued_bytes(s) <= 44 << 10);
+	/* Nothing queued: served, whatever the others hold. */
+	send_big(&c, "c1");
+	wait_queued(s, queued + 2);
+	CHECK_EQ(qmp_server_refused(s), 2);
+	release_block();
+	o = raw_reply(&a, T_MS);
+	CHECK_STREQ(jstr(o, "id"), "a");
+	json_object_put(o);
+	ran = check_in_order(&a, "a", 10, "per client");
+	CHECK_EQ(ran, (int)queued);
+	ran = check_in_order(&b, "b", 3, "all clients");
+	CHECK_EQ(ran, 1);
+	ran = check_in_order(&c, "c", 1, "");
+	CHECK_EQ(ran, -1);
+	/* Still connected, and nothing left counted. */
+	o = req(&a, "{\"execute\": \"ping\", \"id\": \"end\"}");
+	CHECK_STREQ(jstr(o, "id"), "end");
+	json_object_put(o);
+	CHECK_EQ(qmp_server_queued_bytes(s), 0);
+	/* One request past the limit per client by itself: refused too. */
+	{
+		static char line[40 << 10];
+		int n = snprintf(line, sizeof(line),
+				 "{\"execute\": \"echo\", \"arguments\": "
+				 "{\"s\": \"");
+
+		memset(line + n, 'q', 36 << 10);
+		strcpy(line + n + (36 << 10), "\"}, \"id\": \"huge\"}\n");
+		o = req(&b, line);
+		CHECK(err_desc(o) && strstr(err_desc(o), "too big") &&
+		      strstr(err_desc(o), "smaller requests"));
+		json_object_put(o);
+	}
+	/*
+	 * Small text, but parsed it would pass the limit (60 objects, 800
+	 * bytes each): refused while it is parsed; the next line is read.
+	 */
+	{
+		char line[1024];
+		int n = snprintf(line, sizeof(line),
+				 "{\"execute\": \"echo\", \"arguments\": "
+				 "{\"a\": [");
+
+		for (int i = 0; i < 60; i++)
+			n += snprintf(line + n, sizeof(line) - n, "{},");
+		snprintf(line + n - 1, sizeof(line) - n + 1,
+			 "]}, \"id\": \"heavy\"}\n"
+			 "{\"execute\": \"ping\", \"id\": \"after\"}\n");
+		raw_send(&b, line);
+		o = raw_reply(&b, T_MS);
+		CHECK(err_desc(o) && strstr(err_desc(o), "too big"));
+		json_object_put(o);
+		o = raw_reply(&b, T_MS);
+		CHECK_STREQ(jstr(o, "id"), "after");
+		json_object_put(o);
+	}
+	raw_close(&a);
+	raw_close(&b);
+	raw_close(&c);
+	stop(s);
+
+	/* Defaults: a full batch of small operations is never refused. */
+	s = start(0, 0);
+	open_client(&a);
+	negotiate(&a);
+	raw_send(&a, "{\"execute\": \"block\", \"id\": \"a\"}\n");
+	wait_blocked();
+	for (int i = 1; i < QMP_BATCH_MAX; i++) {
+		char line[256];
+
+		snprintf(line, sizeof(line),
+			 "{\"execute\": \"echo\", \"arguments\": {\"driver\": "
+			 "\"host-x86_64-cpu\", \"socket-id\": %d, \"core-id\": "
+			 "0, \"thread-id\": 0, \"id\": \"cpu%d\"}, \"id\": "
+			 "\"d%d\"}\n",
+			 i, i, i);
+		raw_send(&a, line);
+	}
+	wait_queued(s, QMP_BATCH_MAX - 1);
+	CHECK_EQ(qmp_server_refused(s), 0);
+	printf("# %d device_add-sized requests queued: about %zu bytes\n",
+	       QMP_BATCH_MAX - 1, qmp_server_queued_bytes(s));
+	release_block();
+	o = raw_reply(&a, T_MS);
+	CHECK_STREQ(jstr(o, "id"), "a");
+	json_object_put(o);
+	CHECK_EQ(check_in_order(&a, "d", QMP_BATCH_MAX - 1, ""), -1);
+	raw_close(&a);
+	stop(s);
+}
+
 CHECK_MAIN(TEST(test_greeting), TEST(test_negotiation), TEST(test_id_echo),
 	   TEST(test_error_classes), TEST(test_malformed),
 	   TEST(test_long_request), TEST(test_many_clients),
@@ -1600,4 +1975,6 @@ CHECK_MAIN(TEST(test_greeting), TEST(test_negotiation), TEST(test_id_echo),
 	   TEST(test_parse_resync), TEST(test_negotiate_timeout),
 	   TEST(test_peer_credentials), TEST(test_concurrent_clients),
 	   TEST(test_stop_no_leaks), TEST(test_socket_path),
-	   TEST(test_bad_declarations), TEST(test_read_ahead))
+	   TEST(test_bad_declarations), TEST(test_read_ahead),
+	   TEST(test_lex_cut_short), TEST(test_lex_utf8),
+	   TEST(test_read_ahead_budget))

@@ -5,9 +5,13 @@
  * The API is driven by orchestration and must never take the VMM down, so
  * every input is hostile: bad JSON gets an error and the parser starts
  * over at the next line (or at the next request, when a truncated one is
- * followed by a new one on the next line), a request longer than
- * max_request or a client whose unread replies exceed max_output is
- * dropped, and no write ever blocks the I/O thread (non-blocking sockets,
+ * followed by a new one on the next line); a request's bytes are checked
+ * strictly before json-c sees them (qmp_lex.h: no raw control character in
+ * a string, nothing that is not UTF-8), so no reply echoes bytes that are
+ * not UTF-8; a request longer than max_request or a client whose unread
+ * replies exceed max_output is dropped; what a client has read ahead is
+ * bounded in bytes (max_queued, max_queued_total: past them a request is
+ * refused); and no write ever blocks the I/O thread (non-blocking sockets,
  * MSG_NOSIGNAL).  Handlers that may block run on worker threads, so that
  * nothing a guest or a hook does can stall events, queries or `quit`.
  *
@@ -35,6 +39,7 @@
 #include <json-c/json.h>
 
 #include "qmp.h"
+#include "qmp_lex.h"
 #include "log.h"
 #include "seccomp_policy.h"
 
@@ -62,6 +67,7 @@ struct qmp_conn {
 	int fd;
 	uint64_t id; /* a job's way back to its client, which may be gone */
 	struct json_tokener *tok;
+	struct qmp_lex lex; /* the same bytes as tok, checked strictly first */
 	bool negotiated;
 	bool dead;
 	/* Sent all it will send (socat, nc -U): drain the replies, then close. */
@@ -72,12 +78,17 @@ struct qmp_conn {
 	 * Requests of this client on the workers, not yet answered; whether
 	 * one of them is not an operation (then nothing is read ahead); and
 	 * what came after them that must wait until they are answered (a
-	 * parsed request, or the text of a parse error).
+	 * parsed request, or a reply already made: a parse error's, a
+	 * refusal's).  queued: the estimated bytes of the requests on the
+	 * workers and held (its share of s->queued).
 	 */
 	unsigned int inflight;
 	bool inflight_other;
 	struct json_object *held;
-	char *held_err;
+	size_t held_cost;
+	char *held_reply;
+	size_t queued;
+	bool refusal_logged;
 	/* Reading ahead, a request reached max_request: judged after them. */
 	bool overlong;
 	long long since_ms; /* accepted at, for the negotiation timeout */
@@ -99,6 +110,7 @@ struct qmp_job {
 	const struct qmp_command *cmd;
 	struct json_object *req; /* owned; args and id point into it */
 	struct json_object *args;
+	size_t cost; /* req's estimated bytes, counted in the queues' share */
 	char *reply; /* serialised by the worker */
 	size_t reply_len;
 };
@@ -125,6 +137,7 @@ struct qmp_server {
 	unsigned int max_clients;
 	size_t max_request;
 	size_t max_output;
+	size_t max_queued, max_queued_total;
 	unsigned int negotiate_timeout_ms;
 	bool api_group;
 	gid_t api_gid;
@@ -139,6 +152,9 @@ struct qmp_server {
 	size_t n_conns;
 	uint64_t next_conn_id;
 	atomic_uint n_clients;
+	/* Written by the I/O thread; read by anyone (qmp_server_refused()). */
+	atomic_size_t queued; /* the clients' requests on the workers, held */
+	atomic_ullong refused;
 
 	pthread_t thread;
 	bool started;
@@ -940,10 +956,106 @@ static void *worker_thread(void *arg)
 	return NULL;
 }
 
+/*
+ * What a parsed request holds in memory, about (qmp_lex.h: json-c's
+ * allocations, measured).  The text is no measure: "[{},{},...]" takes 260
+ * times its length, a long string only its length.
+ */
+static size_t tree_cost(struct json_object *o)
+{
+	size_t cost;
+
+	switch (json_object_get_type(o)) {
+	case json_type_null:
+		return 0; /* json-c's null is a NULL pointer */
+	case json_type_string:
+		return QMP_LEX_COST_STRING +
+		       (size_t)json_object_get_string_len(o);
+	case json_type_double:
+		return QMP_LEX_COST_DOUBLE;
+	case json_type_array:
+		cost = QMP_LEX_COST_ARRAY;
+		for (size_t i = 0; i < json_object_array_length(o); i++)
+			cost += QMP_LEX_COST_ELEMENT +
+				tree_cost(json_object_array_get_idx(o, i));
+		return cost;
+	case json_type_object:
+		cost = QMP_LEX_COST_OBJECT;
+		json_object_object_foreach(o, key, val)
+		{
+			cost += QMP_LEX_COST_MEMBER + strlen(key) +
+				tree_cost(val);
+		}
+		return cost;
+	default:
+		return QMP_LEX_COST_INT;
+	}
+}
+
+/* c's request of cost bytes is held or on a worker: counted until it is not. */
+static void charge(struct qmp_server *s, struct qmp_conn *c, size_t cost)
+{
+	c->queued += cost;
+	atomic_fetch_add(&s->queued, cost);
+}
+
+static void uncharge(struct qmp_server *s, struct qmp_conn *c, size_t cost)
+{
+	if (c)
+		c->queued -= cost;
+	atomic_fetch_sub(&s->queued, cost);
+}
+
+static size_t kib(size_t bytes)
+{
+	return (bytes + 1023) / 1024;
+}
+
+/*
+ * Whether reading ahead a request of cost bytes (earlier ones of c are
+ * unanswered) would pass a limit: then err says which, and what to do.
+ * One request alone is bounded while it is parsed (qmp_lex.h).
+ */
+static bool over_budget(struct qmp_server *s, struct qmp_conn *c, size_t cost,
+			struct qmp_error *err)
+{
+	size_t all = atomic_load(&s->queued);
+	const char *which;
+
+	if (c->queued + cost > s->max_queued) {
+		which = "per client";
+		qmp_error_set(err, QMP_ERROR_GENERIC,
+			      "request not queued: the read-ahead limit per "
+			      "client is %zu KiB, and this client's requests "
+			      "waiting for a reply would take %zu KiB with it; "
+			      "send it again once earlier requests are "
+			      "answered",
+			      kib(s->max_queued), kib(c->queued + cost));
+	} else if (all + cost > s->max_queued_total) {
+		which = "for all clients";
+		qmp_error_set(err, QMP_ERROR_GENERIC,
+			      "request not queued: the read-ahead limit for "
+			      "all clients is %zu KiB, and the requests of all "
+			      "clients waiting for a reply would take %zu KiB "
+			      "with it; send it again once earlier requests "
+			      "are answered",
+			      kib(s->max_queued_total), kib(all + cost));
+	} else {
+		return false;
+	}
+	if (!c->refusal_logged)
+		pr_err("api: client fd %d: refusing requests sent ahead of "
+		       "their turn: past the read-ahead limit %s (logged "
+		       "once per client)",
+		       c->fd, which);
+	c->refusal_logged = true;
+	return true;
+}
+
 /* Hands req to a worker; false (req still ours) once they are stopping. */
 static bool submit(struct qmp_server *s, struct qmp_conn *c,
 		   const struct qmp_command *cmd, struct json_object *req,
-		   struct json_object *args)
+		   struct json_object *args, size_t cost)
 {
 	struct qmp_worker *w =
 		&s->workers[cmd->flags & QMP_CMD_QUERY ? QMP_WORKER_QUERY
@@ -958,6 +1070,7 @@ static bool submit(struct qmp_server *s, struct qmp_conn *c,
 		.cmd = cmd,
 		.req = req,
 		.args = args,
+		.cost = cost,
 	};
 	pthread_mutex_lock(&s->lock);
 	ok = !s->workers_stopping;
@@ -973,6 +1086,7 @@ static bool submit(struct qmp_server *s, struct qmp_conn *c,
 	}
 	c->inflight++;
 	c->inflight_other |= w != &s->workers[QMP_WORKER_OP];
+	charge(s, c, cost);
 	return true;
 }
 
@@ -994,21 +1108,34 @@ static bool may_go_ahead(struct qmp_server *s, struct qmp_conn *c,
 	return cmd && is_operation(cmd);
 }
 
+static void conn_reply(struct qmp_server *s, struct qmp_conn *c,
+		       struct json_object *resp);
+
 /*
- * Answers req at once, hands it to a worker, or holds it until the
- * client's earlier requests are answered.  Takes over req.
+ * Answers req at once, hands it to a worker, holds it until the client's
+ * earlier requests are answered, or, read ahead past a limit, refuses it.
+ * Takes over req (cost: its estimated bytes).
  */
 static void dispatch(struct qmp_server *s, struct qmp_conn *c,
-		     struct json_object *req)
+		     struct json_object *req, size_t cost)
 {
-	struct qmp_error err = { 0 };
+	struct qmp_error err = { 0 }, budget = { 0 };
 	const struct qmp_command *cmd = NULL;
 	struct json_object *args, *ret = NULL, *resp;
 	const char *name = check_request(req, &args, &err);
 	int rc = -EINVAL;
 
+	/* Read ahead (earlier ones unanswered): within the limits, or not. */
+	if (c->inflight && over_budget(s, c, cost, &budget)) {
+		atomic_fetch_add(&s->refused, 1);
+		conn_reply(s, c, response(-EINVAL, NULL, &budget, req));
+		json_object_put(req);
+		return;
+	}
 	if (!may_go_ahead(s, c, name)) {
 		c->held = req; /* dispatched again once c's replies are out */
+		c->held_cost = cost;
+		charge(s, c, cost);
 		return;
 	}
 	if (name && !args) {
@@ -1035,7 +1162,7 @@ static void dispatch(struct qmp_server *s, struct qmp_conn *c,
 				   "The command %s has not been found", name);
 	} else if (cmd->flags & QMP_CMD_FAST) {
 		rc = call_handler(s, cmd, args, &ret, &err);
-	} else if (submit(s, c, cmd, req, args)) {
+	} else if (submit(s, c, cmd, req, args, cost)) {
 		return;
 	} else {
 		rc = qmp_error_set(&err, QMP_ERROR_GENERIC,
@@ -1063,17 +1190,20 @@ static void conn_process(struct qmp_server *s, struct qmp_conn *c);
 static void conn_release(struct qmp_server *s, struct qmp_conn *c)
 {
 	struct json_object *req = c->held;
+	size_t cost = c->held_cost;
 
 	c->inflight_other = false;
 	c->overlong = false;
 	c->held = NULL;
-	if (c->held_err) {
-		conn_send_error(s, c, c->held_err);
-		free(c->held_err);
-		c->held_err = NULL;
+	c->held_cost = 0;
+	uncharge(s, c, cost);
+	if (c->held_reply) {
+		conn_send(s, c, c->held_reply, strlen(c->held_reply));
+		free(c->held_reply);
+		c->held_reply = NULL;
 	}
 	if (req)
-		dispatch(s, c, req);
+		dispatch(s, c, req, cost);
 }
 
 /* Replies from the workers, after the events their commands raised. */
@@ -1094,6 +1224,7 @@ static void deliver_replies(struct qmp_server *s)
 		struct qmp_conn *c = conn_by_id(s, j->conn_id);
 
 		next = j->next;
+		uncharge(s, c, j->cost);
 		if (c) {
 			c->inflight--;
 			if (j->reply)
@@ -1184,20 +1315,76 @@ static bool new_request_at(const struct qmp_conn *c, size_t at)
 	return false;
 }
 
+/*
+ * A reply made by the I/O thread, in its place among c's replies: now, or
+ * once every earlier one is out.  Takes resp.
+ */
+static void conn_reply(struct qmp_server *s, struct qmp_conn *c,
+		       struct json_object *resp)
+{
+	const char *text =
+		c->inflight
+			? json_object_to_json_string_ext(resp, QMP_JSON_FLAGS)
+			: NULL;
+
+	if (text && (c->held_reply = strdup(text))) {
+		json_object_put(resp);
+		return;
+	}
+	deliver_events(s);
+	conn_send_json(s, c, resp);
+	json_object_put(resp);
+}
+
 /* A parse error's reply, in its place among c's replies. */
 static void conn_parse_error(struct qmp_server *s, struct qmp_conn *c,
 			     const char *desc)
 {
-	if (c->inflight && (c->held_err = strdup(desc)))
+	conn_reply(s, c, error_object(QMP_ERROR_GENERIC, desc));
+}
+
+/*
+ * After a parse error, a new tokener: json_tokener_reset() keeps the high
+ * half of a surrogate pair read last (json-c 0.16), and the next request's
+ * first \u escape would get a U+FFFD in front of it.
+ */
+static void conn_new_tokener(struct qmp_conn *c)
+{
+	struct json_tokener *tok = json_tokener_new();
+
+	json_tokener_reset(c->tok);
+	if (!tok) {
+		pr_err("api: dropping client fd %d: out of memory", c->fd);
+		c->dead = true;
 		return;
-	deliver_events(s);
-	conn_send_error(s, c, desc);
+	}
+	json_tokener_free(c->tok);
+	c->tok = tok;
+}
+
+/*
+ * The strict check stopped at in[bad]: the request is lost, and so is the
+ * rest of that line from the bad byte on (a line end inside a string is
+ * itself the bad byte: the request on the next line is read).
+ */
+static void conn_lex_error(struct qmp_server *s, struct qmp_conn *c, size_t bad)
+{
+	char what[192], desc[224];
+
+	qmp_lex_describe(&c->lex, what, sizeof(what));
+	snprintf(desc, sizeof(desc), "JSON parse error, %s", what);
+	conn_new_tokener(c);
+	qmp_lex_reset(&c->lex, s->max_queued);
+	c->fed = 0;
+	conn_consume(c, bad);
+	c->skip_line = true;
+	conn_parse_error(s, c, desc);
 }
 
 /* Whether c has sent something that must wait for its earlier replies. */
 static bool conn_stalled(const struct qmp_conn *c)
 {
-	return c->held || c->held_err || c->overlong ||
+	return c->held || c->held_reply || c->overlong ||
 	       (c->inflight && c->inflight_other) ||
 	       c->inflight >= QMP_BATCH_MAX; /* a bound on what one queues */
 }
@@ -1206,9 +1393,9 @@ static bool conn_stalled(const struct qmp_conn *c)
 static void conn_process(struct qmp_server *s, struct qmp_conn *c)
 {
 	while (!c->dead && !conn_stalled(c)) {
-		struct json_object *obj;
-		enum json_tokener_error jerr;
-		size_t len, end;
+		struct json_object *obj = NULL;
+		enum json_tokener_error jerr = json_tokener_continue;
+		size_t len, good, end;
 		char desc[128];
 
 		if (c->skip_line) {
@@ -1235,8 +1422,17 @@ static void conn_process(struct qmp_server *s, struct qmp_conn *c)
 		len = c->in_len - c->fed;
 		if (len > s->max_request - c->fed)
 			len = s->max_request - c->fed;
-		obj = json_tokener_parse_ex(c->tok, c->in + c->fed, (int)len);
-		jerr = json_tokener_get_error(c->tok);
+		/* json-c sees only what the strict check passed. */
+		good = qmp_lex_scan(&c->lex, c->in + c->fed, len);
+		if (good) {
+			obj = json_tokener_parse_ex(c->tok, c->in + c->fed,
+						    (int)good);
+			jerr = json_tokener_get_error(c->tok);
+		}
+		if (jerr == json_tokener_continue && good < len) {
+			conn_lex_error(s, c, c->fed + good);
+			continue;
+		}
 		if (jerr == json_tokener_continue) {
 			c->fed += len;
 			if (c->fed < s->max_request)
@@ -1259,8 +1455,11 @@ static void conn_process(struct qmp_server *s, struct qmp_conn *c)
 		}
 		end = c->fed + json_tokener_get_parse_end(c->tok);
 		json_tokener_reset(c->tok);
+		/* It may have read past the end: the rest is scanned again. */
+		qmp_lex_reset(&c->lex, s->max_queued);
 		c->fed = 0;
 		if (jerr != json_tokener_success) {
+			conn_new_tokener(c);
 			snprintf(desc, sizeof(desc), "JSON parse error, %s",
 				 json_tokener_error_desc(jerr));
 			/*
@@ -1283,7 +1482,7 @@ static void conn_process(struct qmp_server *s, struct qmp_conn *c)
 			continue;
 		}
 		conn_consume(c, end);
-		dispatch(s, c, obj);
+		dispatch(s, c, obj, tree_cost(obj));
 	}
 }
 
@@ -1331,11 +1530,13 @@ static void conn_read(struct qmp_server *s, struct qmp_conn *c)
 
 /* ---- connections ---- */
 
-static void conn_free(struct qmp_conn *c)
+static void conn_free(struct qmp_server *s, struct qmp_conn *c)
 {
 	close(c->fd);
 	json_object_put(c->held);
-	free(c->held_err);
+	/* Its jobs still on the workers are uncounted when they are done. */
+	uncharge(s, NULL, c->held_cost);
+	free(c->held_reply);
 	json_tokener_free(c->tok);
 	free(c->in);
 	free(c->out);
@@ -1437,8 +1638,12 @@ static void accept_clients(struct qmp_server *s)
 			close(fd);
 			continue;
 		}
-		/* Replies must be JSON: refuse bytes that are not UTF-8. */
-		json_tokener_set_flags(c->tok, JSON_TOKENER_VALIDATE_UTF8);
+		/*
+		 * Replies must be JSON: c->lex refuses bytes that are not
+		 * UTF-8.  Not json-c's JSON_TOKENER_VALIDATE_UTF8 too: it
+		 * fails a character split across two reads.
+		 */
+		qmp_lex_reset(&c->lex, s->max_queued);
 		c->fd = fd;
 		c->id = ++s->next_conn_id;
 		c->since_ms = now_ms();
@@ -1485,7 +1690,7 @@ static void reap(struct qmp_server *s)
 
 	for (size_t i = 0; i < s->n_conns; i++) {
 		if (s->conns[i]->dead)
-			conn_free(s->conns[i]);
+			conn_free(s, s->conns[i]);
 		else
 			s->conns[j++] = s->conns[i];
 	}
@@ -1690,7 +1895,7 @@ static void server_free(struct qmp_server *s)
 	struct stat st;
 
 	for (size_t i = 0; i < s->n_conns; i++)
-		conn_free(s->conns[i]);
+		conn_free(s, s->conns[i]);
 	free(s->conns);
 	for (e = s->ev_head; e; e = next) {
 		next = e->next;
@@ -1740,6 +1945,9 @@ int qmp_server_create(const struct qmp_server_opts *opts,
 		.max_clients = opts->max_clients ?: QMP_DEFAULT_MAX_CLIENTS,
 		.max_request = opts->max_request ?: QMP_DEFAULT_MAX_REQUEST,
 		.max_output = opts->max_output ?: QMP_DEFAULT_MAX_OUTPUT,
+		.max_queued = opts->max_queued ?: QMP_DEFAULT_MAX_QUEUED,
+		.max_queued_total =
+			opts->max_queued_total ?: QMP_DEFAULT_MAX_QUEUED_TOTAL,
 		.negotiate_timeout_ms =
 			opts->negotiate_timeout_ms
 				?: QMP_DEFAULT_NEGOTIATE_TIMEOUT_MS,
@@ -1894,4 +2102,14 @@ unsigned int qmp_server_queued(struct qmp_server *s)
 unsigned int qmp_server_clients(struct qmp_server *s)
 {
 	return atomic_load(&s->n_clients);
+}
+
+size_t qmp_server_queued_bytes(struct qmp_server *s)
+{
+	return atomic_load(&s->queued);
+}
+
+unsigned long long qmp_server_refused(struct qmp_server *s)
+{
+	return atomic_load(&s->refused);
 }

@@ -20,7 +20,14 @@
  * reads ahead only operations (they queue behind it on the same thread,
  * so their replies keep the order; a burst becomes a batch); any other
  * request waits, parsed, until every earlier reply is out.  Another client
- * is never held up by it.
+ * is never held up by it.  What is read ahead is bounded in bytes (the
+ * parsed requests' estimated size): max_queued for one client's, and
+ * max_queued_total for all clients'.  A request read ahead past either is
+ * refused (GenericError, with its id, in its place among the replies) and
+ * the server reads no more from that client until its earlier requests are
+ * answered.  A client with nothing queued is always served.  And no one
+ * request may take more than max_queued once parsed: it is refused while
+ * it is parsed, as a parse error.
  *
  * Events may be emitted from any thread; the I/O thread writes them out as
  * they come, also while a command runs (see qmp_emit_event()).
@@ -149,6 +156,9 @@ struct qmp_server_opts {
 	unsigned int max_clients;
 	size_t max_request; /* bytes of one JSON request */
 	size_t max_output; /* bytes queued for one client that is not reading */
+	/* Bytes of requests read ahead: of one client, and of all (above). */
+	size_t max_queued;
+	size_t max_queued_total;
 	const char *package; /* greeting's "package"; default "hotvm-VERSION" */
 	/* A client that has not sent qmp_capabilities by then is closed. */
 	unsigned int negotiate_timeout_ms;
@@ -161,6 +171,12 @@ struct qmp_server_opts {
 #define QMP_DEFAULT_MAX_REQUEST		 (1u << 20)
 #define QMP_DEFAULT_MAX_OUTPUT		 (4u << 20)
 #define QMP_DEFAULT_NEGOTIATE_TIMEOUT_MS 10000
+/*
+ * A burst of QMP_BATCH_MAX device_add (about 3 KiB each, parsed) fits
+ * twice in one client's; eight clients at their limit fill the total.
+ */
+#define QMP_DEFAULT_MAX_QUEUED	     (8u << 20)
+#define QMP_DEFAULT_MAX_QUEUED_TOTAL (64u << 20)
 /*
  * Lossy events waiting for the I/O thread (it drains them as they come, so
  * only a stalled process reaches this); beyond it they are dropped and
@@ -224,6 +240,14 @@ unsigned int qmp_server_clients(struct qmp_server *s);
 
 /* Operations waiting for the operation thread (not the one it runs). */
 unsigned int qmp_server_queued(struct qmp_server *s);
+
+/*
+ * The estimated bytes of the requests of all clients that are queued,
+ * running or held (what max_queued_total bounds), and how many requests
+ * were refused because reading them ahead would pass a limit.
+ */
+size_t qmp_server_queued_bytes(struct qmp_server *s);
+unsigned long long qmp_server_refused(struct qmp_server *s);
 
 /* Fills err; returns -EINVAL so a handler can `return qmp_error_set(...)`. */
 int qmp_error_set(struct qmp_error *err, const char *class, const char *fmt,
