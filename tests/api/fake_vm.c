@@ -38,6 +38,8 @@ static void bus_sipi(void *ctx, unsigned int cpu)
 	fake_vcpu_sipi(cpu);
 }
 
+int fake_vm_guest_eject = HOTPLUG_GUEST_EJECT_ALLOW;
+
 int fake_vm_create(unsigned int max, unsigned int boot, int timeout_ms,
 		   struct fake_vm **out)
 {
@@ -59,6 +61,8 @@ int fake_vm_create(unsigned int max, unsigned int boot, int timeout_ms,
 				.boot_cpus = boot,
 				.max_cpus = max,
 				.timeout_ms = timeout_ms,
+				.guest_eject = (enum hotplug_guest_eject)
+					fake_vm_guest_eject,
 			},
 			&fv->hp);
 	if (!ret)

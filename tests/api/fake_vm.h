@@ -27,6 +27,9 @@ int fake_vm_create(unsigned int max, unsigned int boot, int timeout_ms,
 		   struct fake_vm **out);
 void fake_vm_destroy(struct fake_vm *fv);
 
+/* --guest-eject of the next fake_vm_create(); ALLOW by default. */
+extern int fake_vm_guest_eject;
+
 /* The scripted guest's SIPI to AP @id (fake_vcpu.c). */
 void fake_vcpu_sipi(unsigned int id);
 

@@ -20,6 +20,8 @@
 /* ACPI _OST: the notify codes and status codes an OSPM answers with. */
 #define OST_EV_DEVICE_CHECK  1
 #define OST_EV_EJECT_REQUEST 3
+#define OST_EV_OSPM_EJECT    0x103
+#define OST_IN_PROGRESS	     0x84
 #define OST_SUCCESS	     0
 #define OST_FAILURE	     1
 #define OST_DEVICE_BUSY	     0x82
@@ -35,7 +37,16 @@ static struct {
 	unsigned int done[SIM_MAX_CPUS]; /* DONE notices reported */
 	bool keep[SIM_MAX_CPUS];
 	bool ready;
+	bool irq_pending; /* an edge while the guest was busy: taken after */
 } g = { .lock = PTHREAD_MUTEX_INITIALIZER };
+
+/*
+ * The machine's interrupt comes synchronously here, from inside a
+ * register access of the guest's when the access itself raises it (an
+ * eject the host refuses): the guest takes it once that access is done,
+ * as a CPU with interrupts off would.
+ */
+static __thread bool sim_inside;
 
 static int sim_step(unsigned int cpu, void *data)
 {
@@ -211,6 +222,10 @@ void sim_guest_interrupt(void)
 {
 	u32 ev;
 
+	if (sim_inside) {
+		g.irq_pending = true;
+		return;
+	}
 	pthread_mutex_lock(&g.lock);
 	if (!g.ready) {
 		pthread_mutex_unlock(&g.lock);
@@ -288,6 +303,31 @@ void sim_guest_hold(unsigned int cpu, bool hold)
 		hpio_report(&g.io, cpu, hpio_report_value(&n));
 	}
 	pthread_mutex_unlock(&g.lock);
+}
+
+int sim_guest_eject(unsigned int cpu)
+{
+	int ret = -EINVAL;
+
+	pthread_mutex_lock(&g.lock);
+	sim_inside = true;
+	if (cpu < g.nr && g.ready) {
+		hpio_ost(&g.io, cpu, OST_EV_OSPM_EJECT, OST_IN_PROGRESS);
+		ret = sim_walk(cpu, false, GUEST_OFFLINE, cpuhp_cpu_down);
+		if (!ret)
+			hpio_eject(&g.io, cpu);
+		hpio_ost(&g.io, cpu, OST_EV_OSPM_EJECT,
+			 ret ? OST_FAILURE : OST_SUCCESS);
+	}
+	sim_inside = false;
+	if (g.irq_pending) {
+		g.irq_pending = false;
+		pthread_mutex_unlock(&g.lock);
+		sim_guest_interrupt();
+		return ret;
+	}
+	pthread_mutex_unlock(&g.lock);
+	return ret;
 }
 
 int sim_guest_state(unsigned int cpu)

@@ -47,6 +47,13 @@ void sim_guest_interrupt(void);
 void sim_guest_keep(unsigned int cpu, bool keep);
 void sim_guest_hold(unsigned int cpu, bool hold);
 
+/*
+ * The guest ejects @cpu on its own, as Linux's sysfs eject does: it walks
+ * the CPU down, says _OST(OSPM eject, in progress), writes eject, then
+ * _OST(OSPM eject, success).  0, or the walk's error.
+ */
+int sim_guest_eject(unsigned int cpu);
+
 /* The guest's own state for @cpu, or -1. */
 int sim_guest_state(unsigned int cpu);
 

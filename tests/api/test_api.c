@@ -21,6 +21,7 @@
 #include "fake_vm.h"
 #include "hotvm/guest_states.h"
 #include "hotplug.h"
+#include "hotplug_vmm.h"
 #include "qmp.h"
 #include "qmp_client.h"
 #include "qmp_cmds.h"
@@ -514,6 +515,84 @@ static void test_device_del(void)
 	fails("GenericError",
 	      "cpu 3: hot-remove refused: the guest is still walking",
 	      "device_del", "{\"id\": \"c3\"}");
+	teardown();
+}
+
+/*
+ * The guest ejects a CPU on its own (Linux's sysfs eject): honoured as
+ * QEMU does, the host table follows, DEVICE_DELETED, the slot is free.
+ * With --guest-eject deny the CPU stays and the guest takes it back.
+ */
+static void test_guest_eject(void)
+{
+	static const char *const add2 = "{\"driver\": \"host-x86_64-cpu\", "
+					"\"socket-id\": 2, \"id\": \"g2\"}";
+	struct json_object *ev;
+
+	setup(4, 1);
+	json_object_put(ok("device_add", "%s", add2));
+	drain_events();
+	CHECK_EQ(sim_guest_eject(2), 0);
+	CHECK_EQ(sim_guest_state(2), GUEST_OFFLINE);
+	/* What the main thread does once the guest's eject wakes it. */
+	hotplug_guest_work(t.hp);
+	ev = event("DEVICE_DELETED");
+	CHECK(ev);
+	if (ev)
+		CHECK_STREQ(gs(get(ev, "data"), "device"), "g2");
+	json_object_put(ev);
+	CHECK(!cpu_plugged(2));
+	/* The slot and the id are free again. */
+	json_object_put(ok("device_add", "%s", add2));
+	CHECK(cpu_plugged(2));
+	CHECK_EQ(sim_guest_state(2), GUEST_ONLINE);
+	teardown();
+
+	fake_vm_guest_eject = HOTPLUG_GUEST_EJECT_DENY;
+	setup(4, 1);
+	fake_vm_guest_eject = HOTPLUG_GUEST_EJECT_ALLOW;
+	json_object_put(ok("device_add", "%s", add2));
+	drain_events();
+	CHECK_EQ(sim_guest_eject(2), 0);
+	hotplug_guest_work(t.hp);
+	CHECK(!event("DEVICE_DELETED"));
+	CHECK(cpu_plugged(2));
+	/* Presented again: the guest's next scan brought it back up. */
+	CHECK_EQ(sim_guest_state(2), GUEST_ONLINE);
+	/* And a removal the host asks for still goes. */
+	json_object_put(ok("device_del", "{\"id\": \"g2\"}"));
+	CHECK(!cpu_plugged(2));
+	teardown();
+}
+
+/*
+ * A reset, as run.c walks it: the CPUs the guest had are present at the
+ * next boot, every one walked down and up again, its id kept.
+ */
+static void test_reset(void)
+{
+	struct json_object *r;
+
+	setup(4, 1);
+	json_object_put(ok("device_add", "{\"driver\": \"host-x86_64-cpu\", "
+					 "\"socket-id\": 3, \"id\": \"r3\"}"));
+	drain_events();
+	CHECK(!hotplug_present_at_boot(t.hp, 3));
+	hotplug_reset_begin(t.hp);
+	hotplug_unboot(t.hp);
+	CHECK(!cpu_plugged(3));
+	CHECK(hotplug_present_at_boot(t.hp, 0));
+	CHECK(!hotplug_present_at_boot(t.hp, 1));
+	CHECK(hotplug_present_at_boot(t.hp, 3));
+	CHECK_EQ(hotplug_boot(t.hp), 0);
+	CHECK(cpu_plugged(3));
+	r = ok("query-hotpluggable-cpus", NULL);
+	CHECK(strstr(json_object_to_json_string_ext(
+			     r, JSON_C_TO_STRING_NOSLASHESCAPE),
+		     "\"/machine/peripheral/r3\""));
+	json_object_put(r);
+	json_object_put(ok("device_del", "{\"id\": \"r3\"}"));
+	CHECK(!cpu_plugged(3));
 	teardown();
 }
 
@@ -1169,7 +1248,8 @@ static void test_burst(void)
 
 CHECK_MAIN(TEST(test_commands_listed), TEST(test_hotpluggable_shape),
 	   TEST(test_device_add_libvirt), TEST(test_device_add_errors),
-	   TEST(test_device_del), TEST(test_status_quit),
-	   TEST(test_query_cpuhp), TEST(test_set_target),
-	   TEST(test_inject_and_hotplug), TEST(test_events), TEST(test_resize),
-	   TEST(test_two_clients), TEST(test_burst))
+	   TEST(test_device_del), TEST(test_guest_eject), TEST(test_reset),
+	   TEST(test_status_quit), TEST(test_query_cpuhp),
+	   TEST(test_set_target), TEST(test_inject_and_hotplug),
+	   TEST(test_events), TEST(test_resize), TEST(test_two_clients),
+	   TEST(test_burst))

@@ -413,6 +413,9 @@ static void test_vetoing_hook(void)
 	fputs("online down\n", f);
 	fclose(f);
 	CHECK(hotplug(&v, 1, false, err, sizeof(err)) != 0);
+	/* The hook's veto in its own words, not QEMU's boot-CPU refusal. */
+	CHECK(strstr(err, "the removal is refused") != NULL);
+	CHECK(strstr(err, "unpluggable") == NULL);
 	CHECK_EQ(check_tables(&v, &e), 0);
 	unlink(flag);
 	CHECK_EQ(hotplug(&v, 1, false, err, sizeof(err)), 0);

@@ -773,7 +773,8 @@ static int find_device(const char *id, unsigned int *cpu)
 static int remove_error(unsigned int cpu, int rc, const struct hp_report *rep,
 			struct qmp_error *err)
 {
-	if (rc == -EPERM)
+	/* QEMU's words for the boot CPU only: a hook's veto is -EPERM too. */
+	if (rc == -EPERM && !guest_cpu_removable(cpu))
 		return qmp_error_set(err, QMP_ERROR_GENERIC,
 				     "Boot CPU is unpluggable");
 	if (rc == -ENODEV)

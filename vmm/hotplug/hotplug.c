@@ -175,11 +175,14 @@ static int init_devices(struct hotplug *hp)
 	if (ret)
 		return ret;
 	hp->ged_init = true;
-	ret = hpregs_init(&hp->regs, &(struct hpregs_config){
-					     .max_cpus = hp->max_cpus,
-					     .ops = &hp_regs_ops,
-					     .ctx = hp,
-				     });
+	ret = hpregs_init(&hp->regs,
+			  &(struct hpregs_config){
+				  .max_cpus = hp->max_cpus,
+				  .ops = &hp_regs_ops,
+				  .ctx = hp,
+				  .deny_guest_eject = hp->guest_eject ==
+						      HOTPLUG_GUEST_EJECT_DENY,
+			  });
 	if (ret)
 		return ret;
 	hp->regs_init = true;
