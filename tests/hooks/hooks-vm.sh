@@ -10,9 +10,14 @@
 # VMM and what it left behind: an empty signal mask and no ignored signals
 # (hotvm blocks its stop signals and ignores SIGPIPE in every thread), only
 # PATH and HOTVM_* in its environment, none of hotvm's descriptors, its
-# output in hotvm's log prefixed with the hook and state, and no child of
-# it alive once hotvm is gone.  Each wait is bounded; nothing sleeps and
-# hopes.
+# output in hotvm's log prefixed with the hook and state, no child of it
+# alive once hotvm is gone, and daemons it started the documented way
+# (setsid in its foreground) alive.  Then a hook that sleeps 20 s in a
+# hot-add: SIGTERM and `quit` stop hotvm within a second, with nothing of
+# the hook's process group left; SIGKILL of hotvm leaves the group running
+# and the socket file, which the next hotvm on that path takes over.  Each
+# wait is bounded; nothing sleeps and hopes (the hook's own sleep is what
+# is tested).
 
 HOTVM=$1
 TIMEOUT=${HOTVM_TEST_TIMEOUT:-300}
@@ -28,13 +33,17 @@ fi
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/hotvm-hooks.XXXXXX") || exit 1
 kids=$tmp/kids
+pid=
 cleanup() {
-	# A child the fix failed to kill must not outlive the test either.
-	if [ -f "$kids" ]; then
-		while read -r p; do
+	[ -n "$pid" ] && kill -KILL "$pid" 2>/dev/null
+	# A child the fix failed to kill must not outlive the test either, nor
+	# the daemons, nor what SIGKILL of hotvm left.
+	for f in "$kids" "$tmp/daemons" "$tmp/racy" "$tmp"/slow.*.pids; do
+		[ -f "$f" ] || continue
+		for p in $(cat "$f"); do
 			kill -KILL "$p" 2>/dev/null
-		done <"$kids"
-	fi
+		done
+	done
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
@@ -66,6 +75,19 @@ ls -l /proc/\$\$/fd/ >"\$st.fds"
 sleep 300 &
 echo \$! >>"$kids"
 echo "said \$HOTVM_STATE"
+# Daemons: 6 the documented way, setsid in the foreground (it has called
+# setsid() when the next line runs), then 6 the racy way, for the figure:
+# in the background, just before the hook exits.
+if [ "\$HOTVM_CPU \$HOTVM_STATE \$HOTVM_DIRECTION" = "0 online up" ]; then
+	for i in 1 2 3 4 5 6; do
+		setsid sh -c 'sleep 300 & echo \$! >>"\$0"' "$tmp/daemons" \
+			</dev/null >/dev/null 2>&1
+	done
+	for i in 1 2 3 4 5 6; do
+		setsid sleep 300 </dev/null >/dev/null 2>&1 &
+		echo \$! >>"$tmp/racy"
+	done
+fi
 exit 0
 EOF
 chmod 755 "$hook"
@@ -165,6 +187,232 @@ if [ -s "$kids" ] && [ -z "$alive" ]; then
 	ok "$name"
 else
 	not_ok "$name" "still running:${alive:- (no child recorded)}"
+fi
+
+# Whether process $1 is alive (a zombie is not).
+alive() {
+	st=$(sed -n 's/^State:[[:space:]]*\(.\).*/\1/p' "/proc/$1/status" \
+		2>/dev/null)
+	case $st in "" | Z | X) return 1 ;; esac
+}
+
+name="6 daemons a hook started with setsid in its foreground outlive it"
+live=0
+total=0
+racy=0
+if [ -f "$tmp/daemons" ]; then
+	for p in $(cat "$tmp/daemons"); do
+		total=$((total + 1))
+		alive "$p" && live=$((live + 1))
+	done
+fi
+if [ -f "$tmp/racy" ]; then
+	for p in $(cat "$tmp/racy"); do
+		alive "$p" && racy=$((racy + 1))
+	done
+fi
+echo "# daemons alive after hotvm exited: $live of $total started with" \
+	"'setsid sh -c \"DAEMON &\"', $racy of 6 with 'setsid DAEMON &'"
+if [ "$total" -eq 6 ] && [ "$live" -eq 6 ]; then
+	ok "$name"
+else
+	not_ok "$name" "$live of $total alive"
+fi
+
+# --- A hook running when hotvm is told to stop -------------------------
+
+# wait_for TENTHS CMD...: runs CMD every 0.1 s until it succeeds, at most
+# TENTHS times.
+wait_for() {
+	tries=$1
+	shift
+	while [ "$tries" -gt 0 ]; do
+		"$@" && return 0
+		tries=$((tries - 1))
+		sleep 0.1
+	done
+	return 1
+}
+
+# Centiseconds since boot.
+now_cs() {
+	read -r up _ </proc/uptime
+	echo "${up%.*}${up#*.}"
+}
+
+# The hook: at the hot-add of CPU 1 it records its group (its pid) and its
+# child, says so through a FIFO (an event to wait for), and sleeps 20 s.
+slow=$tmp/slow
+cat >"$slow" <<EOF
+#!/bin/sh
+[ "\$HOTVM_CPU \$HOTVM_STATE \$HOTVM_DIRECTION" = "1 host:prepare up" ] ||
+	exit 0
+sleep 20 &
+echo "\$\$ \$!" >"$tmp/slow.pids"
+echo running >"$tmp/slow.fifo"
+wait \$!
+EOF
+chmod 755 "$slow"
+
+ready() {
+	grep -q '^ready' "$tmp/out"
+}
+gone() {
+	! kill -0 "$pid" 2>/dev/null
+}
+ready_or_gone() {
+	ready || gone
+}
+
+# start_slow CASE: hotvm with the slow hook (--hook-timeout 20 s), a
+# hot-add of CPU 1 in the background ($adder), and the hook running; fails
+# if any of it does not come.
+start_slow() {
+	sock=$tmp/api.$1
+	rm -f "$tmp/slow.fifo" "$tmp/slow.pids"
+	mkfifo "$tmp/slow.fifo" || return 1
+	: >"$tmp/out"
+	: >"$tmp/err"
+	# Not under timeout(1): $pid is hotvm's own (the waits are bounded).
+	"$HOTVM" run --cpus boot=1,max=2 --api-socket "$sock" \
+		--hook "$slow" --hook-timeout 20000 >"$tmp/out" \
+		2>"$tmp/err" </dev/null &
+	pid=$!
+	adder=
+	wait_for $((TIMEOUT * 10)) ready_or_gone
+	ready || return 1
+	"$HOTVM" cpu add 1 --api-socket "$sock" --timeout 60 \
+		>"$tmp/add.$1" 2>&1 &
+	adder=$!
+	# Until the hook runs: it opens the FIFO.  Should the add fail before
+	# the hook, its end opens the FIFO instead, and the pids are missing.
+	(wait_for $((TIMEOUT * 10)) gone_adder
+		echo >"$tmp/slow.fifo") 2>/dev/null &
+	helper=$!
+	read -r _ <"$tmp/slow.fifo"
+	kill "$helper" 2>/dev/null
+	[ -s "$tmp/slow.pids" ]
+}
+gone_adder() {
+	! kill -0 "$adder" 2>/dev/null
+}
+
+# Processes still in process group $1 (not zombies), as " pid pid ...".
+group_left() {
+	g=$1
+	left=
+	for s in /proc/[0-9]*/stat; do
+		{ read -r l <"$s"; } 2>/dev/null || continue
+		set -- ${l##*) }
+		[ "$3" = "$g" ] || continue
+		case $1 in
+		Z | X) ;;
+		*)
+			p=${s#/proc/}
+			left="$left ${p%/stat}"
+			;;
+		esac
+	done
+	echo "$left"
+}
+group_gone() {
+	[ -z "$(group_left "$1")" ]
+}
+
+# stop_timed HOW: stops hotvm (TERM: SIGTERM; quit: `hotvm vm quit`) and
+# waits for it to exit, SIGKILL after 30 s; sets $status ("hung" then)
+# and $took (centiseconds from the request to the exit).
+stop_timed() {
+	t0=$(now_cs)
+	case $1 in
+	TERM) kill -TERM "$pid" ;;
+	quit)
+		"$HOTVM" vm quit --api-socket "$sock" --timeout 10 \
+			>"$tmp/quit.out" 2>&1
+		;;
+	esac
+	(sleep 30 && kill -KILL "$pid") 2>/dev/null &
+	dog=$!
+	wait "$pid"
+	status=$?
+	took=$(($(now_cs) - t0))
+	kill "$dog" 2>/dev/null || status=hung
+	pid=
+	[ -n "$adder" ] && wait "$adder" 2>/dev/null
+}
+
+for how in TERM quit; do
+	case $how in
+	TERM) name="SIGTERM during a 20 s hook" ;;
+	quit) name="quit during a 20 s hook" ;;
+	esac
+	name="$name: hotvm exits within 1 s, status 0, the hook's group gone"
+	if ! start_slow "$how"; then
+		[ -n "$pid" ] && kill -KILL "$pid" 2>/dev/null
+		pid=
+		not_ok "$name" "the hook never ran in a hot-add"
+		continue
+	fi
+	read -r pgid kid <"$tmp/slow.pids"
+	mv "$tmp/slow.pids" "$tmp/slow.$how.pids"
+	stop_timed "$how"
+	wait_for 10 group_gone "$pgid"
+	left=$(group_left "$pgid")
+	echo "# $how during the hook: hotvm exited in" \
+		"$((took / 100)).$(printf %02d $((took % 100))) s (status $status)"
+	stopped="hook $slow (cpu 1, host:prepare, up) stopped: the VMM is"
+	if [ "$status" != 0 ]; then
+		not_ok "$name" "exit status $status, expected 0 (in $took cs)"
+	elif [ "$took" -gt 100 ]; then
+		not_ok "$name" "hotvm took $took cs to exit"
+	elif [ -n "$left" ]; then
+		not_ok "$name" "left in the hook's group $pgid:$left"
+	elif ! grep -q "$stopped" "$tmp/err"; then
+		not_ok "$name" "no '$stopped shutting down' in the log"
+	else
+		ok "$name"
+	fi
+done
+
+# SIGKILL leaves what hotvm cannot reach any more: the hook's group runs
+# on (README says so) and the socket file stays; the next hotvm with the
+# same --api-socket finds nobody listening and takes the path over.
+name="SIGKILL during a hook leaves its group and the socket file;"
+name="$name the next hotvm takes the socket over"
+if ! start_slow KILL; then
+	[ -n "$pid" ] && kill -KILL "$pid" 2>/dev/null
+	pid=
+	not_ok "$name" "the hook never ran in a hot-add"
+else
+	read -r pgid kid <"$tmp/slow.pids"
+	mv "$tmp/slow.pids" "$tmp/slow.KILL.pids"
+	kill -KILL "$pid"
+	wait "$pid"
+	pid=
+	wait "$adder" 2>/dev/null
+	left=$(group_left "$pgid")
+	status=
+	if [ -z "$left" ]; then
+		not_ok "$name" "the hook's group $pgid is gone (README: it stays)"
+	elif [ ! -S "$sock" ]; then
+		not_ok "$name" "the socket file $sock is gone (README: it stays)"
+	else
+		: >"$tmp/out"
+		: >"$tmp/err"
+		adder=
+		"$HOTVM" run --cpus boot=1 --api-socket "$sock" \
+			>"$tmp/out" 2>"$tmp/err" </dev/null &
+		pid=$!
+		wait_for $((TIMEOUT * 10)) ready_or_gone
+		ready && stop_timed quit
+		if [ "$status" = 0 ] && [ ! -e "$sock" ]; then
+			ok "$name"
+		else
+			not_ok "$name" "the next hotvm on $sock: status ${status:-?}"
+		fi
+	fi
+	# What an operator does after a SIGKILL: kill the hook's group.
+	kill -KILL "$pgid" "$kid" 2>/dev/null
 fi
 
 echo "1..$n"

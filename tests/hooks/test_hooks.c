@@ -3,13 +3,17 @@
  * Hooks: arguments and environment, veto, signal, timeout, bad paths, and
  * what a hook may not take from the VMM or leave behind: its process group,
  * its signal state, its descriptors, its environment, an unbounded log.
+ * At shutdown (hooks_cancel()) a running hook stops at once and no other
+ * starts; a daemon a hook starts the documented way outlives it.
  */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <sys/stat.h>
+#include <sys/types.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -588,6 +592,255 @@ static void test_vcpu_facts(void)
 	free((void *)p);
 }
 
+/* Field 5 of /proc/PID/stat (the process group), or -1. */
+static pid_t pgid_of(pid_t pid)
+{
+	char path[64], stat[512], *p;
+	int pgrp = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	p = fgets(stat, sizeof(stat), f);
+	fclose(f);
+	p = p ? strrchr(stat, ')') : NULL;
+	if (!p || sscanf(p + 1, " %*c %*d %d", &pgrp) != 1)
+		return -1;
+	return (pid_t)pgrp;
+}
+
+/* Whether any process is left in the process group @pgid. */
+static bool group_empty(pid_t pgid)
+{
+	struct timespec t0;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	do {
+		struct dirent *e;
+		bool left = false;
+		DIR *d = opendir("/proc");
+
+		while (d && (e = readdir(d))) {
+			pid_t pid = (pid_t)atoi(e->d_name);
+
+			if (pid > 0 && pgid_of(pid) == pgid && !pid_dead(pid))
+				left = true;
+		}
+		if (d)
+			closedir(d);
+		if (!left)
+			return true;
+		usleep(20000);
+	} while (elapsed_ms(&t0) < 1000);
+	return false;
+}
+
+/*
+ * The "VMM's main thread" of the cancel tests: it waits until the hook
+ * says it runs (it opens the FIFO and writes its pid: an event, not a
+ * sleep), then cancels and notes when.
+ */
+struct canceller {
+	const struct hooks *h;
+	char fifo[300];
+	pid_t hook_pid;
+	struct timespec at;
+};
+
+static void *cancel_when_running(void *arg)
+{
+	struct canceller *c = arg;
+	char buf[32] = "";
+	FILE *f = fopen(c->fifo, "r"); /* until the hook opens it */
+
+	if (f) {
+		if (fgets(buf, sizeof(buf), f))
+			c->hook_pid = (pid_t)atoi(buf);
+		fclose(f);
+	}
+	clock_gettime(CLOCK_MONOTONIC, &c->at);
+	if (c->hook_pid > 0)
+		hooks_cancel(c->h);
+	return NULL;
+}
+
+/*
+ * Runs @body (which writes its pid to the FIFO "$1-ready" before it
+ * sleeps) with a 20 s timeout while another thread cancels it once it
+ * runs; returns hooks_run()'s value, the ms from the cancel to the
+ * return and the hook's pid (its group's id).
+ */
+static int run_and_cancel(const char *name, const char *body, char *err,
+			  size_t errlen, long *ms, pid_t *pgid)
+{
+	struct canceller c = { 0 };
+	struct hooks h;
+	struct timespec t;
+	pthread_t thread;
+	const char *p = strdup(script(name, body));
+	int ret, fd;
+
+	snprintf(c.fifo, sizeof(c.fifo), "%s/%s-ready", dir, name);
+	CHECK_EQ(mkfifo(c.fifo, 0600), 0);
+	hooks_init(&h, "vm0", 20000);
+	CHECK_EQ(hooks_add(&h, p, err, errlen), 0);
+	c.h = &h;
+	CHECK_EQ(pthread_create(&thread, NULL, cancel_when_running, &c), 0);
+	ret = hooks_run(&h, 2, "host:prepare", true, err, errlen);
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	/* A hook that never said it runs: let the thread go. */
+	fd = open(c.fifo, O_WRONLY | O_NONBLOCK);
+	if (fd >= 0)
+		close(fd);
+	pthread_join(thread, NULL);
+	CHECK(c.hook_pid > 0);
+	*ms = (t.tv_sec - c.at.tv_sec) * 1000 +
+	      (t.tv_nsec - c.at.tv_nsec) / 1000000;
+	*pgid = c.hook_pid;
+	free((void *)p);
+	return ret;
+}
+
+/*
+ * Shutdown while a hook sleeps 20 s: the call returns at once, the hook
+ * and its children are gone, and hooks_run() says why.
+ */
+static void test_cancel_stops_a_running_hook(void)
+{
+	char err[512] = "";
+	long ms = -1;
+	pid_t pgid = -1;
+	int ret;
+
+	ret = run_and_cancel("sleeper",
+			     "sleep 20 & echo $! > \"$0-kid\"\n"
+			     "echo $$ > \"$0-ready\"\nwait $!",
+			     err, sizeof(err), &ms, &pgid);
+	printf("# cancelled after the hook ran: returned in %ld ms\n", ms);
+	CHECK_EQ(ret, -ECANCELED);
+	CHECK(ms >= 0 && ms < 1000);
+	CHECK(strstr(err, "stopped: the VMM is shutting down") != NULL);
+	check_child_dead("sleeper-kid");
+	CHECK(pgid > 0 && group_empty(pgid));
+	CHECK_EQ(count_children(), 0);
+}
+
+/* SIGTERM first: a hook's trap runs, so it can undo what it did. */
+static void test_cancel_lets_a_trap_run(void)
+{
+	char err[512] = "", path[300];
+	long ms = -1;
+	pid_t pgid = -1;
+
+	CHECK_EQ(run_and_cancel("trapper",
+				"trap 'echo undone > \"$0-undone\"; exit 3' "
+				"TERM\nsleep 20 & echo $$ > \"$0-ready\"\n"
+				"wait $!",
+				err, sizeof(err), &ms, &pgid),
+		 -ECANCELED);
+	CHECK(ms >= 0 && ms < 1000);
+	snprintf(path, sizeof(path), "%s/trapper-undone", dir);
+	CHECK_EQ(access(path, F_OK), 0);
+	CHECK(pgid > 0 && group_empty(pgid));
+}
+
+/* A hook that ignores SIGTERM is killed after the grace. */
+static void test_cancel_kills_a_hook_that_ignores_sigterm(void)
+{
+	char err[512] = "";
+	long ms = -1;
+	pid_t pgid = -1;
+
+	/* sleep inherits the ignored SIGTERM: only SIGKILL ends the group. */
+	CHECK_EQ(run_and_cancel("stubborn",
+				"trap '' TERM\nsleep 20 & echo $! > "
+				"\"$0-kid\"\necho $$ > \"$0-ready\"\n"
+				"wait $!\nwait $!",
+				err, sizeof(err), &ms, &pgid),
+		 -ECANCELED);
+	printf("# a hook ignoring SIGTERM: returned in %ld ms\n", ms);
+	CHECK(ms >= HOOKS_CANCEL_GRACE_MS - 10 && ms < 1000);
+	check_child_dead("stubborn-kid");
+	CHECK(pgid > 0 && group_empty(pgid));
+	CHECK_EQ(count_children(), 0);
+}
+
+/* After the cancel no hook starts: each call fails at once. */
+static void test_no_hook_starts_after_cancel(void)
+{
+	struct hooks h;
+	char err[512] = "", path[300];
+	struct timespec t0;
+	const char *p = strdup(script("late", "touch \"$0-ran\""));
+
+	hooks_cancel(NULL); /* no hooks object: nothing to do */
+	hooks_init(&h, "vm0", 5000);
+	hooks_cancel(&h); /* no hook yet: nothing to do either */
+	CHECK_EQ(hooks_run(&h, 1, "online", true, err, sizeof(err)), 0);
+	CHECK_EQ(hooks_add(&h, p, err, sizeof(err)), 0);
+	hooks_cancel(&h);
+	hooks_cancel(&h); /* twice is once */
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	CHECK_EQ(hooks_run(&h, 1, "online", false, err, sizeof(err)),
+		 -ECANCELED);
+	CHECK_EQ(hooks_run(&h, 1, "vcpu:create", false, err, sizeof(err)),
+		 -ECANCELED);
+	CHECK(elapsed_ms(&t0) < 100);
+	CHECK(strstr(err, "not run: the VMM is shutting down") != NULL);
+	snprintf(path, sizeof(path), "%s-ran", p);
+	CHECK(access(path, F_OK) != 0);
+	CHECK_EQ(count_children(), 0);
+	free((void *)p);
+}
+
+/*
+ * The way README gives for a daemon to outlive its hook: setsid in the
+ * hook's foreground, which has called setsid() before it runs what starts
+ * the daemon, so the daemon is out of the group before the hook goes on.
+ * All 6 live on, in a group that is not the hook's.  (`setsid daemon &`
+ * races with the kill of the group at the hook's exit and loses.)
+ */
+static void test_daemons_outlive_their_hook(void)
+{
+	struct hooks h;
+	char err[512] = "", path[300];
+	const char *p = strdup(script(
+		"daemons", "for i in 1 2 3 4 5 6; do\n"
+			   "\tsetsid sh -c 'sleep 30 & echo $! >> \"$0\"' "
+			   "\"$0-pids\" </dev/null >/dev/null 2>&1\n"
+			   "done\necho $$ > \"$0-pgid\"\nexit 0"));
+	pid_t hook_pgid;
+	int alive = 0, n = 0;
+	long pid;
+	FILE *f;
+
+	hooks_init(&h, "vm0", 5000);
+	CHECK_EQ(hooks_add(&h, p, err, sizeof(err)), 0);
+	CHECK_EQ(hooks_run(&h, 1, "online", true, err, sizeof(err)), 0);
+	hook_pgid = read_pid("daemons-pgid");
+	CHECK(hook_pgid > 0);
+	snprintf(path, sizeof(path), "%s-pids", p);
+	f = fopen(path, "r");
+	CHECK(f != NULL);
+	while (f && fscanf(f, "%ld", &pid) == 1) {
+		pid_t g = pgid_of((pid_t)pid);
+
+		n++;
+		/* Its group is not the one killed: it cannot have been. */
+		if (g > 0 && g != hook_pgid && kill((pid_t)pid, 0) == 0)
+			alive++;
+		kill((pid_t)pid, SIGKILL);
+	}
+	if (f)
+		fclose(f);
+	printf("# %d of %d daemons outlived their hook\n", alive, n);
+	CHECK_EQ(n, 6);
+	CHECK_EQ(alive, 6);
+	free((void *)p);
+}
+
 static void cleanup(void)
 {
 	char cmd[300];
@@ -614,4 +867,8 @@ CHECK_MAIN(TEST(test_setup), TEST(test_arguments_and_environment),
 	   TEST(test_output_is_bounded_and_logged),
 	   TEST(test_endless_output_meets_the_timeout),
 	   TEST(test_bad_paths_are_refused), TEST(test_directory_in_name_order),
-	   TEST(test_vcpu_facts))
+	   TEST(test_vcpu_facts), TEST(test_cancel_stops_a_running_hook),
+	   TEST(test_cancel_lets_a_trap_run),
+	   TEST(test_cancel_kills_a_hook_that_ignores_sigterm),
+	   TEST(test_no_hook_starts_after_cancel),
+	   TEST(test_daemons_outlive_their_hook))

@@ -11,7 +11,9 @@
  * hook can neither block on a full pipe nor flood the log: the first
  * HOOKS_OUTPUT_MAX bytes are logged, the rest counted and dropped.  When
  * the hook exits or is killed, its process group is killed too, so its
- * children do not outlive it.
+ * children do not outlive it.  The same poll watches an eventfd that
+ * hooks_cancel() makes readable at shutdown, so a hook that sleeps stops
+ * at once instead of holding the VMM until its timeout.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -22,6 +24,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -69,6 +72,7 @@ void hooks_init(struct hooks *h, const char *vm_name, int timeout_ms)
 		.timeout_ms =
 			timeout_ms > 0 ? timeout_ms : HOOKS_DEFAULT_TIMEOUT,
 		.vm_name = vm_name,
+		.cancel_fd = -1,
 	};
 }
 
@@ -115,6 +119,17 @@ static int hooks_add_one(struct hooks *h, const char *path, char *err,
 			 "executable file",
 			 path);
 		return -EINVAL;
+	}
+	/* Made now, before any seccomp filter or thread: see hooks_cancel(). */
+	if (h->cancel_fd < 0) {
+		h->cancel_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+		if (h->cancel_fd < 0) {
+			int e = errno;
+
+			snprintf(err, errlen, "--hook %s: eventfd: %s", path,
+				 strerror(e));
+			return -e;
+		}
 	}
 	h->paths[h->nr++] = path;
 	return 0;
@@ -284,20 +299,59 @@ static int hooks_read_output(int fd, struct hooks_output *o)
 	return 0;
 }
 
+/* Whether hooks_cancel() was called (the eventfd stays readable). */
+static bool hooks_cancelled(const struct hooks *h)
+{
+	struct pollfd p = { .fd = h->cancel_fd, .events = POLLIN };
+
+	return h->cancel_fd >= 0 && poll(&p, 1, 0) > 0 && (p.revents & POLLIN);
+}
+
+void hooks_cancel(const struct hooks *h)
+{
+	uint64_t one = 1;
+
+	/* nr > 0: cancel_fd is ours (a zeroed struct hooks has fd 0). */
+	if (h && h->nr && h->cancel_fd >= 0 &&
+	    write(h->cancel_fd, &one, sizeof(one)) < 0 && errno != EAGAIN)
+		pr_err("hooks: cannot stop the running hooks: %s",
+		       strerror(errno));
+}
+
 /*
- * Waits up to @timeout_ms for the hook to exit while collecting its output;
- * then kills whatever is left of its process group and reaps it.  The group
- * is killed before the reap: until then the leader's pid (the group's id)
+ * Cancelled: SIGTERM to the hook's group, a hook can clean up as it would
+ * at a shutdown of the host, then up to HOOKS_CANCEL_GRACE_MS for the hook
+ * itself to go; the caller then SIGKILLs the group.
+ */
+static void hooks_terminate(pid_t pid, int pidfd)
+{
+	struct pollfd p = { .fd = pidfd, .events = POLLIN };
+	struct timespec t0;
+	long left;
+
+	kill(-pid, SIGTERM);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	while ((left = HOOKS_CANCEL_GRACE_MS - hooks_elapsed_ms(&t0)) > 0)
+		if (poll(&p, 1, (int)left) >= 0 || errno != EINTR)
+			break;
+}
+
+/*
+ * Waits up to @timeout_ms for the hook to exit while collecting its output,
+ * or until @cancel_fd is readable (-ECANCELED: hooks_terminate()); then
+ * kills whatever is left of its process group and reaps it.  The group is
+ * killed before the reap: until then the leader's pid (the group's id)
  * cannot be reused, so the kill cannot reach anyone else.
  */
-static int hooks_wait(pid_t pid, int out_fd, int timeout_ms,
+static int hooks_wait(pid_t pid, int out_fd, int cancel_fd, int timeout_ms,
 		      struct hooks_output *o, int *status)
 {
 	int pidfd = hooks_pidfd_open(pid);
 	int ret = pidfd < 0 ? -errno : 0; /* no bounded wait: do not hang */
-	struct pollfd p[2] = {
+	struct pollfd p[3] = {
 		{ .fd = pidfd, .events = POLLIN },
 		{ .fd = out_fd, .events = POLLIN },
+		{ .fd = cancel_fd, .events = POLLIN },
 	};
 	struct timespec t0;
 	int r;
@@ -310,7 +364,7 @@ static int hooks_wait(pid_t pid, int out_fd, int timeout_ms,
 			ret = -ETIMEDOUT;
 			break;
 		}
-		r = poll(p, 2, (int)left);
+		r = poll(p, 3, (int)left);
 		if (r < 0 && errno == EINTR)
 			continue;
 		if (r < 0) {
@@ -324,7 +378,13 @@ static int hooks_wait(pid_t pid, int out_fd, int timeout_ms,
 		}
 		if (p[0].revents)
 			break;
+		if (p[2].revents) {
+			ret = -ECANCELED;
+			break;
+		}
 	}
+	if (ret == -ECANCELED)
+		hooks_terminate(pid, pidfd);
 	kill(-pid, SIGKILL);
 	if (!o->eof)
 		hooks_read_output(out_fd, o);
@@ -481,6 +541,13 @@ static int hooks_run_one(const struct hooks *h, const struct hooks_call *c,
 	hooks_vcpu_env(c, env_pid, env_apic, env_tid, env_qom, envp, &nenv);
 	envp[nenv] = NULL;
 
+	if (hooks_cancelled(h)) {
+		snprintf(err, errlen,
+			 "hook %s (cpu %u, %s, %s) not run: the VMM is "
+			 "shutting down",
+			 c->path, c->cpu, c->state, c->dir);
+		return -ECANCELED;
+	}
 	o = calloc(1, sizeof(*o));
 	if (!o) {
 		snprintf(err, errlen, "hook %s: out of memory", c->path);
@@ -503,7 +570,7 @@ static int hooks_run_one(const struct hooks *h, const struct hooks_call *c,
 		free(o);
 		return ret;
 	}
-	ret = hooks_wait(pid, out[0], h->timeout_ms, o, &status);
+	ret = hooks_wait(pid, out[0], h->cancel_fd, h->timeout_ms, o, &status);
 	close(out[0]);
 	hooks_log_output(c, o);
 	free(o);
@@ -512,6 +579,14 @@ static int hooks_run_one(const struct hooks *h, const struct hooks_call *c,
 			 "hook %s (cpu %u, %s, %s) did not finish within %d "
 			 "ms: killed",
 			 c->path, c->cpu, c->state, c->dir, h->timeout_ms);
+		return ret;
+	}
+	if (ret == -ECANCELED) {
+		snprintf(err, errlen,
+			 "hook %s (cpu %u, %s, %s) stopped: the VMM is "
+			 "shutting down",
+			 c->path, c->cpu, c->state, c->dir);
+		pr_err("%s", err); /* cut short: it may have left work undone */
 		return ret;
 	}
 	if (ret) {

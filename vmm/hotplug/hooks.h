@@ -29,8 +29,19 @@
  *    bytes were dropped); no other descriptor;
  *  - an empty signal mask and every signal at its default action;
  *  - a process group of its own: when the hook exits or is killed at the
- *    timeout, whatever is still in that group is killed (SIGKILL).  A
- *    process meant to outlive the hook must leave the group (setsid).
+ *    timeout, whatever is still in that group is killed (SIGKILL), at
+ *    once.  A process meant to outlive the hook must have left the group
+ *    *before the hook exits*: `setsid CMD &` and `setsid -f CMD` race with
+ *    that kill (the child calls setsid() some time after the hook went
+ *    on); run setsid in the hook's foreground and let what it runs start
+ *    the daemon, `setsid sh -c 'DAEMON </dev/null >/dev/null 2>&1 &'`,
+ *    whose setsid() is done when the hook's next line runs.
+ *
+ * On shutdown hooks_cancel() stops every running hook: SIGTERM to its
+ * group, SIGKILL to the group HOOKS_CANCEL_GRACE_MS later (or as soon as
+ * the hook is gone), and no hook starts after it.  A VMM killed outright
+ * (SIGKILL) cannot do that: a hook running then, and its group, run on to
+ * their own end, reparented; nothing reaps them at the next start.
  */
 #ifndef HOTVM_HOOKS_H
 #define HOTVM_HOOKS_H
@@ -45,6 +56,7 @@
 #define HOOKS_OUTPUT_LINES    64    /* and lines */
 #define HOOKS_PATH_MAX	      512   /* of a hook found in a directory */
 #define HOOKS_QOM_MAX	      128
+#define HOOKS_CANCEL_GRACE_MS 100 /* SIGTERM to SIGKILL at hooks_cancel() */
 
 struct vcpu;
 
@@ -54,6 +66,11 @@ struct hooks {
 	int timeout_ms;
 	const char *vm_name;
 	char found[HOOKS_MAX][HOOKS_PATH_MAX]; /* paths[] from a directory */
+	/*
+	 * An eventfd, made with the first hook (valid while nr > 0): readable
+	 * for good once hooks_cancel() wrote it.  Every wait polls it.
+	 */
+	int cancel_fd;
 };
 
 /* What a hook is told about the vCPU it is called for. */
@@ -82,6 +99,7 @@ int hooks_add(struct hooks *h, const char *path, char *err, size_t errlen);
 /*
  * Runs every hook in order and stops at the first that fails.  Returns 0,
  * -EPERM for a nonzero exit or a signal, -ETIMEDOUT (the hook is killed),
+ * -ECANCELED after hooks_cancel() (the hook was stopped, or not started),
  * or -errno if it could not be started; @err says which hook and why.
  */
 int hooks_run(const struct hooks *h, unsigned int cpu, const char *state,
@@ -90,5 +108,16 @@ int hooks_run(const struct hooks *h, unsigned int cpu, const char *state,
 int hooks_run_vcpu(const struct hooks *h, unsigned int cpu, const char *state,
 		   bool up, const struct hooks_vcpu *f, char *err,
 		   size_t errlen);
+
+/*
+ * Shutdown: stops the hooks running now, in any thread (SIGTERM to each
+ * one's process group, SIGKILL HOOKS_CANCEL_GRACE_MS later; their
+ * hooks_run*() return -ECANCELED at once), and makes every later
+ * hooks_run*() return -ECANCELED without starting anything: a hook that
+ * did not run cannot have agreed to the step.  Irreversible, and callable
+ * from any thread (one write(2) to the eventfd), with @h NULL or without
+ * hooks too (it does nothing then).
+ */
+void hooks_cancel(const struct hooks *h);
 
 #endif

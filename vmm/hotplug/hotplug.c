@@ -14,6 +14,7 @@
 #include <time.h>
 
 #include "hotvm/guest_states.h"
+#include "hooks.h"
 #include "hotplug_internal.h"
 #include "hotplug_vmm.h"
 #include "hotvm/abi.h"
@@ -579,6 +580,7 @@ void hotplug_shutdown(struct hotplug *hp)
 	hp->stopping = true;
 	pthread_cond_broadcast(&hp->cond);
 	pthread_mutex_unlock(&hp->lock);
+	hooks_cancel(hp->hooks); /* a hook running now stops at once */
 }
 
 void hotplug_stop_vcpus(struct hotplug *hp)
