@@ -272,12 +272,25 @@ if [ -n "$STUB" ]; then
 		not_ok "stub: start_info cmdline reaches the guest" "no echo"
 	fi
 
-	vm run --kernel "$STUB" --cmdline trip
-	if [ "$status" -eq 4 ] && grep -q '^hotvm: the VM failed' "$err"; then
-		ok "stub: a triple fault gives status 4 and a message"
+	# A triple fault resets the machine, as on hardware: the stub
+	# faults again at every boot; --no-reboot ends it instead.
+	vm run --kernel "$STUB" --cmdline trip --no-reboot
+	if [ "$status" -eq 4 ] && grep -q '^hotvm: the VM failed.*triple fault' "$err"; then
+		ok "stub: a triple fault with --no-reboot gives status 4 and a message"
 	else
-		not_ok "stub: a triple fault gives status 4 and a message" \
+		not_ok "stub: a triple fault with --no-reboot gives status 4 and a message" \
 			"expected status 4"
+	fi
+	: >"$err"
+	timeout -s TERM 5 "$HOTVM" run --kernel "$STUB" --cmdline trip \
+		>/dev/null 2>"$err" </dev/null
+	status=$?
+	resets=$(grep -c 'resetting the VM (guest-reset)' "$err")
+	if [ "$status" -eq 0 ] && [ "$resets" -ge 2 ]; then
+		ok "stub: a triple fault resets the VM ($resets resets in 5 s, then SIGTERM: status 0)"
+	else
+		not_ok "stub: a triple fault resets the VM" \
+			"status $status, $resets resets"
 	fi
 
 	vm run --kernel "$STUB" --cmdline exit --serial "file:$tmp/console"
@@ -451,6 +464,14 @@ bad "truncated ELF (program headers)" "truncated" \
 bad "truncated ELF (segment data)" "truncated" --kernel "$tmp/trunc-seg.elf"
 bad "missing initrd" "initrd.*No such file" ${good:+--kernel "$good"} \
 	--initrd "$tmp/does-not-exist"
+# Not regular files: refused at once; opening a FIFO must not wait for a
+# writer (it used to block with the stop signals blocked: only SIGKILL).
+mkfifo "$tmp/fifo"
+bad "initrd is a FIFO" "initrd.*not a regular file" ${good:+--kernel "$good"} \
+	--initrd "$tmp/fifo"
+bad "initrd is a device" "initrd.*not a regular file" \
+	${good:+--kernel "$good"} --initrd /dev/zero
+bad "kernel is a FIFO" "kernel.*not a regular file" --kernel "$tmp/fifo"
 bad "boot > max" "greater than max" ${good:+--kernel "$good"} \
 	--cpus boot=4,max=2
 bad "max above KVM's limit" "KVM's limit" ${good:+--kernel "$good"} \

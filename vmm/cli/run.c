@@ -778,6 +778,14 @@ static const struct machine_step machine_steps[] = {
 	{ .name = "vm:create",
 	  .setup = create_vm,
 	  .status = ABI_STATUS_VMFAIL },
+	/*
+	 * A reset redoes this step, the tables and the boot (.reset).  Before
+	 * the devices: a kernel that does not load leaves no console file.
+	 */
+	{ .name = "kernel:load",
+	  .setup = load_images,
+	  .status = ABI_STATUS_USAGE,
+	  .reset = true },
 	{ .name = "devices",
 	  .setup = setup_devices,
 	  .teardown = close_devices,
@@ -791,11 +799,6 @@ static const struct machine_step machine_steps[] = {
 	  .setup = register_qmp,
 	  .teardown = unregister_qmp,
 	  .status = ABI_STATUS_VMFAIL },
-	/* What a reset redoes: the guest's images, its tables, its boot. */
-	{ .name = "kernel:load",
-	  .setup = load_images,
-	  .status = ABI_STATUS_USAGE,
-	  .reset = true },
 	/* After the loaders: the memory map and start_info need their ends. */
 	{ .name = "tables",
 	  .setup = write_tables,
