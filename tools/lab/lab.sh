@@ -19,6 +19,9 @@ readonly EX_NORESULT=122   # no result line: kernel panic, QEMU error, guest die
 readonly EX_TIMEOUT=124    # --timeout expired; QEMU was killed
 
 readonly MODULES="irqbypass kvm ccp kvm-amd"   # load order
+# The Linux guest's (--linux-guest): the ACPI power button as an input
+# device, for busybox acpid (tools/lab/guest/init).
+readonly GUEST_MODULES="evdev button"
 
 usage() {
 	cat <<EOF
@@ -47,7 +50,8 @@ What to put in the initramfs (besides busybox, /init and the modules):
                       (the same kernel as the lab's own) and
                       /lab/linux/initrd.gz (busybox, tools/lab/guest/init:
                       prints 'online: <cpulist>' and 'ready', onlines
-                      hot-added CPUs as a udev rule does).  Adds ~20 MB.
+                      hot-added CPUs as a udev rule does, acts on the ACPI
+                      power button with acpid).  Adds ~20 MB.
   --with-qemu         this host's qemu-system-x86_64 (at its own path, where it
                       finds its firmware) and its firmware (/usr/share/qemu,
                       /usr/share/seabios): 'qemu-system-x86_64 -accel kvm
@@ -320,12 +324,12 @@ else
 fi
 bbdeb=$(fetch busybox-static 'busybox-static_*.deb')
 
-# extract DEB PATTERN...: extracts the members matching the tar patterns into
-# the cache once; prints the directory.
-extract() {
-	local deb=$1 dir tmp
-	shift
-	dir=$cache/extract/$(basename "$deb" .deb)
+# extract_into NAME DEB PATTERN...: extracts the members of DEB matching the
+# tar patterns into the cache directory NAME once; prints the directory.
+extract_into() {
+	local deb=$2 dir tmp
+	dir=$cache/extract/$1
+	shift 2
 	if [[ ! -e $dir/.done ]]; then
 		say "extracting $(basename "$deb")" >&2
 		rm -rf "$dir"
@@ -341,6 +345,11 @@ extract() {
 	printf '%s\n' "$dir"
 }
 
+# extract DEB PATTERN...: the same, into a directory named after DEB.
+extract() {
+	extract_into "$(basename "$1" .deb)" "$@"
+}
+
 kdir=$(extract "$kdeb" './boot/vmlinuz-*' '*/irqbypass.ko*' '*/kvm.ko*' '*/ccp.ko*' '*/kvm-amd.ko*')
 bbdir=$(extract "$bbdeb" '*bin/busybox')
 
@@ -350,24 +359,42 @@ busybox=$(find "$bbdir" -path '*bin/busybox' -type f | head -n 1)
 [[ -n $busybox ]] || die "$EX_HOST" "no bin/busybox in $bbdeb"
 kver=${vmlinuz##*/vmlinuz-}
 
-# The modules, uncompressed (busybox insmod hands the bytes to init_module).
-mdir=$kdir/uncompressed
-if [[ ! -e $mdir/.done ]]; then
-	rm -rf "$mdir"
-	mkdir -p "$mdir"
-	for m in $MODULES; do
-		src=$(find "$kdir" -path '*/kernel/*' \( -name "$m.ko" -o -name "$m.ko.*" \) | head -n 1)
-		[[ -n $src ]] || die "$EX_HOST" "module $m is not in $kdeb"
-		case $src in
-		*.ko) cp "$src" "$mdir/$m.ko" ;;
-		*.ko.xz) xz -dc "$src" >"$mdir/$m.ko" ;;
-		*.ko.gz) gzip -dc "$src" >"$mdir/$m.ko" ;;
-		*.ko.zst) command -v zstd >/dev/null || die "$EX_HOST" "$src is zstd-compressed: apt-get install zstd"
-			zstd -qdc "$src" >"$mdir/$m.ko" ;;
-		*) die "$EX_HOST" "do not know how to decompress $src" ;;
-		esac
-	done
-	touch "$mdir/.done"
+# uncompress_modules DIR MODULE...: the modules extracted in DIR,
+# uncompressed (busybox insmod hands the bytes to init_module), into
+# DIR/uncompressed once; prints that directory.
+uncompress_modules() {
+	local dir=$1 m src mdir=$1/uncompressed
+	shift
+	if [[ ! -e $mdir/.done ]]; then
+		rm -rf "$mdir"
+		mkdir -p "$mdir"
+		for m in "$@"; do
+			src=$(find "$dir" -path '*/kernel/*' \( -name "$m.ko" -o -name "$m.ko.*" \) | head -n 1)
+			[[ -n $src ]] || die "$EX_HOST" "module $m is not in $kdeb"
+			case $src in
+			*.ko) cp "$src" "$mdir/$m.ko" ;;
+			*.ko.xz) xz -dc "$src" >"$mdir/$m.ko" ;;
+			*.ko.gz) gzip -dc "$src" >"$mdir/$m.ko" ;;
+			*.ko.zst) command -v zstd >/dev/null || die "$EX_HOST" "$src is zstd-compressed: apt-get install zstd"
+				zstd -qdc "$src" >"$mdir/$m.ko" ;;
+			*) die "$EX_HOST" "do not know how to decompress $src" ;;
+			esac
+		done
+		touch "$mdir/.done"
+	fi
+	printf '%s\n' "$mdir"
+}
+# shellcheck disable=SC2086  # one word per module
+mdir=$(uncompress_modules "$kdir" $MODULES)
+
+# The Linux guest's own modules (--linux-guest), in a directory of their own
+# so that the lab's extraction above stays as it is.
+gmdir=
+if [[ $linux_guest = 1 ]]; then
+	gkdir=$(extract_into "$(basename "$kdeb" .deb)-guest" "$kdeb" \
+		'*/drivers/input/evdev.ko*' '*/drivers/acpi/button.ko*')
+	# shellcheck disable=SC2086  # one word per module
+	gmdir=$(uncompress_modules "$gkdir" $GUEST_MODULES)
 fi
 
 # The ELF vmlinux inside the bzImage, for QEMU's PVH boot: under TCG the
@@ -494,6 +521,11 @@ if [[ $linux_guest = 1 ]]; then
 	install -m 0755 "$busybox" "$groot/bin/busybox"
 	install -m 0755 "$here/guest/init" "$groot/init"
 	install -m 0755 "$here/guest/cpu-event" "$groot/bin/cpu-event"
+	install -m 0755 "$here/guest/pwrbtn" "$groot/bin/pwrbtn"
+	mkdir -p "$groot/lib/modules"
+	for m in $GUEST_MODULES; do
+		cp "$gmdir/$m.ko" "$groot/lib/modules/$m.ko"
+	done
 	[[ $EUID -eq 0 ]] && mknod -m 0600 "$groot/dev/console" c 5 1
 	(cd "$groot" && find . | cpio -o -H newc -R 0:0 --quiet | gzip -1) \
 		>"$root/lab/linux/initrd.gz" || die "$EX_HOST" "cannot build the guest's initramfs"
