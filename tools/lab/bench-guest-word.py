@@ -354,6 +354,9 @@ def eject(vm, r):
     vm.line(i0, lambda s: ONLINE.search(s) and
             ONLINE.search(s).group(1) == '0-1', 5 if not dd else 20)
     e['online_after'] = vm.online(i0)
+    # Linux's last _OST of its eject (source 0x103, ACPI_OST_EC_OSPM_EJECT).
+    vm.event(e0, 'ACPI_DEVICE_OST', 10,
+             lambda m: m['data']['info'].get('source') == 0x103)
     e['osts'] = ['0x%x/0x%x' % (m['data']['info'].get('source', -1),
                                 m['data']['info'].get('status', -1))
                  for _, m in vm.events[e0:]
