@@ -363,8 +363,9 @@ def eject(vm, r):
                  if m['event'] == 'ACPI_DEVICE_OST']
     e['events'] = [m['event'] for _, m in vm.events[e0:]
                    if m['event'] not in ('CPUHP_STATE',)]
-    e['console'] = [s for _, s in vm.lines[req[0]:]
-                    if 'ject' in s or 'ACPI' in s]
+    e['console'] = [s for _, s in vm.lines[req[0] + 1:]
+                    if ('ject' in s or 'ACPI' in s) and
+                    not s.startswith('pwrbtn:')]
     try:
         e['slot_free'] = not vm.slots()[2][2]
     except (RuntimeError, KeyError) as x:
@@ -387,7 +388,11 @@ def reboot(vm, r):
     if not req:
         b['error'] = 'no reboot line; console: %s' % vm.tail()
         return
-    ready = vm.line(req[0], lambda s: s == 'ready', vm.a.timeout)
+    # A reset shows within seconds (an event, or the kernel's first line).
+    reset = vm.wait(lambda: vm.event(e0, 'RESET', 0) or
+                    vm.line(req[0], lambda s: 'Linux version' in s, 0) or
+                    vm.status is not None, 30)
+    ready = reset and vm.line(req[0], lambda s: s == 'ready', vm.a.timeout)
     ev = [m for _, m in vm.events[e0:] if m['event'] in ('RESET',
                                                           'SHUTDOWN')]
     b['events'] = [dict(m.get('data', {}), event=m['event']) for m in ev]
@@ -538,8 +543,9 @@ def table(logf):
         ('guest eject: _OST (source/status)',
          lambda d: ', '.join(g(d, 'eject', 'osts') or []) or 'none'),
         ('guest eject: Linux says',
-         lambda d: ' / '.join(re.sub(r'^\[[ 0-9.]*\] ', '', s) for s in
-                              g(d, 'eject', 'console') or []) or '-'),
+         lambda d: '-' if g(d, 'eject', 'console') is None else
+         ' / '.join(re.sub(r'^\[[ 0-9.]*\] ', '', s) for s in
+                    g(d, 'eject', 'console')) or '(nothing)'),
         ('guest eject: online list after',
          lambda d: g(d, 'eject', 'online_after') or '-'),
         ('guest eject: slot free (query-hotpluggable-cpus)',
