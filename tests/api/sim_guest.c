@@ -330,6 +330,21 @@ int sim_guest_eject(unsigned int cpu)
 	return ret;
 }
 
+void sim_guest_report(unsigned int cpu, int state)
+{
+	struct cpuhp_notice n = {
+		.kind = CPUHP_NOTICE_DONE,
+		.cpu = cpu,
+		.state = state,
+		.bringup = true,
+	};
+
+	pthread_mutex_lock(&g.lock);
+	if (cpu < g.nr && g.ready)
+		hpio_report(&g.io, cpu, hpio_report_value(&n));
+	pthread_mutex_unlock(&g.lock);
+}
+
 int sim_guest_state(unsigned int cpu)
 {
 	int st;

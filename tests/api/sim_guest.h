@@ -54,6 +54,12 @@ void sim_guest_hold(unsigned int cpu, bool hold);
  */
 int sim_guest_eject(unsigned int cpu);
 
+/*
+ * A confused guest: it reports @cpu at @state (a DONE going up) whatever
+ * its table says.
+ */
+void sim_guest_report(unsigned int cpu, int state);
+
 /* The guest's own state for @cpu, or -1. */
 int sim_guest_state(unsigned int cpu);
 

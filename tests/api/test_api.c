@@ -60,8 +60,37 @@ static void setup(unsigned int max, unsigned int boot)
 	CHECK_EQ(qmp_client_connect(t.path, 1, T_MS, &t.c, &e), 0);
 }
 
+static struct json_object *get(struct json_object *o, const char *k);
+static const char *gs(struct json_object *o, const char *k);
+static long long gi(struct json_object *o, const char *k);
+
+/*
+ * Every test ends with the two sides in agreement, as the controller's
+ * own check sees them (test_agreement makes them disagree on purpose and
+ * recovers).
+ */
+static void check_agreement(void)
+{
+	struct json_object *r = NULL, *cpus, *c;
+	struct qmp_client_error e;
+
+	if (qmp_client_execute(t.c, "query-cpuhp", NULL, &r, &e, T_MS))
+		return; /* a test that closed the connection on purpose */
+	cpus = get(r, "cpus");
+	for (size_t i = 0; i < json_object_array_length(cpus); i++) {
+		c = json_object_array_get_idx(cpus, i);
+		if (!json_object_get_boolean(get(c, "agree"))) {
+			printf("# cpu %lld: the sides disagree: %s\n",
+			       gi(c, "cpu"), gs(c, "disagreement"));
+			check_failures++;
+		}
+	}
+	json_object_put(r);
+}
+
 static void teardown(void)
 {
+	check_agreement();
 	qmp_client_close(t.c);
 	qmp_cmds_detach(t.hp);
 	qmp_server_stop(t.s);
@@ -151,6 +180,11 @@ static long long gi(struct json_object *o, const char *k)
 
 	return json_object_is_type(v, json_type_int) ? json_object_get_int64(v)
 						     : -999;
+}
+
+static bool gb(struct json_object *o, const char *k)
+{
+	return json_object_get_boolean(get(o, k));
 }
 
 static bool has(struct json_object *o, const char *k)
@@ -596,6 +630,50 @@ static void test_reset(void)
 	teardown();
 }
 
+/*
+ * The agreement check: a guest that claims a CPU it was never shown is
+ * flagged (query-cpuhp, CPUHP_AGREEMENT), the CPU refused until
+ * cpuhp-recover, which puts both sides back in line.
+ */
+static void test_agreement(void)
+{
+	struct json_object *c, *ev, *r;
+
+	setup(4, 1);
+	drain_events();
+	c = cpuhp_cpu(2);
+	CHECK(gb(c, "agree"));
+	json_object_put(c);
+	sim_guest_report(2, GUEST_ONLINE);
+	c = cpuhp_cpu(2); /* query-cpuhp checks on demand */
+	CHECK(!gb(c, "agree"));
+	CHECK(strstr(gs(c, "disagreement") ?: "", "the guest reports it at") !=
+	      NULL);
+	json_object_put(c);
+	ev = event("CPUHP_AGREEMENT");
+	CHECK(ev);
+	CHECK_EQ(gi(get(ev, "data"), "cpu"), 2);
+	CHECK(!gb(get(ev, "data"), "agree"));
+	json_object_put(ev);
+	fails("GenericError", "the host and the guest disagree about it",
+	      "device_add",
+	      "{\"driver\": \"host-x86_64-cpu\", \"socket-id\": 2}");
+	r = ok("cpuhp-recover", "{\"cpu\": 2}");
+	json_object_put(r);
+	ev = event("CPUHP_AGREEMENT");
+	CHECK(ev);
+	CHECK(gb(get(ev, "data"), "agree"));
+	json_object_put(ev);
+	c = cpuhp_cpu(2);
+	CHECK(gb(c, "agree"));
+	CHECK_EQ(gi(get(c, "guest"), "state"), GUEST_OFFLINE);
+	json_object_put(c);
+	json_object_put(ok("device_add", "{\"driver\": \"host-x86_64-cpu\", "
+					 "\"socket-id\": 2}"));
+	CHECK(cpu_plugged(2));
+	teardown();
+}
+
 static void test_status_quit(void)
 {
 	static const char *const st[] = { "running", "singlestep", "status",
@@ -634,7 +712,7 @@ static void test_query_cpuhp(void)
 	static const char *const cpu[] = { "cpu",     "apic-id",   "boot",
 					   "present", "qom-path",  "host",
 					   "guest",   "thread-id", "parked",
-					   NULL };
+					   "agree",   NULL };
 	static const char *const host[] = {
 		"state",     "name",   "target",   "target-name", "fail",
 		"fail-name", "broken", "rollback", NULL
@@ -1249,7 +1327,7 @@ static void test_burst(void)
 CHECK_MAIN(TEST(test_commands_listed), TEST(test_hotpluggable_shape),
 	   TEST(test_device_add_libvirt), TEST(test_device_add_errors),
 	   TEST(test_device_del), TEST(test_guest_eject), TEST(test_reset),
-	   TEST(test_status_quit), TEST(test_query_cpuhp),
+	   TEST(test_agreement), TEST(test_status_quit), TEST(test_query_cpuhp),
 	   TEST(test_set_target), TEST(test_inject_and_hotplug),
 	   TEST(test_events), TEST(test_resize), TEST(test_two_clients),
 	   TEST(test_burst))

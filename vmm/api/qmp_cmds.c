@@ -180,7 +180,7 @@ static bool addable(const struct hp_cpu_view *v)
 static bool counted(const struct hp_cpu_view *v)
 {
 	return v->host.state == HOST_ONLINE && !v->host.broken &&
-	       !v->guest_broken &&
+	       !v->guest_broken && !v->disagree &&
 	       (!v->guest_reports || v->guest_state == GUEST_ONLINE);
 }
 
@@ -555,6 +555,31 @@ static void ev_online(void *ctx, unsigned int cpu, bool online,
 		add_int(d, "count", count);
 		add_str(d, "cpulist", cpulist);
 		qmp_emit_event(qc.s, "CPUS_CHANGED", d);
+	}
+	pthread_mutex_unlock(&qc.lock);
+}
+
+/*
+ * hotvm's CPUHP_AGREEMENT: {"cpu", "id"?, "agree", "reason"?}, when the
+ * agreement check finds a vCPU's sides apart (it then needs
+ * cpuhp-recover) and when cpuhp-recover has put them back in line.
+ */
+static void ev_agreement(void *ctx, unsigned int cpu, const char *id,
+			 bool agree, const char *why)
+{
+	struct json_object *d;
+
+	(void)ctx;
+	pthread_mutex_lock(&qc.lock);
+	if (qc.s) {
+		d = json_object_new_object();
+		add_int(d, "cpu", cpu);
+		if (id && *id)
+			add_str(d, "id", id);
+		add_bool(d, "agree", agree);
+		if (!agree)
+			add_str(d, "reason", why);
+		qmp_emit_event(qc.s, "CPUHP_AGREEMENT", d);
 	}
 	pthread_mutex_unlock(&qc.lock);
 }
@@ -1258,6 +1283,10 @@ static struct json_object *cpu_json(const struct hp_cpu_view *v)
 
 	add_int(o, "thread-id", v->host_tid);
 	add_bool(o, "parked", v->parked);
+	/* The agreement check's verdict (hotplug_check()). */
+	add_bool(o, "agree", !v->disagree);
+	if (v->disagree)
+		add_str(o, "disagreement", v->disagree_why);
 	return o;
 }
 
@@ -1267,7 +1296,8 @@ static struct json_object *cpu_json(const struct hp_cpu_view *v)
  * "apic-id", "boot", "present", "id"?, "qom-path"?, "host": {"state",
  * "name", "target", "target-name", "fail", "fail-name", "broken",
  * "rollback"}, "guest": {"state", "name", "target", "target-name", "fail",
- * "fail-name", "broken"}, "thread-id", "parked"}...]}.  Optional "cpu"
+ * "fail-name", "broken"}, "thread-id", "parked", "agree",
+ * "disagreement"?}...]}.  Optional "cpu"
  * limits "cpus" to one vCPU.
  */
 static int cmd_query_cpuhp(void *ctx, struct json_object *args,
@@ -1279,6 +1309,8 @@ static int cmd_query_cpuhp(void *ctx, struct json_object *args,
 	(void)ctx;
 	(void)err;
 	names_refresh();
+	/* On demand too; while an operation runs, its end checks. */
+	hotplug_check(qc.hp);
 	o = json_object_new_object();
 	json_object_object_add(o, "host-states", states_json(HP_SIDE_HOST));
 	json_object_object_add(o, "guest-states", states_json(HP_SIDE_GUEST));
@@ -1889,6 +1921,7 @@ static const struct hp_events qc_events = {
 	.deleted = ev_deleted,
 	.stage = ev_stage,
 	.online = ev_online,
+	.agreement = ev_agreement,
 };
 
 static void qc_free_locked(void)

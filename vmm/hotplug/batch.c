@@ -113,13 +113,21 @@ void hotplug_batch_abandon(struct hotplug *hp, unsigned int cpu, bool add,
 	static struct hp_report rep;
 	int ret;
 
-	hp->slots[cpu].batched = false;
-	if (add)
+	/*
+	 * An add: vcpu:create's teardown sees the batch's plug still out and
+	 * has the guest give the CPU back first.  A removal: the request to
+	 * eject is withdrawn (an eject already done is the guest's word: the
+	 * walk back presents the CPU again).
+	 */
+	if (add) {
 		ret = hotplug_set_target(hp, cpu, HP_SIDE_HOST, HOST_OFFLINE,
 					 timeout_ms, &rep);
-	else
+	} else {
+		hp->slots[cpu].batched = false;
+		hpregs_cancel_unplug(&hp->regs, cpu);
 		ret = hotplug_cpu_add(hp, cpu, NULL, timeout_ms,
 				      HOTPLUG_WAIT_DEFAULT, &rep);
+	}
 	if (ret)
 		pr_err("batch: CPU %u: cannot walk it back %s: %s", cpu,
 		       add ? "to offline" : "to online", strerror(-ret));

@@ -158,10 +158,24 @@ static int create_up(unsigned int cpu, void *data)
 	return ret;
 }
 
+static void withdraw_plug(struct hotplug *hp, unsigned int cpu);
+
 static int create_down(unsigned int cpu, void *data)
 {
 	struct hotplug *hp = data;
-	int ret = run_hooks(hp, cpu, HOST_VCPU_CREATE, false);
+	struct hp_slot *s = &hp->slots[cpu];
+	int ret;
+
+	/*
+	 * A batch presented it, and its own walk failed before taking the
+	 * request over (an injected fault at guest:ap-starting): the guest
+	 * may be starting it, so it gives it back before its vCPU stops.
+	 */
+	if (s->batched && !hp->forced && hpregs_is_enabled(&hp->regs, cpu)) {
+		s->batched = false;
+		withdraw_plug(hp, cpu);
+	}
+	ret = run_hooks(hp, cpu, HOST_VCPU_CREATE, false);
 
 	/* Parked: the fd and run area stay for the next add of this slot. */
 	if (!ret) {

@@ -442,8 +442,14 @@ out:
 
 void hp_op_exit(struct hotplug *hp)
 {
-	bool work;
+	bool last, work;
 
+	pthread_mutex_lock(&hp->lock);
+	last = hp->op_depth == 1 && hp->running && !hp->stopping;
+	pthread_mutex_unlock(&hp->lock);
+	/* Every operation's end: are the two sides still in agreement? */
+	if (last)
+		hp_check_locked_op(hp);
 	pthread_mutex_lock(&hp->lock);
 	work = !--hp->op_depth && hp->eject_work;
 	pthread_cond_broadcast(&hp->cond);
@@ -668,6 +674,8 @@ int hotplug_cpu_view(struct hotplug *hp, unsigned int cpu,
 	v->stage = s->stage;
 	v->prestaged = s->prestaged && v->host.state == HOST_VCPU_CREATE &&
 		       !v->present;
+	v->disagree = s->disagree;
+	memcpy(v->disagree_why, s->disagree_why, sizeof(v->disagree_why));
 	pthread_mutex_unlock(&hp->lock);
 	return 0;
 }
@@ -815,6 +823,16 @@ static int check_broken(struct hotplug *hp, unsigned int cpu,
 	pthread_mutex_unlock(&hp->table_lock);
 	pthread_mutex_lock(&hp->lock);
 	guest = s->guest_broken;
+	if (s->disagree && !c.broken && !guest) {
+		char why[sizeof(s->disagree_why)];
+
+		memcpy(why, s->disagree_why, sizeof(why));
+		pthread_mutex_unlock(&hp->lock);
+		return refuse(rep, cpu, -ENOTRECOVERABLE,
+			      "the host and the guest disagree about it (%s); "
+			      "cpuhp-recover it first",
+			      why);
+	}
 	pthread_mutex_unlock(&hp->lock);
 	if (!c.broken && !guest)
 		return 0;
@@ -1050,6 +1068,25 @@ static bool guest_holds(struct hotplug *hp, unsigned int cpu)
 	return r;
 }
 
+/* cpuhp-recover put both sides in line: the mark goes, with an event. */
+static void agree_again(struct hotplug *hp, unsigned int cpu)
+{
+	struct hp_slot *s = &hp->slots[cpu];
+	char id[sizeof(s->id)];
+	struct hp_events ev;
+	bool was;
+
+	pthread_mutex_lock(&hp->lock);
+	was = s->disagree;
+	s->disagree = false;
+	s->disagree_why[0] = 0;
+	memcpy(id, s->id, sizeof(id));
+	ev = hp->ev;
+	pthread_mutex_unlock(&hp->lock);
+	if (was && ev.agreement)
+		ev.agreement(ev.ctx, cpu, id, true, "");
+}
+
 static int cpu_recover(struct hotplug *hp, unsigned int cpu, int timeout_ms,
 		       struct hp_report *rep, bool *online)
 {
@@ -1072,7 +1109,11 @@ static int cpu_recover(struct hotplug *hp, unsigned int cpu, int timeout_ms,
 	s = &hp->slots[cpu];
 	before = hp_host_state(hp, cpu);
 	pthread_mutex_lock(&hp->lock);
-	gbroken = s->guest_broken;
+	/* Or it claims a CPU it is not shown: it takes it down too. */
+	gbroken = s->guest_broken ||
+		  (hp->guest_ext &&
+		   hp_guest_state_locked(hp, cpu) != GUEST_OFFLINE &&
+		   !hpregs_is_enabled(&hp->regs, cpu));
 	pthread_mutex_unlock(&hp->lock);
 	if (gbroken) {
 		/* The guest clears its own mark and takes the CPU down. */
@@ -1101,8 +1142,13 @@ static int cpu_recover(struct hotplug *hp, unsigned int cpu, int timeout_ms,
 		ret = keep ? cpuhp_cpu_up(&hp->m, cpu, HOST_ONLINE)
 			   : cpuhp_cpu_down(&hp->m, cpu, HOST_OFFLINE);
 	pthread_mutex_unlock(&hp->table_lock);
+	/* Shown to the guest below guest:ap-starting: it never took it. */
+	if (!ret && !keep && hpregs_is_enabled(&hp->regs, cpu))
+		hpregs_unplug_force(&hp->regs, cpu);
 out:
 	op_end(hp, ret);
+	if (!ret)
+		agree_again(hp, cpu);
 	if (ret || keep || before == HOST_OFFLINE)
 		return ret;
 	/* Gone from both sides now: as a hot-remove ends. */

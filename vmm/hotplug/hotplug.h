@@ -139,6 +139,12 @@ struct hp_cpu_view {
 	bool guest_reports;  /* the guest speaks hotvm's state extension */
 	enum hp_stage stage; /* what the host observed of the guest */
 	bool prestaged;	     /* created ahead (--prestage): a free slot */
+	/*
+	 * The agreement check found the sides apart (hotplug_check()):
+	 * operations are refused until cpuhp-recover; why says how.
+	 */
+	bool disagree;
+	char disagree_why[128];
 };
 
 /*
@@ -166,6 +172,9 @@ struct hp_events {
 	 */
 	void (*online)(void *ctx, unsigned int cpu, bool online,
 		       unsigned int count, const char *cpulist);
+	/* The agreement check found @cpu's sides apart (@why), or not. */
+	void (*agreement)(void *ctx, unsigned int cpu, const char *id,
+			  bool agree, const char *why);
 };
 
 struct hotplug;
@@ -252,6 +261,18 @@ int hotplug_power_button(struct hotplug *hp);
 
 /* Whether the guest has been started once (query-status's "prelaunch"). */
 bool hotplug_started(struct hotplug *hp);
+
+/*
+ * The agreement check (docs: the two tables never disagree): for every
+ * vCPU, the host table, the register block (what the guest is shown),
+ * the guest's last report (a reporting guest) and the online set the
+ * events announced must say the same.  It runs when every operation
+ * ends and on demand (query-cpuhp); a CPU the guest ejected by itself is
+ * followed (hotplug_guest_work()), anything else marks the CPU as needing
+ * cpuhp-recover, with an event.  Returns how many CPUs disagree, or
+ * -EBUSY while an operation runs (its end checks).
+ */
+int hotplug_check(struct hotplug *hp);
 
 /* Linux's cpuN/hotplug/target, on either side. */
 int hotplug_set_target(struct hotplug *hp, unsigned int cpu, enum hp_side side,

@@ -80,6 +80,9 @@ struct hp_slot {
 	bool coldplug;
 	int coldplug_state;
 	bool eject_pending; /* the guest ejected it unasked: under lock */
+	/* hotplug_check() found the sides apart: under lock. */
+	bool disagree;
+	char disagree_why[128];
 };
 
 struct hotplug {
@@ -122,6 +125,7 @@ struct hotplug {
 	bool forced;
 	enum hotplug_guest_eject guest_eject;
 	bool eject_work; /* some slot's eject_pending is set */
+	bool check_work; /* a late guest finished a walk: check again */
 	bool guest_ext;	 /* the guest has used command 0x10: it is ours */
 	/*
 	 * The mirror of the guest's table (guest_states.h): each CPU's state
@@ -196,6 +200,9 @@ void hp_online_changed(struct hotplug *hp, unsigned int cpu, bool online);
 
 /* What an _OST status for an eject means, for error messages. */
 const char *hp_ost_status_name(uint32_t status);
+
+/* The agreement check of every CPU, with the operation gate held. */
+void hp_check_locked_op(struct hotplug *hp);
 
 /* The host table (host_table.c). */
 void hp_host_table_init(struct hotplug *hp);

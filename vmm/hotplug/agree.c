@@ -1,0 +1,149 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The agreement check (hotplug.h, hotplug_check()): the invariant that
+ * the host's table and the guest's never disagree, made executable.  It
+ * runs as each operation ends, with the operation gate still held, so no
+ * walk is half done, and looks at what each side says of every vCPU:
+ *
+ *  - the host table, and the online set its online state announced;
+ *  - the register block: whether the guest is shown the CPU;
+ *  - a reporting guest's last report (the mirror of its table).
+ *
+ * A CPU the host holds (guest:ap-starting or above) that the guest no
+ * longer has in the register block was ejected by the guest: that is the
+ * guest's word, followed by the machine thread (hotplug_guest_work()).
+ * Anything else apart marks the CPU as needing cpuhp-recover, with an
+ * event; operations on it are refused until then.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hotplug_internal.h"
+#include "hotvm/guest_states.h"
+#include "log.h"
+#include "vm.h"
+
+/* Why @cpu's sides are apart, or "" (hp->lock and table_lock held). */
+static void judge(struct hotplug *hp, unsigned int cpu, char *why, size_t len,
+		  bool *follow)
+{
+	struct hp_slot *s = &hp->slots[cpu];
+	struct cpuhp_cpu c;
+	bool enabled = hpregs_is_enabled(&hp->regs, cpu);
+	bool held;
+	int g;
+
+	why[0] = 0;
+	*follow = false;
+	cpuhp_cpu_info(&hp->m, cpu, &c);
+	if (c.broken)
+		return; /* flagged already, by the walk that broke it */
+	/* A batch asked the guest already; its CPU's own walk is next. */
+	if (s->batched)
+		return;
+	held = c.state >= HOST_AP_STARTING;
+	if (held && !enabled) {
+		/* The guest ejected it: its word, not a disagreement. */
+		*follow = guest_cpu_removable(cpu);
+		return;
+	}
+	if (!held && enabled) {
+		snprintf(why, len,
+			 "the guest is shown the CPU but the host table is at "
+			 "%s",
+			 HOST_STATE_NAME(c.state));
+		return;
+	}
+	if (s->online != (c.state == HOST_ONLINE)) {
+		snprintf(why, len,
+			 "the events announced it %s but the host table is at "
+			 "%s",
+			 s->online ? "online" : "offline",
+			 HOST_STATE_NAME(c.state));
+		return;
+	}
+	/* A guest-side target may leave a CPU the host holds anywhere. */
+	g = hp_guest_state_locked(hp, cpu);
+	if (hp->guest_ext && !s->guest_walking && !held && g != GUEST_OFFLINE &&
+	    guest_cpu_removable(cpu))
+		snprintf(why, len,
+			 "the guest reports it at %s but the host table is at "
+			 "%s",
+			 hp->guest_steps[g].name, HOST_STATE_NAME(c.state));
+}
+
+struct verdict {
+	unsigned int cpu;
+	char id[sizeof(((struct hp_slot *)0)->id)];
+	char why[sizeof(((struct hp_slot *)0)->disagree_why)];
+};
+
+void hp_check_locked_op(struct hotplug *hp)
+{
+	struct verdict *news = NULL;
+	unsigned int n = 0;
+	bool follow_any = false;
+	struct hp_events ev;
+
+	pthread_mutex_lock(&hp->table_lock);
+	pthread_mutex_lock(&hp->lock);
+	for (unsigned int cpu = 0; cpu < hp->max_cpus; cpu++) {
+		struct hp_slot *s = &hp->slots[cpu];
+		char why[sizeof(s->disagree_why)];
+		bool follow;
+
+		judge(hp, cpu, why, sizeof(why), &follow);
+		if (follow && !s->eject_pending) {
+			s->eject_pending = true;
+			hp->eject_work = follow_any = true;
+		}
+		if (!why[0] || s->disagree)
+			continue;
+		s->disagree = true;
+		memcpy(s->disagree_why, why, sizeof(why));
+		if (!news)
+			news = calloc(hp->max_cpus, sizeof(*news));
+		if (news) {
+			news[n].cpu = cpu;
+			memcpy(news[n].id, s->id, sizeof(s->id));
+			memcpy(news[n].why, why, sizeof(why));
+			n++;
+		}
+	}
+	ev = hp->ev;
+	pthread_mutex_unlock(&hp->lock);
+	pthread_mutex_unlock(&hp->table_lock);
+	for (unsigned int i = 0; i < n; i++) {
+		pr_err("CPU %u: the host and the guest disagree: %s; "
+		       "cpuhp-recover it",
+		       news[i].cpu, news[i].why);
+		if (ev.agreement)
+			ev.agreement(ev.ctx, news[i].cpu, news[i].id, false,
+				     news[i].why);
+	}
+	free(news);
+	if (follow_any)
+		vm_notify(hp->vm);
+}
+
+int hotplug_check(struct hotplug *hp)
+{
+	int n = 0;
+
+	pthread_mutex_lock(&hp->lock);
+	if (hp->op_depth || !hp->running) {
+		pthread_mutex_unlock(&hp->lock);
+		return -EBUSY;
+	}
+	hp->op_owner = pthread_self();
+	hp->op_depth = 1;
+	pthread_mutex_unlock(&hp->lock);
+	hp_op_exit(hp); /* checks, as every operation's end does */
+	pthread_mutex_lock(&hp->lock);
+	for (unsigned int cpu = 0; cpu < hp->max_cpus; cpu++)
+		n += hp->slots[cpu].disagree;
+	pthread_mutex_unlock(&hp->lock);
+	return n;
+}
