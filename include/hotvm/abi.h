@@ -20,9 +20,16 @@
 #define ABI_FDT_PADDR	  0x20000UL /* FDT, the PVH module after the initrd */
 #define ABI_FDT_MAX	  0x40000UL /* room for 1024 possible CPUs */
 #define ABI_ACPI_PADDR	  0xe0000UL /* RSDP first, so a legacy scan finds it */
-#define ABI_ACPI_MAX	  0x20000UL
-#define ABI_LOWMEM_END	  0xa0000UL /* RAM below this; 0xa0000-1M reserved */
-#define ABI_KERNEL_PADDR  0x100000UL
+#define ABI_ACPI_MAX	  (ABI_RESET_VECTOR_PADDR - ABI_ACPI_PADDR)
+/*
+ * The x86 reset vector (F000:FFF0).  hotvm has no firmware, but Linux on a
+ * hardware-reduced machine without EFI falls back to jumping there to
+ * reboot (after its EFI reboot finds no EFI): a few bytes there write the
+ * reset register instead (ABI_RESET_VECTOR_CODE).
+ */
+#define ABI_RESET_VECTOR_PADDR 0xffff0UL
+#define ABI_LOWMEM_END	       0xa0000UL /* RAM below this; 0xa0000-1M reserved */
+#define ABI_KERNEL_PADDR       0x100000UL
 
 /*
  * The Linux 64-bit boot protocol (bzImage) enters with paging on: the GDT

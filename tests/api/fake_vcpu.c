@@ -46,6 +46,17 @@ int vcpu_create(struct vcpu *vcpu, struct vm *vm, const struct bus *io,
 	return 0;
 }
 
+void vcpu_pause(struct vcpu *vcpu)
+{
+	(void)vcpu;
+}
+
+/* A fresh start: the scripted guest's next SIPI starts it again. */
+void vcpu_resume(struct vcpu *vcpu)
+{
+	atomic_store(&vcpu->started, false);
+}
+
 int vcpu_unpark(struct vcpu *vcpu, bool bsp)
 {
 	(void)vcpu;

@@ -561,7 +561,7 @@ static void test_guest_eject(void)
 {
 	static const char *const add2 = "{\"driver\": \"host-x86_64-cpu\", "
 					"\"socket-id\": 2, \"id\": \"g2\"}";
-	struct json_object *ev;
+	struct json_object *ev, *c;
 
 	setup(4, 1);
 	json_object_put(ok("device_add", "%s", add2));
@@ -593,6 +593,9 @@ static void test_guest_eject(void)
 	CHECK(cpu_plugged(2));
 	/* Presented again: the guest's next scan brought it back up. */
 	CHECK_EQ(sim_guest_state(2), GUEST_ONLINE);
+	c = cpuhp_cpu(2);
+	CHECK_STREQ(gs(get(c, "guest"), "stage"), "started");
+	json_object_put(c);
 	/* And a removal the host asks for still goes. */
 	json_object_put(ok("device_del", "{\"id\": \"g2\"}"));
 	CHECK(!cpu_plugged(2));

@@ -450,15 +450,18 @@ static void test_guest_eject(void)
 	CHECK_EQ(st.ejects_denied, 0);
 	hpregs_destroy(&r);
 
-	/* --guest-eject deny: kept, and inserted again for the guest. */
+	/* --guest-eject deny: kept; the VMM presents it again. */
 	setup_deny(NULL, true);
 	ej0(1);
 	CHECK_EQ(rec.nr_ejects, 0);
 	CHECK_EQ(rec.nr_denied, 1);
 	CHECK(hpregs_is_enabled(&r, 1));
 	CSEL_W(1);
-	CHECK_EQ(FLAGS_R(), ABI_CPUHP_F_ENABLED | ABI_CPUHP_F_INSERT);
+	CHECK_EQ(FLAGS_R(), ABI_CPUHP_F_ENABLED);
 	CHECK_EQ(ignored(HPREGS_IGN_EJECT), 1);
+	CHECK_EQ(hpregs_reinsert(&r, 1), 0);
+	CHECK_EQ(FLAGS_R(), ABI_CPUHP_F_ENABLED | ABI_CPUHP_F_INSERT);
+	CHECK_EQ(hpregs_reinsert(&r, 3), -ENODEV);
 	/* One the VMM asked for still goes. */
 	CHECK_EQ(hpregs_request_unplug(&r, 1), 0);
 	ej0(1);

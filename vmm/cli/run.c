@@ -274,6 +274,29 @@ static int write_zero_page(struct machine *m)
 }
 
 /*
+ * Real-mode code at the reset vector: the reset register's value to its
+ * port, then halt.  Linux's last way to reboot when it has no firmware to
+ * call jumps here.
+ */
+static void write_reset_vector(struct machine *m)
+{
+	static const uint8_t code[] = {
+		0xb0,
+		ABI_PM_RESET_VALUE, /* mov al, value */
+		0xba,
+		(ABI_PM_PORT + ABI_PM_RESET) & 0xff,
+		(ABI_PM_PORT + ABI_PM_RESET) >> 8, /* mov dx, port */
+		0xee,				   /* out dx, al */
+		0xfa,				   /* cli */
+		0xf4,				   /* hlt */
+		0xeb,
+		0xfd, /* jmp to the hlt */
+	};
+
+	memcpy(m->vm.ram + ABI_RESET_VECTOR_PADDR, code, sizeof(code));
+}
+
+/*
  * The ACPI tables for buf at ABI_ACPI_PADDR: for a run and --dump-acpi.
  * @present: which CPUs the guest finds at boot (NULL: the boot CPUs).
  */
@@ -645,6 +668,7 @@ static int write_tables(struct machine *m)
 		present[i] = hotplug_present_at_boot(m->hp, i);
 	m->nr_memmap = 0;
 	build_memmap(m);
+	write_reset_vector(m);
 	ret = build_tables(m, present);
 	free(present);
 	if (!ret)

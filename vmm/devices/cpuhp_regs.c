@@ -116,6 +116,23 @@ static int set_enabled(struct hpregs *r, unsigned int cpu, bool hotplugged)
 	return ret;
 }
 
+int hpregs_reinsert(struct hpregs *r, unsigned int cpu)
+{
+	int ret = 0;
+
+	if (cpu >= r->max_cpus)
+		return -EINVAL;
+	pthread_mutex_lock(&r->lock);
+	if (!r->cpus[cpu].enabled) {
+		ret = -ENODEV;
+	} else {
+		r->cpus[cpu].inserting = true;
+		r->cpus[cpu].insert_seen = false;
+	}
+	pthread_mutex_unlock(&r->lock);
+	return ret;
+}
+
 void hpregs_reset(struct hpregs *r)
 {
 	pthread_mutex_lock(&r->lock);
@@ -370,9 +387,7 @@ static int write_flags(struct hpregs *r, uint8_t val, struct call *call)
 		if (!guest_cpu_removable(cpu) || !c->enabled)
 			return HPREGS_IGN_EJECT;
 		if (!asked && r->deny_guest_eject) {
-			/* Still here: the guest is told so by a new insert. */
-			c->inserting = true;
-			c->insert_seen = false;
+			/* Still here: the VMM tells the guest (reinsert). */
 			*call = (struct call){ .kind = CALL_EJECT_DENIED,
 					       .cpu = cpu };
 			r->stats.ejects_denied++;

@@ -36,8 +36,8 @@
  * Eject (flags bit3) is honoured for an enabled CPU other than CPU 0, as
  * QEMU does: asked for (hpregs_request_unplug(), not yet cancelled) or
  * the guest's own idea (Linux's sysfs eject).  With deny_guest_eject an
- * eject nobody asked for is ignored instead, and the CPU is presented
- * again (insert pending), so a guest that let it go takes it back.  The
+ * eject nobody asked for is ignored instead (the VMM presents the CPU
+ * again with hpregs_reinsert(), so a guest that let it go takes it back).  The
  * request is remembered apart from the remove-pending flag, because the
  * guest's scan clears remove-pending before OSPM calls _EJ0.
  *
@@ -172,6 +172,11 @@ bool hpregs_is_enabled(struct hpregs *r, unsigned int cpu);
  * command back to 0; the statistics stay.
  */
 void hpregs_reset(struct hpregs *r);
+/*
+ * An enabled CPU the guest let go is presented again: insert pending, as
+ * a new hot-add.  -ENODEV if not enabled, -EINVAL for a bad cpu.
+ */
+int hpregs_reinsert(struct hpregs *r, unsigned int cpu);
 /* Snapshot of one CPU's record; -EINVAL for a bad cpu. */
 int hpregs_get_cpu(struct hpregs *r, unsigned int cpu, struct hpregs_cpu *out);
 

@@ -520,6 +520,7 @@ static void forget_guest(struct hotplug *hp)
 		s->guest_walking = s->guest_joining = s->guest_broken = false;
 		s->guest_target = s->fault_given = CPUHP_INVALID;
 		s->guest_recover = s->eject_pending = false;
+		s->reinsert_pending = false;
 		s->w = (struct hp_wait_flags){ 0 };
 	}
 	hp->eject_work = false;
@@ -1262,6 +1263,37 @@ static void guest_eject(struct hotplug *hp, unsigned int cpu)
 	deleted(hp, cpu);
 }
 
+/*
+ * --guest-eject deny kept a CPU the guest let go: its vCPU starts afresh
+ * (same thread, so whatever placed it stays) and the guest is shown it
+ * again, as a hot-add it acknowledges and starts.
+ */
+static void guest_reinsert(struct hotplug *hp, unsigned int cpu)
+{
+	struct hp_slot *s = &hp->slots[cpu];
+	char id[sizeof(s->id)];
+	struct hp_events ev;
+	int ret;
+
+	if (hp_host_state(hp, cpu) < HOST_AP_STARTING)
+		return;
+	vcpu_pause(&s->vcpu);
+	ret = vcpu_unpark(&s->vcpu, false);
+	vcpu_resume(&s->vcpu);
+	pthread_mutex_lock(&hp->lock);
+	s->w.started = false;
+	hp_set_stage_locked(hp, cpu, HP_STAGE_PRESENTED, &ev, id, sizeof(id));
+	pthread_mutex_unlock(&hp->lock);
+	hp_stage_notify(&ev, cpu, id, HP_STAGE_PRESENTED);
+	if (!ret)
+		ret = hpregs_reinsert(&hp->regs, cpu);
+	if (!ret)
+		ret = ged_raise(&hp->ged, ABI_GED_EVT_CPU);
+	if (ret)
+		pr_err("CPU %u: cannot present it to the guest again: %s", cpu,
+		       strerror(-ret));
+}
+
 void hotplug_guest_work(struct hotplug *hp)
 {
 	pthread_t self = pthread_self();
@@ -1277,14 +1309,18 @@ void hotplug_guest_work(struct hotplug *hp)
 	hp->op_depth = 1;
 	pthread_mutex_unlock(&hp->lock);
 	for (unsigned int cpu = 0; cpu < hp->max_cpus; cpu++) {
-		bool pending;
+		bool pending, reinsert;
 
 		pthread_mutex_lock(&hp->lock);
 		pending = hp->slots[cpu].eject_pending;
+		reinsert = hp->slots[cpu].reinsert_pending;
 		hp->slots[cpu].eject_pending = false;
+		hp->slots[cpu].reinsert_pending = false;
 		pthread_mutex_unlock(&hp->lock);
 		if (pending)
 			guest_eject(hp, cpu);
+		if (reinsert)
+			guest_reinsert(hp, cpu);
 	}
 	hp_op_exit(hp);
 }

@@ -141,24 +141,27 @@ static void on_eject(void *ctx, unsigned int cpu, bool asked)
 		vm_notify(hp->vm);
 }
 
-/* --guest-eject deny: the CPU is inserted again; tell the guest. */
+/*
+ * --guest-eject deny refused an eject: the guest has let the CPU go (Linux
+ * offlined and removed it before _EJ0) while the host keeps it.  The
+ * machine thread starts it afresh and presents it again
+ * (hotplug_guest_work()), so the guest takes it back as a new CPU.
+ */
 static void on_eject_denied(void *ctx, unsigned int cpu)
 {
 	struct hotplug *hp = ctx;
-	struct hp_events ev;
-	char id[sizeof(hp->slots[0].id)];
-	int ret;
+	struct hp_slot *s = slot_of(hp, cpu);
 
-	if (!slot_of(hp, cpu))
+	if (!s)
 		return;
-	pthread_mutex_lock(&hp->lock);
-	hp_set_stage_locked(hp, cpu, HP_STAGE_PRESENTED, &ev, id, sizeof(id));
-	pthread_mutex_unlock(&hp->lock);
-	hp_stage_notify(&ev, cpu, id, HP_STAGE_PRESENTED);
-	ret = ged_raise(&hp->ged, ABI_GED_EVT_CPU);
 	pr_err("CPU %u: the guest ejected it on its own; refused "
-	       "(--guest-eject deny), presented to the guest again%s%s",
-	       cpu, ret ? ": " : "", ret ? strerror(-ret) : "");
+	       "(--guest-eject deny): it is presented to the guest again",
+	       cpu);
+	pthread_mutex_lock(&hp->lock);
+	s->reinsert_pending = true;
+	hp->eject_work = true;
+	pthread_mutex_unlock(&hp->lock);
+	vm_notify(hp->vm);
 }
 
 static void on_ost(void *ctx, unsigned int cpu, uint32_t event, uint32_t status)

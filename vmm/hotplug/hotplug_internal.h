@@ -79,7 +79,8 @@ struct hp_slot {
 	 */
 	bool coldplug;
 	int coldplug_state;
-	bool eject_pending; /* the guest ejected it unasked: under lock */
+	bool eject_pending;    /* the guest ejected it unasked: under lock */
+	bool reinsert_pending; /* ... and deny kept it: under lock */
 	/* hotplug_check() found the sides apart: under lock. */
 	bool disagree;
 	char disagree_why[128];

@@ -168,6 +168,7 @@ static void vcpu_reset(struct vcpu *vcpu, struct vm *vm, const struct bus *io,
 	atomic_store(&vcpu->stop, false);
 	atomic_store(&vcpu->tid, 0);
 	atomic_store(&vcpu->held, 0);
+	atomic_store(&vcpu->paused, 0);
 	atomic_store(&vcpu->started, false);
 }
 
@@ -573,6 +574,18 @@ static void vcpu_futex_wake(_Atomic int *word)
 	syscall(SYS_futex, word, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
 }
 
+/* vcpu_pause() from another thread: wait, then watch for a new start. */
+static void vcpu_hold(struct vcpu *vcpu, struct vcpu_watch *w)
+{
+	atomic_store(&vcpu->paused, 1);
+	vcpu_futex_wake(&vcpu->paused);
+	vcpu_futex_wait(&vcpu->held, 1);
+	atomic_store(&vcpu->paused, 0);
+	__atomic_store_n(&vcpu->run->immediate_exit, 0, __ATOMIC_SEQ_CST);
+	watch_stop(w);
+	watch_start(vcpu, w);
+}
+
 static void *vcpu_thread(void *arg)
 {
 	struct vcpu *vcpu = arg;
@@ -594,8 +607,12 @@ static void *vcpu_thread(void *arg)
 	watch_start(vcpu, &w);
 
 	while (!vm_stopping(vcpu->vm) && !atomic_load(&vcpu->stop)) {
-		int ret = ioctl(vcpu->fd, KVM_RUN, 0);
-		int err = errno;
+		int ret, err;
+
+		if (atomic_load(&vcpu->held) && !atomic_load(&vcpu->stop))
+			vcpu_hold(vcpu, &w);
+		ret = ioctl(vcpu->fd, KVM_RUN, 0);
+		err = errno;
 
 		if (!atomic_load(&vcpu->started))
 			watch_check(vcpu, &w, ret < 0 && err == EINTR);
@@ -629,6 +646,7 @@ static int vcpu_spawn(struct vcpu *vcpu, int held)
 	atomic_store(&vcpu->started, false);
 	atomic_store(&vcpu->tid, 0);
 	atomic_store(&vcpu->held, held);
+	atomic_store(&vcpu->paused, 0);
 	__atomic_store_n(&vcpu->run->immediate_exit, 0, __ATOMIC_SEQ_CST);
 	ret = pthread_create(&vcpu->thread, NULL, vcpu_thread, vcpu);
 
@@ -661,6 +679,27 @@ void vcpu_release(struct vcpu *vcpu)
 int vcpu_start(struct vcpu *vcpu)
 {
 	return vcpu_spawn(vcpu, 0);
+}
+
+void vcpu_pause(struct vcpu *vcpu)
+{
+	const struct timespec tick = { .tv_nsec = 10000000 };
+
+	if (!vcpu->thread_started)
+		return;
+	atomic_store(&vcpu->held, 1);
+	__atomic_store_n(&vcpu->run->immediate_exit, 1, __ATOMIC_SEQ_CST);
+	pthread_kill(vcpu->thread, VCPU_KICK_SIGNAL);
+	/* A thread that ended (its guest stopped it) never answers. */
+	while (!atomic_load(&vcpu->paused) && atomic_load(&vcpu->tid))
+		syscall(SYS_futex, &vcpu->paused, FUTEX_WAIT_PRIVATE, 0, &tick,
+			NULL, 0);
+}
+
+void vcpu_resume(struct vcpu *vcpu)
+{
+	atomic_store(&vcpu->started, false);
+	vcpu_release(vcpu);
 }
 
 void vcpu_kick(struct vcpu *vcpu)

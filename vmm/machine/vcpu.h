@@ -33,8 +33,9 @@ struct vcpu {
 	bool thread_started;
 	/* This vCPU alone must stop (hot-remove); vm_stopping() stops all. */
 	_Atomic bool stop;
-	_Atomic int tid;  /* the thread's tid while it runs, else 0 */
-	_Atomic int held; /* vcpu_start_held(): 1 until vcpu_release() */
+	_Atomic int tid;    /* the thread's tid while it runs, else 0 */
+	_Atomic int held;   /* vcpu_start_held(): 1 until vcpu_release() */
+	_Atomic int paused; /* vcpu_pause(): the thread waits outside KVM_RUN */
 
 	/*
 	 * Set once the guest has started this vCPU (it left KVM's
@@ -100,6 +101,16 @@ int vcpu_start(struct vcpu *vcpu);
  */
 int vcpu_start_held(struct vcpu *vcpu);
 void vcpu_release(struct vcpu *vcpu);
+
+/*
+ * Holds a running vCPU's thread outside KVM_RUN, so that another thread
+ * may reset the vCPU (vcpu_unpark()) while its thread, its tid and so
+ * whatever placed it (hooks) stay; vcpu_resume() lets it run again,
+ * watching afresh for the guest to start it.  Returns at once if the
+ * thread has ended.
+ */
+void vcpu_pause(struct vcpu *vcpu);
+void vcpu_resume(struct vcpu *vcpu);
 
 /* Makes the thread leave KVM_RUN and notice vm_stopping(). */
 void vcpu_kick(struct vcpu *vcpu);
