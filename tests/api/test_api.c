@@ -603,6 +603,36 @@ static void test_guest_eject(void)
 }
 
 /*
+ * A removal the host gave up waiting for, that the guest finishes late:
+ * its eject is the guest's word now, and the host follows it (it used to
+ * roll back to online while the guest had ejected the CPU).
+ */
+static void test_late_eject(void)
+{
+	struct json_object *ev;
+
+	setup(4, 1);
+	json_object_put(ok("device_add", "{\"driver\": \"host-x86_64-cpu\", "
+					 "\"socket-id\": 3, \"id\": \"c3\"}"));
+	drain_events();
+	sim_guest_keep(3, true);
+	fails("GenericError", "did not eject it within", "device_del",
+	      "{\"id\": \"c3\"}");
+	CHECK(cpu_plugged(3));
+	sim_guest_keep(3, false);
+	CHECK_EQ(sim_guest_eject(3), 0);
+	hotplug_guest_work(t.hp);
+	ev = event("DEVICE_DELETED");
+	CHECK(ev);
+	if (ev)
+		CHECK_STREQ(gs(get(ev, "data"), "device"), "c3");
+	json_object_put(ev);
+	CHECK(!cpu_plugged(3));
+	CHECK_EQ(sim_guest_state(3), GUEST_OFFLINE);
+	teardown();
+}
+
+/*
  * A reset, as run.c walks it: the CPUs the guest had are present at the
  * next boot, every one walked down and up again, its id kept.
  */
@@ -1330,7 +1360,7 @@ static void test_burst(void)
 CHECK_MAIN(TEST(test_commands_listed), TEST(test_hotpluggable_shape),
 	   TEST(test_device_add_libvirt), TEST(test_device_add_errors),
 	   TEST(test_device_del), TEST(test_guest_eject), TEST(test_reset),
-	   TEST(test_agreement), TEST(test_status_quit), TEST(test_query_cpuhp),
-	   TEST(test_set_target), TEST(test_inject_and_hotplug),
-	   TEST(test_events), TEST(test_resize), TEST(test_two_clients),
-	   TEST(test_burst))
+	   TEST(test_agreement), TEST(test_late_eject), TEST(test_status_quit),
+	   TEST(test_query_cpuhp), TEST(test_set_target),
+	   TEST(test_inject_and_hotplug), TEST(test_events), TEST(test_resize),
+	   TEST(test_two_clients), TEST(test_burst))

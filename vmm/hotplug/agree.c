@@ -16,6 +16,7 @@
  * event; operations on it are refused until then.
  */
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -126,6 +127,28 @@ void hp_check_locked_op(struct hotplug *hp)
 	free(news);
 	if (follow_any)
 		vm_notify(hp->vm);
+}
+
+void hp_mark_disagree(struct hotplug *hp, unsigned int cpu, const char *fmt,
+		      ...)
+{
+	struct hp_slot *s = &hp->slots[cpu];
+	char why[sizeof(s->disagree_why)], id[sizeof(s->id)];
+	struct hp_events ev;
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(why, sizeof(why), fmt, ap);
+	va_end(ap);
+	pr_err("CPU %u: %s; cpuhp-recover it", cpu, why);
+	pthread_mutex_lock(&hp->lock);
+	s->disagree = true;
+	memcpy(s->disagree_why, why, sizeof(why));
+	memcpy(id, s->id, sizeof(id));
+	ev = hp->ev;
+	pthread_mutex_unlock(&hp->lock);
+	if (ev.agreement)
+		ev.agreement(ev.ctx, cpu, id, false, why);
 }
 
 int hotplug_check(struct hotplug *hp)

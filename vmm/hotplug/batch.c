@@ -129,6 +129,7 @@ void hotplug_batch_abandon(struct hotplug *hp, unsigned int cpu, bool add,
 				      HOTPLUG_WAIT_DEFAULT, &rep);
 	}
 	if (ret)
-		pr_err("batch: CPU %u: cannot walk it back %s: %s", cpu,
-		       add ? "to offline" : "to online", strerror(-ret));
+		hp_mark_disagree(
+			hp, cpu, "a batch could not walk it back %s (%s)",
+			add ? "to offline" : "to online", strerror(-ret));
 }

@@ -399,6 +399,15 @@ static int ap_starting_down(unsigned int cpu, void *data)
 		return -EPERM; /* never reached: hotplug.c refuses first */
 	hp->slots[cpu].guest_joining = false;
 	ret = run_hooks(hp, cpu, HOST_AP_STARTING, false);
+	if (ret && hp->slots[cpu].batched) {
+		/*
+		 * Vetoed after a batch asked the guest to eject it: the
+		 * request is withdrawn, and an eject that comes anyway (or
+		 * came) is the guest's own, which the host follows.
+		 */
+		hp->slots[cpu].batched = false;
+		hpregs_cancel_unplug(&hp->regs, cpu);
+	}
 	if (ret || hp->forced)
 		return ret; /* forced: the guest is done with it already */
 	/*

@@ -1150,7 +1150,12 @@ out:
 	op_end(hp, ret);
 	if (!ret)
 		agree_again(hp, cpu);
-	if (ret || keep || before == HOST_OFFLINE)
+	/*
+	 * Gone from both sides: a device goes as a removal ends, one that
+	 * never was (a failed add, never shown to the guest, no id) quietly.
+	 */
+	if (ret || keep || before == HOST_OFFLINE ||
+	    (before < HOST_AP_STARTING && !s->id[0]))
 		return ret;
 	/* Gone from both sides now: as a hot-remove ends. */
 	deleted(hp, cpu);

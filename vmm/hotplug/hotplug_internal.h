@@ -202,6 +202,13 @@ void hp_online_changed(struct hotplug *hp, unsigned int cpu, bool online);
 /* What an _OST status for an eject means, for error messages. */
 const char *hp_ost_status_name(uint32_t status);
 
+/*
+ * A walk left @cpu where nobody can vouch for it: marked as needing
+ * cpuhp-recover, as the agreement check marks it, with its event.
+ */
+void hp_mark_disagree(struct hotplug *hp, unsigned int cpu, const char *fmt,
+		      ...) __attribute__((format(printf, 3, 4)));
+
 /* The agreement check of every CPU, with the operation gate held. */
 void hp_check_locked_op(struct hotplug *hp);
 
