@@ -590,7 +590,7 @@ void hotplug_shutdown(struct hotplug *hp)
 	hooks_cancel(hp->hooks); /* a hook running now stops at once */
 }
 
-void hotplug_stop_vcpus(struct hotplug *hp)
+static void stop_vcpus(struct hotplug *hp)
 {
 	if (!hp || !hp->slots)
 		return;
@@ -608,7 +608,7 @@ void hotplug_destroy(struct hotplug *hp)
 	if (!hp)
 		return;
 	if (hp->slots) {
-		hotplug_stop_vcpus(hp);
+		stop_vcpus(hp);
 		for (unsigned int i = 0; i < hp->max_cpus; i++)
 			if (hp->slots[i].vcpu.vm)
 				vcpu_destroy(&hp->slots[i].vcpu);

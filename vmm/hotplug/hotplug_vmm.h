@@ -83,9 +83,6 @@ void hotplug_guest_work(struct hotplug *hp);
  */
 void hotplug_shutdown(struct hotplug *hp);
 
-/* After the control thread is gone: stops and joins every vCPU thread. */
-void hotplug_stop_vcpus(struct hotplug *hp);
-
 /* Closes every vCPU fd, frees everything.  NULL is fine. */
 void hotplug_destroy(struct hotplug *hp);
 
