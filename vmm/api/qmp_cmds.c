@@ -1102,8 +1102,10 @@ static int cmd_system_powerdown(void *ctx, struct json_object *args,
 	return 0;
 }
 
-/* {} at once; the reset follows, with its RESET event (or, under
- * --no-reboot, the VM stops with SHUTDOWN). */
+/*
+ * {} at once; the reset follows, with its RESET event (or, under
+ * --no-reboot, the VM stops with SHUTDOWN).
+ */
 static int cmd_system_reset(void *ctx, struct json_object *args,
 			    struct json_object **ret, struct qmp_error *err)
 {
@@ -1183,8 +1185,9 @@ static int cmd_query_hotplug_stats(void *ctx, struct json_object *args,
 }
 
 /*
- * {} and the VM stops with exit status 0.  vm_request_stop() only signals
- * the main thread, which stops the server after this reply went out.
+ * {} and the VM stops with exit status 0.  vm_shutdown() only signals
+ * the main thread, which sends SHUTDOWN and stops the server after this
+ * reply went out.
  */
 static int cmd_quit(void *ctx, struct json_object *args,
 		    struct json_object **ret, struct qmp_error *err)
