@@ -9,7 +9,8 @@
 # reboot (does the VMM reset, time to the guest's "ready" again); poweroff
 # (exit status, time to the process's end).  Prints a markdown table.
 # A comparison, not a test (tools/lab/bench-guest-word.py; the test is
-# tests/linux/test_guest_word.c, meson test lab-linux-guest).
+# tests/linux/test_guest_word.c: meson test lab-linux-power
+# lab-linux-reboot lab-linux-eject).
 #
 #   tools/bench-guest-word.sh [-b BUILD] [-l LOG] [-t SECONDS] [-v VMMS] [-e]
 #     -b  build directory with vmm/hotvm and lab-cache (default build)
