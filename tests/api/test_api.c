@@ -1357,10 +1357,45 @@ static void test_burst(void)
 	teardown();
 }
 
+/*
+ * A request of a burst refused in the batch's first phase keeps the
+ * reason the same request sent alone gets (it used to say only
+ * "State not recoverable").
+ */
+static void test_burst_reasons(void)
+{
+	struct qmp_client_error e;
+	struct qmp_client *c2, *c3;
+	struct json_object *c;
+	long blk, seq[2];
+
+	setup(4, 2);
+	CHECK_EQ(qmp_client_connect(t.path, 1, T_MS, &c2, &e), 0);
+	CHECK_EQ(qmp_client_connect(t.path, 1, T_MS, &c3, &e), 0);
+	sim_guest_report(2, GUEST_ONLINE);
+	c = cpuhp_cpu(2); /* the check flags it */
+	CHECK(!gb(c, "agree"));
+	json_object_put(c);
+	drain_events();
+	blk = block(c2, 1000);
+	seq[0] = send_req("device_add", ADD(2, ""));
+	seq[1] = send_req("device_add", ADD(3, ""));
+	wait_queued(c3, 2);
+	unblock(c2, blk);
+	reply_is("device_add", seq[0],
+		 "the host and the guest disagree about it");
+	reply_is("device_add", seq[1], NULL);
+	json_object_put(ok("cpuhp-recover", "{\"cpu\": 2}"));
+	qmp_client_close(c2);
+	qmp_client_close(c3);
+	teardown();
+}
+
 CHECK_MAIN(TEST(test_commands_listed), TEST(test_hotpluggable_shape),
 	   TEST(test_device_add_libvirt), TEST(test_device_add_errors),
 	   TEST(test_device_del), TEST(test_guest_eject), TEST(test_reset),
-	   TEST(test_agreement), TEST(test_late_eject), TEST(test_status_quit),
+	   TEST(test_agreement), TEST(test_late_eject),
+	   TEST(test_burst_reasons), TEST(test_status_quit),
 	   TEST(test_query_cpuhp), TEST(test_set_target),
 	   TEST(test_inject_and_hotplug), TEST(test_events), TEST(test_resize),
 	   TEST(test_two_clients), TEST(test_burst))

@@ -865,6 +865,7 @@ struct burst_set {
 	struct burst *b;
 	unsigned int *cpus, nb; /* b[i].cpu, for hotplug_batch_*() */
 	int *res;		/* their results from hotplug_batch_*() */
+	struct hv_err *errs;	/* ... and their reasons */
 	bool *later;		/* left to run by themselves */
 };
 
@@ -874,9 +875,11 @@ static int burst_set_alloc(struct burst_set *bs, size_t n)
 		.b = calloc(n, sizeof(*bs->b)),
 		.cpus = calloc(n, sizeof(*bs->cpus)),
 		.res = calloc(n, sizeof(*bs->res)),
+		.errs = calloc(n, sizeof(*bs->errs)),
 		.later = calloc(n, sizeof(*bs->later)),
 	};
-	return bs->b && bs->cpus && bs->res && bs->later ? 0 : -ENOMEM;
+	return bs->b && bs->cpus && bs->res && bs->errs && bs->later ? 0
+								     : -ENOMEM;
 }
 
 static void burst_set_free(struct burst_set *bs)
@@ -884,7 +887,24 @@ static void burst_set_free(struct burst_set *bs)
 	free(bs->b);
 	free(bs->cpus);
 	free(bs->res);
+	free(bs->errs);
 	free(bs->later);
+}
+
+/*
+ * A report holding only the reason a batch's first phase gave for @k, as
+ * the same request sent alone would have had it; NULL without one.
+ */
+static const struct hp_report *burst_reason(const struct burst_set *bs,
+					    unsigned int k)
+{
+	static struct hp_report rep; /* the operation thread only */
+
+	if (!hv_err_is_set(&bs->errs[k]))
+		return NULL;
+	memset(&rep, 0, sizeof(rep));
+	rep.err = bs->errs[k];
+	return &rep;
 }
 
 /* Whether an earlier request of the batch names cpu or id. */
@@ -953,10 +973,11 @@ static void batch_device_add(void *ctx, struct qmp_call *calls, size_t n)
 		if (!c->rc)
 			burst_take(&bs, c, cpu, id);
 	}
-	hotplug_batch_add_begin(qc.hp, bs.cpus, bs.nb, 0, bs.res);
+	hotplug_batch_add_begin(qc.hp, bs.cpus, bs.nb, 0, bs.res, bs.errs);
 	for (unsigned int k = 0; k < bs.nb; k++) {
 		struct burst *b = &bs.b[k];
-		const struct hp_report *rp = NULL; /* phase 1: no steps */
+		/* Phase 1 ran no steps of this request: only its reason. */
+		const struct hp_report *rp = burst_reason(&bs, k);
 		int r = bs.res[k];
 
 		if (!r) {
@@ -1003,14 +1024,15 @@ static void batch_device_del(void *ctx, struct qmp_call *calls, size_t n)
 		else
 			burst_take(&bs, c, cpu, NULL);
 	}
-	hotplug_batch_remove_begin(qc.hp, bs.cpus, bs.nb, 0, bs.res);
+	hotplug_batch_remove_begin(qc.hp, bs.cpus, bs.nb, 0, bs.res, bs.errs);
 	for (unsigned int k = 0; k < bs.nb; k++) {
 		struct burst *b = &bs.b[k];
 		struct qmp_error *err = &b->call->err;
 		int r = bs.res[k];
 
 		if (r) {
-			b->call->rc = remove_error(b->cpu, r, NULL, err);
+			b->call->rc = remove_error(b->cpu, r,
+						   burst_reason(&bs, k), err);
 			continue;
 		}
 		r = remove_cpu(b->cpu, 0, &rep, err);
@@ -1572,7 +1594,7 @@ static int resize_add(struct resize_step *steps, unsigned int *n,
 		if (!view(cpu, &v) && !plugged(&v))
 			cpus[nb++] = cpu;
 	}
-	hotplug_batch_add_begin(qc.hp, cpus, nb, timeout, res);
+	hotplug_batch_add_begin(qc.hp, cpus, nb, timeout, res, NULL);
 	for (unsigned int i = 0; i < nb; i++) {
 		unsigned int cpu = cpus[i];
 		const struct hp_report *rp = NULL; /* phase 1: no steps */
@@ -1629,7 +1651,7 @@ static int resize_remove(struct resize_step *steps, unsigned int *n,
 		pthread_mutex_unlock(&qc.lock);
 		cpus[nb++] = cpu;
 	}
-	hotplug_batch_remove_begin(qc.hp, cpus, nb, timeout, res);
+	hotplug_batch_remove_begin(qc.hp, cpus, nb, timeout, res, NULL);
 	for (unsigned int i = 0; i < nb; i++) {
 		struct qmp_error e = { 0 };
 		int r = res[i];

@@ -72,15 +72,19 @@ static void batch_ask(struct hotplug *hp, const unsigned int *cpus,
 }
 
 int hotplug_batch_add_begin(struct hotplug *hp, const unsigned int *cpus,
-			    unsigned int n, int timeout_ms, int *results)
+			    unsigned int n, int timeout_ms, int *results,
+			    struct hv_err *errs)
 {
 	static struct hp_report rep; /* the operation thread only */
 	int first = 0;
 
 	for (unsigned int i = 0; i < n; i++) {
+		hv_err_clear(&rep.err);
 		results[i] =
 			hotplug_set_target(hp, cpus[i], HP_SIDE_HOST,
 					   HOST_VCPU_CREATE, timeout_ms, &rep);
+		if (errs)
+			errs[i] = rep.err;
 		if (results[i] && !first)
 			first = results[i];
 	}
@@ -89,17 +93,21 @@ int hotplug_batch_add_begin(struct hotplug *hp, const unsigned int *cpus,
 }
 
 int hotplug_batch_remove_begin(struct hotplug *hp, const unsigned int *cpus,
-			       unsigned int n, int timeout_ms, int *results)
+			       unsigned int n, int timeout_ms, int *results,
+			       struct hv_err *errs)
 {
 	static struct hp_report rep;
 	int first = 0;
 
 	for (unsigned int i = 0; i < n; i++) {
+		hv_err_clear(&rep.err);
 		results[i] =
 			cpus[i] ? hotplug_set_target(hp, cpus[i], HP_SIDE_HOST,
 						     HOST_AP_STARTING,
 						     timeout_ms, &rep)
 				: -EPERM;
+		if (errs)
+			errs[i] = rep.err;
 		if (results[i] && !first)
 			first = results[i];
 	}

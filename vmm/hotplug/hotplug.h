@@ -239,7 +239,8 @@ int hotplug_cpu_recover(struct hotplug *hp, unsigned int cpu, int timeout_ms,
  * walks every CPU of @cpus to vcpu:create (add) or down to
  * guest:ap-starting (remove), then presents them (asks for their
  * removal) all at once under one GED event; results[i] is each CPU's
- * errno, and the first is returned.  The caller then finishes each CPU
+ * errno, and the first is returned, errs[i] (errs may be NULL) the
+ * reason in the step's words.  The caller then finishes each CPU
  * with results[i] == 0 by hotplug_cpu_add() or hotplug_cpu_remove(),
  * which wait for the guest's answer without asking again; a CPU whose
  * finish failed goes back where it was with hotplug_batch_abandon() (an
@@ -247,9 +248,11 @@ int hotplug_cpu_recover(struct hotplug *hp, unsigned int cpu, int timeout_ms,
  * ends fully done or as it was.
  */
 int hotplug_batch_add_begin(struct hotplug *hp, const unsigned int *cpus,
-			    unsigned int n, int timeout_ms, int *results);
+			    unsigned int n, int timeout_ms, int *results,
+			    struct hv_err *errs);
 int hotplug_batch_remove_begin(struct hotplug *hp, const unsigned int *cpus,
-			       unsigned int n, int timeout_ms, int *results);
+			       unsigned int n, int timeout_ms, int *results,
+			       struct hv_err *errs);
 void hotplug_batch_abandon(struct hotplug *hp, unsigned int cpu, bool add,
 			   int timeout_ms);
 
