@@ -521,6 +521,9 @@ static void forget_guest(struct hotplug *hp)
 		s->guest_target = s->fault_given = CPUHP_INVALID;
 		s->guest_recover = s->eject_pending = false;
 		s->reinsert_pending = false;
+		/* A new boot: both sides start from the same tables. */
+		s->disagree = false;
+		s->disagree_why[0] = 0;
 		s->w = (struct hp_wait_flags){ 0 };
 	}
 	hp->eject_work = false;
