@@ -414,7 +414,7 @@ fail:
 	return ret;
 }
 
-int hp_host_state(struct hotplug *hp, unsigned int cpu);
+static int host_state(struct hotplug *hp, unsigned int cpu);
 
 int hp_op_enter(struct hotplug *hp, bool machine)
 {
@@ -568,7 +568,7 @@ void hotplug_unboot(struct hotplug *hp)
 	hp->forced = true;
 	for (unsigned int i = 0; i < hp->max_cpus; i++) {
 		struct hp_slot *s = &hp->slots[i];
-		int state = hp_host_state(hp, i);
+		int state = host_state(hp, i);
 
 		/* What the guest had, it finds again after a reset. */
 		s->coldplug = state >= HOST_AP_STARTING;
@@ -797,7 +797,7 @@ static void op_end(struct hotplug *hp, int ret)
 	pthread_mutex_unlock(&hp->lock);
 }
 
-int hp_host_state(struct hotplug *hp, unsigned int cpu)
+static int host_state(struct hotplug *hp, unsigned int cpu)
 {
 	struct cpuhp_cpu c;
 
@@ -876,7 +876,7 @@ static int cpu_add(struct hotplug *hp, unsigned int cpu, const char *id,
 	if (stopping(hp))
 		return hv_err_set(rep ? &rep->err : NULL, -ESHUTDOWN,
 				  "the VM is shutting down");
-	if (cpu < hp->max_cpus && hp_host_state(hp, cpu) == HOST_ONLINE)
+	if (cpu < hp->max_cpus && host_state(hp, cpu) == HOST_ONLINE)
 		return -EEXIST;
 	ret = check_broken(hp, cpu, rep);
 	if (!ret)
@@ -888,14 +888,14 @@ static int cpu_add(struct hotplug *hp, unsigned int cpu, const char *id,
 	memcpy(prev, hp->slots[cpu].id, sizeof(prev));
 	pthread_mutex_unlock(&hp->lock);
 	/* A partly-up CPU keeps the id it was added with, unless given one. */
-	if (id || hp_host_state(hp, cpu) == HOST_OFFLINE)
+	if (id || host_state(hp, cpu) == HOST_OFFLINE)
 		set_id(hp, cpu, id);
 	ret = cpuhp_cpu_up(&hp->m, cpu, HOST_ONLINE);
 	op_end(hp, ret);
 	/* Rolled back to where it was: so is its id (none if offline). */
 	if (ret)
 		set_id(hp, cpu,
-		       hp_host_state(hp, cpu) == HOST_OFFLINE ? NULL : prev);
+		       host_state(hp, cpu) == HOST_OFFLINE ? NULL : prev);
 	if (!ret && hp->slots[cpu].prestaged) {
 		hp->slots[cpu].prestaged = false; /* taken from the pool */
 		hp_prestage_fill(hp);
@@ -930,7 +930,7 @@ static int cpu_remove(struct hotplug *hp, unsigned int cpu, int timeout_ms,
 	if (stopping(hp))
 		return hv_err_set(rep ? &rep->err : NULL, -ESHUTDOWN,
 				  "the VM is shutting down");
-	if (cpu < hp->max_cpus && hp_host_state(hp, cpu) == HOST_OFFLINE)
+	if (cpu < hp->max_cpus && host_state(hp, cpu) == HOST_OFFLINE)
 		return -ENODEV;
 	ret = check_broken(hp, cpu, rep);
 	if (!ret)
@@ -1016,7 +1016,7 @@ static int set_target(struct hotplug *hp, unsigned int cpu, enum hp_side side,
 				  "the VM is shutting down");
 	if (cpu >= hp->max_cpus)
 		return -EINVAL;
-	cur = hp_host_state(hp, cpu);
+	cur = host_state(hp, cpu);
 	if (side == HP_SIDE_GUEST) {
 		if (!cpuhp_target_valid(&hp->guest_m, state))
 			return -EINVAL;
@@ -1111,7 +1111,7 @@ static int cpu_recover(struct hotplug *hp, unsigned int cpu, int timeout_ms,
 	if (ret)
 		return ret;
 	s = &hp->slots[cpu];
-	before = hp_host_state(hp, cpu);
+	before = host_state(hp, cpu);
 	pthread_mutex_lock(&hp->lock);
 	/* Or it claims a CPU it is not shown: it takes it down too. */
 	gbroken = s->guest_broken ||
@@ -1261,7 +1261,7 @@ int hotplug_cpu_recover(struct hotplug *hp, unsigned int cpu, int timeout_ms,
 static void guest_eject(struct hotplug *hp, unsigned int cpu)
 {
 	/* Gone already, or plugged again since: nothing to follow. */
-	if (hp_host_state(hp, cpu) == HOST_OFFLINE ||
+	if (host_state(hp, cpu) == HOST_OFFLINE ||
 	    hpregs_is_enabled(&hp->regs, cpu))
 		return;
 	pr_err("CPU %u: the guest ejected it; its vCPU is removed", cpu);
@@ -1283,7 +1283,7 @@ static void guest_reinsert(struct hotplug *hp, unsigned int cpu)
 	struct hp_events ev;
 	int ret;
 
-	if (hp_host_state(hp, cpu) < HOST_AP_STARTING)
+	if (host_state(hp, cpu) < HOST_AP_STARTING)
 		return;
 	vcpu_pause(&s->vcpu);
 	ret = vcpu_unpark(&s->vcpu, false);
