@@ -1115,12 +1115,19 @@ static int cmd_system_powerdown(void *ctx, struct json_object *args,
 	(void)ctx;
 	(void)args;
 	(void)ret;
+	/*
+	 * The event first, as QEMU: the guest may act on the press at once,
+	 * and stop the VM (and this server) before this handler ends.
+	 */
+	pthread_mutex_lock(&qc.lock);
+	if (qc.s)
+		qmp_emit_event(qc.s, "POWERDOWN", json_object_new_object());
+	pthread_mutex_unlock(&qc.lock);
 	rc = hotplug_power_button(qc.hp);
 	if (rc)
 		return qmp_error_set(err, QMP_ERROR_GENERIC,
 				     "cannot press the power button: %s",
 				     err_text(rc));
-	qmp_emit_event(qc.s, "POWERDOWN", json_object_new_object());
 	return 0;
 }
 
