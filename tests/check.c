@@ -19,3 +19,32 @@ int check_run(const struct check_case *cases, size_t n)
 	fflush(stdout);
 	return failed ? 1 : 0;
 }
+
+int check_run_named(const struct check_case *cases, size_t n,
+		    char *const *names, int nnames)
+{
+	struct check_case *only;
+	size_t k = 0;
+	int ret;
+
+	if (nnames <= 0)
+		return check_run(cases, n);
+	only = calloc((size_t)nnames, sizeof(*only));
+	if (!only)
+		return 1;
+	for (int a = 0; a < nnames; a++) {
+		size_t i = 0;
+
+		while (i < n && strcmp(names[a], cases[i].name))
+			i++;
+		if (i == n) {
+			printf("Bail out! no case named %s\n", names[a]);
+			free(only);
+			return 1;
+		}
+		only[k++] = cases[i];
+	}
+	ret = check_run(only, k);
+	free(only);
+	return ret;
+}

@@ -52,6 +52,12 @@ extern int check_failures;
 
 /* Runs every case, one TAP line each; returns the process exit status. */
 int check_run(const struct check_case *cases, size_t n);
+/*
+ * Runs the cases named in @names (all of them if @nnames is 0), so that a
+ * slow suite can be split over several runs; an unknown name fails.
+ */
+int check_run_named(const struct check_case *cases, size_t n,
+		    char *const *names, int nnames);
 
 #define CHECK_MAIN(...)                                                        \
 	int check_failures;                                                    \

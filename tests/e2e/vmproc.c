@@ -76,6 +76,8 @@ static bool vmproc_take_line(struct vmproc *v, char *line, size_t size)
 	v->len -= n + 1;
 	if (!strncmp(line, "online: ", 8))
 		snprintf(v->online, sizeof(v->online), "%s", line + 8);
+	if (!strncmp(line, "apicids: ", 9))
+		snprintf(v->apicids, sizeof(v->apicids), "%s", line + 9);
 	return true;
 }
 
@@ -115,7 +117,9 @@ int vmproc_wait_line(struct vmproc *v, const char *prefix, int timeout_ms,
 	}
 }
 
-int vmproc_wait_online(struct vmproc *v, const char *cpulist, int timeout_ms)
+/* Waits until the last value of a line kept in @field is @want. */
+static int vmproc_wait_field(struct vmproc *v, const char *field,
+			     const char *want, int timeout_ms)
 {
 	long deadline = now_ms() + timeout_ms;
 	char line[512];
@@ -123,11 +127,21 @@ int vmproc_wait_online(struct vmproc *v, const char *cpulist, int timeout_ms)
 	for (;;) {
 		while (vmproc_take_line(v, line, sizeof(line)))
 			;
-		if (!strcmp(v->online, cpulist))
+		if (!strcmp(field, want))
 			return 0;
 		if (!vmproc_fill(v, deadline))
 			return -ETIMEDOUT;
 	}
+}
+
+int vmproc_wait_online(struct vmproc *v, const char *cpulist, int timeout_ms)
+{
+	return vmproc_wait_field(v, v->online, cpulist, timeout_ms);
+}
+
+int vmproc_wait_apicids(struct vmproc *v, const char *ids, int timeout_ms)
+{
+	return vmproc_wait_field(v, v->apicids, ids, timeout_ms);
 }
 
 /* $VMPROC_READY_MS: a Linux guest in the nested lab boots in 10-60 s. */

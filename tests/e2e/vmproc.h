@@ -24,6 +24,8 @@ struct vmproc {
 	char buf[16384];
 	size_t len;
 	char online[128]; /* the cpulist of the last "online:" line */
+	/* The last "apicids:" line (the Linux lab guest's online APIC IDs). */
+	char apicids[128];
 	struct qmp_client *c;
 	const char *echo; /* E2E_ECHO set: copy the console to stdout */
 };
@@ -42,6 +44,8 @@ int vmproc_wait_line(struct vmproc *v, const char *prefix, int timeout_ms,
 		     char *out, size_t outlen);
 /* Waits until the guest's last "online:" line says @cpulist. */
 int vmproc_wait_online(struct vmproc *v, const char *cpulist, int timeout_ms);
+/* Waits until the guest's last "apicids:" line says @ids ("0 2 5"). */
+int vmproc_wait_apicids(struct vmproc *v, const char *ids, int timeout_ms);
 
 /*
  * Waits for hotvm to end on its own (a guest poweroff, --no-reboot),

@@ -586,8 +586,6 @@ int main(int argc, char **argv)
 		TEST(test_reboot_no_reboot), TEST(test_acpid_default),
 		TEST(test_guest_eject),	     TEST(test_guest_eject_denied),
 	};
-	struct check_case only[sizeof(cases) / sizeof(cases[0])];
-	size_t n = 0;
 	const char *r;
 
 	dir = argc > 1 ? argv[1] : "/lab/linux";
@@ -600,11 +598,6 @@ int main(int argc, char **argv)
 	 * Linux boots, so that a lab that freezes under TCG (now and then,
 	 * whatever the guest) costs one short retry, not the whole suite.
 	 */
-	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
-		for (int a = 2; a < argc; a++)
-			if (!strcmp(argv[a], cases[i].name))
-				only[n++] = cases[i];
-	if (argc > 2)
-		return check_run(only, n);
-	return check_run(cases, sizeof(cases) / sizeof(cases[0]));
+	return check_run_named(cases, sizeof(cases) / sizeof(cases[0]),
+			       argv + 2, argc > 2 ? argc - 2 : 0);
 }

@@ -16,15 +16,23 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "check.h"
 #include "vmproc.h"
 
 #define WAIT_MS	 30000
 #define MAX_CPUS 4
+/* The agreement cases' VM: room for fences beyond the first CPUs. */
+#define AGREE_CPUS 6
+#define HOOK_FILE  "/tmp/agree-hook"
+#define VETO_FILE  "/tmp/agree-veto"
 
 static const char *dir;
 static struct vmproc v;
+/* CPUs the agreement check flagged and cpuhp-recover put back in line. */
+static unsigned int recovered;
 
 static const char *path(const char *name)
 {
@@ -36,16 +44,31 @@ static const char *path(const char *name)
 	return buf[i];
 }
 
-static int boot(const char *kernel, const char *cmdline)
+/* hotvm run --cpus @cpus with @kernel, and @hook as --hook unless NULL. */
+static int boot_with(const char *kernel, const char *cmdline, const char *cpus,
+		     const char *hook)
 {
-	const char *extra[] = { "--kernel",	     path(kernel), "--initrd",
-				path("initrd.gz"),   "--memory",   "512M",
-				"--hotplug-timeout", "20000",	   NULL };
-	int ret = vmproc_start(&v, "boot=1,max=4", cmdline, extra);
+	const char *extra[] = { "--kernel",
+				path(kernel),
+				"--initrd",
+				path("initrd.gz"),
+				"--memory",
+				"512M",
+				"--hotplug-timeout",
+				"20000",
+				hook ? "--hook" : NULL,
+				hook,
+				NULL };
+	int ret = vmproc_start(&v, cpus, cmdline, extra);
 
 	if (ret)
 		printf("# %s did not boot: %s\n", kernel, strerror(-ret));
 	return ret;
+}
+
+static int boot(const char *kernel, const char *cmdline)
+{
+	return boot_with(kernel, cmdline, "boot=1,max=4", NULL);
 }
 
 static void console_tail(void)
@@ -363,18 +386,256 @@ static void test_eject_refused(void)
 	CHECK_EQ(vmproc_stop(&v), 0);
 }
 
+/*
+ * hotvm's side of the agreement: its online slots (a slot is the CPU's
+ * APIC ID) as "0 2 5", as the guest's "apicids:" line gives Linux's, and
+ * the CPUs its agreement check has flagged, as a mask.
+ */
+static int host_view(char *ids, size_t len, unsigned int *flagged)
+{
+	struct json_object *r = NULL;
+	size_t n = 0;
+
+	ids[0] = 0;
+	*flagged = 0;
+	if (vmproc_qmp(&v, "query-cpuhp", &r, NULL, 0, NULL))
+		return -1;
+	for (unsigned int c = 0; c < AGREE_CPUS; c++) {
+		struct json_object *o = vmproc_cpu(r, c), *a;
+		const char *host = vmproc_str(o, "host", "name");
+
+		if (host && !strcmp(host, "online"))
+			n += (size_t)snprintf(ids + n, len - n,
+					      n ? " %u" : "%u", c);
+		if (o && json_object_object_get_ex(o, "agree", &a) &&
+		    !json_object_get_boolean(a)) {
+			printf("# cpu %u flagged: %s\n", c,
+			       vmproc_str(o, "disagreement", NULL));
+			*flagged |= 1u << c;
+		}
+	}
+	json_object_put(r);
+	return 0;
+}
+
+/*
+ * After a step that may leave the sides apart: hotvm's online set and
+ * Linux's (from /proc/cpuinfo, by APIC ID) must come to the same, or
+ * hotvm must have flagged the CPUs, and cpuhp-recover then brings them
+ * together.  hotvm follows a late eject on its machine thread, so its
+ * view is read again each time the guest's does not match it yet.
+ */
+static void sides_agree(const char *step)
+{
+	long tries = WAIT_MS / 2000;
+	unsigned int flagged;
+	char ids[64];
+
+	for (;;) {
+		if (host_view(ids, sizeof(ids), &flagged)) {
+			CHECK(!"query-cpuhp failed");
+			return;
+		}
+		for (unsigned int c = 0; c < AGREE_CPUS; c++) {
+			char err[256];
+
+			if (!(flagged & (1u << c)))
+				continue;
+			printf("# %s: cpu %u flagged, cpuhp-recover\n", step,
+			       c);
+			recovered++;
+			if (vmproc_qmp(&v, "cpuhp-recover", NULL, err,
+				       sizeof(err), "{\"cpu\": %u}", c))
+				printf("# cpuhp-recover %u: %s\n", c, err);
+		}
+		if (!flagged && !vmproc_wait_apicids(&v, ids, 2000))
+			break;
+		if (--tries <= 0) {
+			printf("# %s: hotvm says online '%s', Linux '%s' "
+			       "(online: %s), unflagged\n",
+			       step, ids, v.apicids, v.online);
+			console_tail();
+			CHECK(!"the two sides disagree, unflagged");
+			return;
+		}
+	}
+	printf("# %s: both sides say '%s'\n", step, ids);
+}
+
+/*
+ * Linux's ACPI hotplug work runs in order, one item at a time: once it
+ * has answered the insert of @cpu, whatever it was still doing about an
+ * earlier request (a late eject) is done.
+ */
+static void fence(unsigned int cpu)
+{
+	CHECK_EQ(add(cpu, NULL), 0);
+}
+
+/* A normal resize (the long --hotplug-timeout): it must just work. */
+static void resize_ok(unsigned int count, const char *ids)
+{
+	char err[512];
+
+	if (vmproc_qmp(&v, "cpu-resize", NULL, err, sizeof(err),
+		       "{\"count\": %u}", count)) {
+		printf("# cpu-resize %u: %s\n", count, err);
+		CHECK(!"cpu-resize");
+	}
+	CHECK_EQ(vmproc_wait_apicids(&v, ids, WAIT_MS), 0);
+	sides_agree("a normal resize");
+}
+
+/* The reply to @cmd (@fmt its arguments), printed: either is allowed. */
+static void try_op(const char *cmd, const char *fmt, unsigned int a,
+		   unsigned int b)
+{
+	char err[512];
+	struct json_object *r = NULL;
+
+	if (vmproc_qmp(&v, cmd, &r, err, sizeof(err), fmt, a, b))
+		printf("# %s: %s\n", cmd, err);
+	else
+		printf("# %s: %s\n", cmd,
+		       json_object_to_json_string_ext(r,
+						      JSON_C_TO_STRING_PLAIN));
+	json_object_put(r);
+}
+
+/*
+ * Removals that time out while Linux works on them: a resize from three
+ * CPUs to one, then one CPU, each with 1 ms.  Linux may finish the eject
+ * after hotvm gave up; hotvm must then follow it (DEVICE_DELETED), so that
+ * both sides end on the same set.
+ */
+static void test_timed_out_removal(void)
+{
+	recovered = 0;
+	if (boot_with("vmlinux", "console=ttyS0", "boot=1,max=6", NULL)) {
+		CHECK(!"boot");
+		console_tail();
+		vmproc_stop(&v);
+		return;
+	}
+	CHECK_EQ(vmproc_wait_apicids(&v, "0", WAIT_MS), 0);
+	add_checked(1, "0-1");
+	add_checked(2, "0-2");
+	try_op("cpu-resize", "{\"count\": %u, \"timeout-ms\": %u}", 1, 1);
+	fence(3);
+	sides_agree("cpu-resize 3 -> 1 in 1 ms");
+	try_op("cpu-hotplug",
+	       "{\"cpu\": %u, \"state\": \"offline\", \"timeout-ms\": %u}", 3,
+	       1);
+	fence(4);
+	sides_agree("cpu-hotplug 3 offline in 1 ms");
+	/* Nothing is left stuck: the slots come and go as usual. */
+	resize_ok(1, "0");
+	resize_ok(6, "0 1 2 3 4 5");
+	printf("# %u recovered by cpuhp-recover\n", recovered);
+	CHECK_EQ(vmproc_stop(&v), 0);
+}
+
+/*
+ * device_del of CPUs 1..3 sent at once (one batch), with @veto ("cpu
+ * state direction") vetoed by the hook: that CPU's reply names the hook,
+ * the others are deleted.
+ */
+static void vetoed_burst(const char *veto, unsigned int vetoed)
+{
+	struct qmp_client_error err = { 0 };
+	long seq[4];
+	FILE *f = fopen(VETO_FILE, "w");
+
+	CHECK(f != NULL);
+	if (!f)
+		return;
+	fprintf(f, "%s\n", veto);
+	fclose(f);
+	for (unsigned int c = 1; c <= 3; c++) {
+		struct json_object *a = json_object_new_object();
+		char id[16];
+
+		snprintf(id, sizeof(id), "vcpu%u", c);
+		json_object_object_add(a, "id", json_object_new_string(id));
+		seq[c] = qmp_client_send(v.c, "device_del", a, &err);
+		json_object_put(a);
+		CHECK(seq[c] > 0);
+	}
+	for (unsigned int c = 1; c <= 3; c++) {
+		int rc = seq[c] > 0 ? qmp_client_wait(v.c, "device_del", seq[c],
+						      NULL, &err, WAIT_MS)
+				    : -1;
+
+		printf("# device_del vcpu%u: %s%s\n", c, rc ? "" : "ok",
+		       rc ? err.desc : "");
+		if (c == vetoed)
+			CHECK(rc && strstr(err.desc, "hook") != NULL);
+		else
+			CHECK_EQ(rc, 0);
+	}
+	unlink(VETO_FILE);
+}
+
+/*
+ * A hook vetoes one CPU's removal inside a burst, after the batch has
+ * asked the guest to eject them all (guest:ap-starting down), and before
+ * (online down).  Linux may already have let the CPU go; hotvm must end
+ * on Linux's set, or say which CPU needs recovery.
+ */
+static void test_vetoed_burst_removal(void)
+{
+	FILE *f = fopen(HOOK_FILE, "w");
+
+	recovered = 0;
+	CHECK(f != NULL);
+	if (!f)
+		return;
+	fprintf(f, "#!/bin/sh\n"
+		   "[ \"$HOTVM_CPU $HOTVM_STATE $HOTVM_DIRECTION\" = "
+		   "\"$(cat " VETO_FILE " 2>/dev/null)\" ] || exit 0\n"
+		   "echo \"hook: no to $HOTVM_STATE $HOTVM_DIRECTION\" >&2\n"
+		   "exit 3\n");
+	fclose(f);
+	chmod(HOOK_FILE, 0755);
+	unlink(VETO_FILE);
+	if (boot_with("vmlinux", "console=ttyS0", "boot=1,max=6", HOOK_FILE)) {
+		CHECK(!"boot");
+		console_tail();
+		vmproc_stop(&v);
+		return;
+	}
+	CHECK_EQ(vmproc_wait_apicids(&v, "0", WAIT_MS), 0);
+	burst(true);
+	CHECK_EQ(vmproc_wait_apicids(&v, "0 1 2 3", WAIT_MS), 0);
+	vetoed_burst("2 guest:ap-starting down", 2);
+	fence(4);
+	sides_agree("burst removal, vetoed at guest:ap-starting down");
+
+	resize_ok(1, "0");
+	burst(true);
+	CHECK_EQ(vmproc_wait_apicids(&v, "0 1 2 3", WAIT_MS), 0);
+	vetoed_burst("3 online down", 3);
+	fence(4);
+	sides_agree("burst removal, vetoed at online down");
+	resize_ok(1, "0");
+	printf("# %u recovered by cpuhp-recover\n", recovered);
+	CHECK_EQ(vmproc_stop(&v), 0);
+	unlink(HOOK_FILE);
+}
+
 int check_failures;
 
 int main(int argc, char **argv)
 {
 	static const struct check_case cases[] = {
-		TEST(test_pvh_hotplug),
-		TEST(test_bzimage_not_started),
-		TEST(test_eject_refused),
+		TEST(test_pvh_hotplug),		 TEST(test_bzimage_not_started),
+		TEST(test_eject_refused),	 TEST(test_timed_out_removal),
+		TEST(test_vetoed_burst_removal),
 	};
 
 	dir = argc > 1 ? argv[1] : "/lab/linux";
 	/* ~12 s each here, but three times that on a loaded machine. */
 	setenv("VMPROC_READY_MS", "180000", 0);
-	return check_run(cases, sizeof(cases) / sizeof(cases[0]));
+	return check_run_named(cases, sizeof(cases) / sizeof(cases[0]),
+			       argv + 2, argc > 2 ? argc - 2 : 0);
 }
