@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The libvirt bridge (vmm/cli/libvirt.c) against libvirt's in-process test
+ * The libvirt bridge (vmm/ctl/libvirt.c) against libvirt's in-process test
  * driver, which needs no daemon: test:///default (whose state is shared by
  * the connections of one process while one stays open, so the test sees
  * what `hotvm cpu` did) and a test:///PATH.xml domain with hot-pluggable

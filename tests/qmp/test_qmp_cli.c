@@ -9,6 +9,7 @@
 
 #include "check.h"
 #include "cpu_cmd.h"
+#include "cpu_render.h"
 #include "qmp.h"
 #include "qmp_client.h"
 #include "qmp_test_util.h"
@@ -528,14 +529,14 @@ static void test_printers_defensive(void)
 	for (size_t i = 0; i < sizeof(odd) / sizeof(odd[0]); i++) {
 		struct json_object *o = json_tokener_parse(odd[i]);
 
-		cpu_cmd_print_list(f, o, o);
-		cpu_cmd_print_states(f, o, -1);
-		cpu_cmd_print_states(f, o, 1);
-		cpu_cmd_print_value(f, o);
+		cpu_render_list(f, o, o);
+		cpu_render_states(f, o, -1, false);
+		cpu_render_states(f, o, 1, false);
+		cpu_render_value(f, o);
 		json_object_put(o);
 	}
-	cpu_cmd_print_list(f, NULL, NULL);
-	cpu_cmd_print_states(f, NULL, 0);
+	cpu_render_list(f, NULL, NULL);
+	cpu_render_states(f, NULL, 0, false);
 	fclose(f);
 	/* A bare state name marks the current entry of a string table. */
 	CHECK(strstr(buf, "*       online"));

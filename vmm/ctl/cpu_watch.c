@@ -18,11 +18,12 @@
 
 #include <json-c/json.h>
 
+#include "cpu_json.h"
 #include "cpu_verb.h"
 #include "cpu_watch.h"
 #include "qmp_client.h"
 
-#define M(o, k)	 cpu_verb_member((o), (k))
+#define M(o, k)	 cpu_json_member((o), (k))
 #define NAME_LEN 48
 
 struct wside {
@@ -89,25 +90,25 @@ static int refresh(struct watch *w)
 		    : 0;
 	for (size_t i = 0; i < n; i++) {
 		struct json_object *e = json_object_array_get_idx(cpus, i);
-		struct wcpu *c = cpu_at(w, cpu_verb_num(M(e, "cpu"), -1));
+		struct wcpu *c = cpu_at(w, cpu_json_num(M(e, "cpu"), -1));
 
 		if (!c)
 			continue;
-		c->present = cpu_verb_flag(M(e, "present"));
+		c->present = cpu_json_flag(M(e, "present"));
 		c->reports = !json_object_is_type(M(M(e, "guest"), "reports"),
 						  json_type_boolean) ||
-			     cpu_verb_flag(M(M(e, "guest"), "reports"));
+			     cpu_json_flag(M(M(e, "guest"), "reports"));
 		copy(c->stage, sizeof(c->stage),
-		     cpu_verb_str(M(M(e, "guest"), "stage")));
+		     cpu_json_str(M(M(e, "guest"), "stage")));
 		for (int s = 0; s < 2; s++) {
 			struct json_object *o = M(e, sides[s]);
 
 			copy(c->side[s].cur, NAME_LEN,
-			     cpu_verb_str(M(o, "name")));
+			     cpu_json_str(M(o, "name")));
 			copy(c->side[s].target, NAME_LEN,
-			     cpu_verb_str(M(o, "target-name")));
+			     cpu_json_str(M(o, "target-name")));
 			copy(c->side[s].fail, NAME_LEN,
-			     cpu_verb_str(M(o, "fail-name")));
+			     cpu_json_str(M(o, "fail-name")));
 		}
 	}
 	json_object_put(r);
@@ -123,8 +124,8 @@ static const char *below(struct watch *w, int side, int64_t state)
 	     json_object_is_type(t, json_type_array) && i >= 0; i--) {
 		struct json_object *e = json_object_array_get_idx(t, i);
 
-		if (e && cpu_verb_str(M(e, "name")))
-			return cpu_verb_str(M(e, "name"));
+		if (e && cpu_json_str(M(e, "name")))
+			return cpu_json_str(M(e, "name"));
 	}
 	return "offline";
 }
@@ -137,8 +138,8 @@ static void fmt_time(char *buf, size_t len, struct json_object *ts)
 	long us;
 
 	if (ts) {
-		sec = (time_t)cpu_verb_num(M(ts, "seconds"), 0);
-		us = (long)cpu_verb_num(M(ts, "microseconds"), 0);
+		sec = (time_t)cpu_json_num(M(ts, "seconds"), 0);
+		us = (long)cpu_json_num(M(ts, "microseconds"), 0);
 	} else {
 		gettimeofday(&tv, NULL);
 		sec = tv.tv_sec;
@@ -151,8 +152,8 @@ static void fmt_time(char *buf, size_t len, struct json_object *ts)
 
 static int64_t ts_us(struct json_object *ts)
 {
-	return cpu_verb_num(M(ts, "seconds"), 0) * 1000000 +
-	       cpu_verb_num(M(ts, "microseconds"), 0);
+	return cpu_json_num(M(ts, "seconds"), 0) * 1000000 +
+	       cpu_json_num(M(ts, "microseconds"), 0);
 }
 
 static void fmt_us(char *buf, size_t len, int64_t us)
@@ -221,9 +222,9 @@ static void record_text(char *buf, size_t len, struct json_object *r)
 				      json_object_get_string(v));
 	}
 	snprintf(buf, len, "%s %-6s %-5s %-7s %-4s %-20s %s%s",
-		 cpu_verb_str(M(r, "time")), cpu, cpu_verb_str(M(r, "side")),
-		 cpu_verb_str(M(r, "event")), cpu_verb_str(M(r, "direction")),
-		 cpu_verb_str(M(r, "state")), cpu_verb_str(M(r, "result")),
+		 cpu_json_str(M(r, "time")), cpu, cpu_json_str(M(r, "side")),
+		 cpu_json_str(M(r, "event")), cpu_json_str(M(r, "direction")),
+		 cpu_json_str(M(r, "state")), cpu_json_str(M(r, "result")),
 		 extra);
 }
 
@@ -273,19 +274,19 @@ static void snapshot(struct watch *w)
 static void on_cpuhp(struct watch *w, struct json_object *ev)
 {
 	struct json_object *d = M(ev, "data"), *ts = M(ev, "timestamp"), *r;
-	const char *kind = cpu_verb_str(M(d, "kind")) ?: "?";
-	int side = !strcmp(cpu_verb_str(M(d, "side")) ?: "", "guest");
-	int64_t cpu = cpu_verb_num(M(d, "cpu"), -1),
-		ret = cpu_verb_num(M(d, "ret"), 0);
-	const char *dir = cpu_verb_str(M(d, "direction")) ?: "-";
-	const char *name = cpu_verb_str(M(d, "name")) ?: "?";
+	const char *kind = cpu_json_str(M(d, "kind")) ?: "?";
+	int side = !strcmp(cpu_json_str(M(d, "side")) ?: "", "guest");
+	int64_t cpu = cpu_json_num(M(d, "cpu"), -1),
+		ret = cpu_json_num(M(d, "ret"), 0);
+	const char *dir = cpu_json_str(M(d, "direction")) ?: "-";
+	const char *name = cpu_json_str(M(d, "name")) ?: "?";
 	struct wcpu *c = cpu_at(w, cpu);
 	struct wside *ws = c ? &c->side[side] : NULL;
 	char res[32], took[32];
 
 	result(res, sizeof(res), ret);
 	if (!strcmp(kind, "stage")) {
-		name = cpu_verb_str(M(d, "stage")) ?: "?";
+		name = cpu_json_str(M(d, "stage")) ?: "?";
 		if (c)
 			copy(c->stage, sizeof(c->stage), name);
 	} else if (!strcmp(kind, "step") && ws) {
@@ -300,15 +301,15 @@ static void on_cpuhp(struct watch *w, struct json_object *ev)
 			     !strcmp(dir, "up")
 				     ? name
 				     : below(w, side,
-					     cpu_verb_num(M(d, "state"), 0)));
+					     cpu_json_num(M(d, "state"), 0)));
 	}
 	r = record(ts, cpu, side ? "guest" : "host", kind, dir, name, res);
 	if (!strcmp(kind, "step") || !strcmp(kind, "done")) {
 		json_object_object_add(r, "rollback",
-				       json_object_new_boolean(cpu_verb_flag(
+				       json_object_new_boolean(cpu_json_flag(
 					       M(d, "rollback"))));
 		json_object_object_add(r, "injected",
-				       json_object_new_boolean(cpu_verb_flag(
+				       json_object_new_boolean(cpu_json_flag(
 					       M(d, "injected"))));
 	}
 	if (!strcmp(kind, "done") && ws) {
@@ -321,7 +322,7 @@ static void on_cpuhp(struct watch *w, struct json_object *ev)
 			snprintf(c->last, sizeof(c->last), "%s %s%s %s",
 				 ws->op_t0 && !ws->op_up ? "down" : "up",
 				 ret ? res + strlen("failed:") : "ok",
-				 cpu_verb_flag(M(d, "rollback"))
+				 cpu_json_flag(M(d, "rollback"))
 					 ? " rolled back,"
 					 : "",
 				 took);
@@ -333,7 +334,7 @@ static void on_cpuhp(struct watch *w, struct json_object *ev)
 
 static void on_event(struct watch *w, struct json_object *ev)
 {
-	const char *name = cpu_verb_str(M(ev, "event")) ?: "?";
+	const char *name = cpu_json_str(M(ev, "event")) ?: "?";
 	struct json_object *d = M(ev, "data"), *ts = M(ev, "timestamp");
 	struct json_object *info = M(d, "info");
 	char buf[64];
@@ -343,22 +344,22 @@ static void on_event(struct watch *w, struct json_object *ev)
 		return;
 	}
 	if (!strcmp(name, "DEVICE_DELETED")) {
-		const char *dev = cpu_verb_str(M(d, "device"))
-					  ?: cpu_verb_str(M(d, "path"));
+		const char *dev = cpu_json_str(M(d, "device"))
+					  ?: cpu_json_str(M(d, "path"));
 
 		emit(w, record(ts, -1, "host", "deleted", "down", dev ?: "?",
 			       "ok"));
 	} else if (!strcmp(name, "ACPI_DEVICE_OST")) {
-		const char *slot = cpu_verb_str(M(info, "slot"));
+		const char *slot = cpu_json_str(M(info, "slot"));
 		struct json_object *r =
 			record(ts, slot ? strtol(slot, NULL, 10) : -1, "guest",
 			       "ost", "-", "_OST", "ok");
 
 		snprintf(buf, sizeof(buf), "0x%llx",
-			 (long long)cpu_verb_num(M(info, "source"), 0));
+			 (long long)cpu_json_num(M(info, "source"), 0));
 		add_str(r, "source", buf);
 		snprintf(buf, sizeof(buf), "0x%llx",
-			 (long long)cpu_verb_num(M(info, "status"), 0));
+			 (long long)cpu_json_num(M(info, "status"), 0));
 		add_str(r, "status", buf);
 		emit(w, r);
 	} else if (!strcmp(name, "EVENTS_LOST")) {
@@ -367,19 +368,19 @@ static void on_event(struct watch *w, struct json_object *ev)
 
 		json_object_object_add(
 			r, "count",
-			json_object_new_int64(cpu_verb_num(M(d, "count"), 0)));
+			json_object_new_int64(cpu_json_num(M(d, "count"), 0)));
 		emit(w, r);
 	}
 }
 
 static bool ends_operation(struct json_object *ev)
 {
-	const char *name = cpu_verb_str(M(ev, "event")) ?: "";
+	const char *name = cpu_json_str(M(ev, "event")) ?: "";
 	struct json_object *d = M(ev, "data");
 
 	if (!strcmp(name, "CPUHP_STATE"))
-		return !strcmp(cpu_verb_str(M(d, "kind")) ?: "", "done") &&
-		       !strcmp(cpu_verb_str(M(d, "side")) ?: "", "host");
+		return !strcmp(cpu_json_str(M(d, "kind")) ?: "", "done") &&
+		       !strcmp(cpu_json_str(M(d, "side")) ?: "", "host");
 	return !strcmp(name, "EVENTS_LOST") || !strcmp(name, "DEVICE_DELETED");
 }
 

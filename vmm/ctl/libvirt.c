@@ -2,7 +2,7 @@
 /*
  * `hotvm cpu --connect URI --domain NAME` (libvirt.h): virDomainSetVcpusFlags
  * and virDomainGetVcpusFlags/virDomainGetVcpus on the domain's live state,
- * shown through the table printer of cpu_cmd.c, so a libvirt domain and a
+ * shown through the table printer of cpu_render.c, so a libvirt domain and a
  * hotvm VM look alike; and --libvirt-xml.
  *
  * libvirt is loaded (dlopen) only when --connect asks for it: linked in,
@@ -23,40 +23,15 @@
 #include <libvirt/virterror.h>
 #endif
 
-#include "cpu_cmd.h"
+#include "cpu_json.h"
+#include "cpu_render.h"
+#include "cpu_slots.h"
 #include "libvirt.h"
-
-#define LV_PERIPHERAL "/machine/peripheral/"
-
-static struct json_object *lv_member(struct json_object *o, const char *k)
-{
-	struct json_object *v = NULL;
-
-	if (json_object_is_type(o, json_type_object))
-		json_object_object_get_ex(o, k, &v);
-	return v;
-}
-
-/* The query-cpus-fast entry of @qom, or NULL. */
-static struct json_object *lv_fast(struct json_object *fast, const char *qom)
-{
-	for (size_t i = 0; json_object_is_type(fast, json_type_array) &&
-			   i < json_object_array_length(fast);
-	     i++) {
-		struct json_object *e = json_object_array_get_idx(fast, i);
-		const char *p =
-			json_object_get_string(lv_member(e, "qom-path"));
-
-		if (p && !strcmp(p, qom))
-			return e;
-	}
-	return NULL;
-}
 
 static int lv_socket(struct json_object *e)
 {
 	return json_object_get_int(
-		lv_member(lv_member(e, "props"), "socket-id"));
+		cpu_json_member(cpu_json_member(e, "props"), "socket-id"));
 }
 
 void cli_libvirt_print_xml(FILE *out, struct json_object *hp,
@@ -75,23 +50,23 @@ void cli_libvirt_print_xml(FILE *out, struct json_object *hp,
 
 		if (s >= 0 && (size_t)s < n)
 			slot[s] = e;
-		current += lv_member(e, "qom-path") != NULL;
+		current += cpu_json_member(e, "qom-path") != NULL;
 	}
 	fprintf(out, "<vcpu placement='static' current='%d'>%zu</vcpu>\n",
 		current, n);
 	fprintf(out, "<vcpus>\n");
 	for (size_t i = 0; slot && i < n; i++) {
-		const char *qom =
-			json_object_get_string(lv_member(slot[i], "qom-path"));
-		struct json_object *f = qom ? lv_fast(fast, qom) : NULL;
-		bool device = qom && !strncmp(qom, LV_PERIPHERAL,
-					      strlen(LV_PERIPHERAL));
+		const char *qom = json_object_get_string(
+			cpu_json_member(slot[i], "qom-path"));
+		struct json_object *f = qom ? cpu_slots_fast(fast, qom) : NULL;
+		bool device = qom && !strncmp(qom, CPU_SLOTS_PERIPHERAL,
+					      strlen(CPU_SLOTS_PERIPHERAL));
 		int order = 0;
 
 		/* libvirt's order: when it came online, by cpu-index. */
 		for (size_t j = 0; f && j < n; j++) {
 			const char *q = json_object_get_string(
-				lv_member(slot[j], "qom-path"));
+				cpu_json_member(slot[j], "qom-path"));
 
 			order += q && j <= i;
 		}
@@ -212,7 +187,7 @@ static int lv_shape(virDomainPtr d, struct json_object **hp,
 		json_object_object_add(e, "vcpus-count",
 				       json_object_new_int(1));
 		json_object_object_add(e, "props", p);
-		snprintf(qom, sizeof(qom), LV_PERIPHERAL "vcpu%d", i);
+		snprintf(qom, sizeof(qom), CPU_SLOTS_PERIPHERAL "vcpu%d", i);
 		for (int k = 0; k < cur; k++) {
 			struct json_object *f;
 
@@ -253,7 +228,7 @@ static int lv_list(virDomainPtr d, bool json, FILE *out, FILE *errf)
 		json_object_put(both);
 		return 0;
 	}
-	cpu_cmd_print_list(out, hp, fast);
+	cpu_render_list(out, hp, fast);
 	json_object_put(hp);
 	json_object_put(fast);
 	return 0;

@@ -14,6 +14,7 @@
 
 #include <json-c/json.h>
 
+#include "cpu_json.h"
 #include "cpu_trace.h"
 #include "cpu_verb.h"
 #include "qmp_client.h"
@@ -50,7 +51,7 @@ static struct step *steps_add(struct steps *s)
 	return &s->v[s->n++];
 }
 
-#define M(o, k) cpu_verb_member((o), (k))
+#define M(o, k) cpu_json_member((o), (k))
 
 static void add_str(struct json_object *o, const char *k, const char *v)
 {
@@ -70,19 +71,19 @@ static void add_bool(struct json_object *o, const char *k, bool v)
 /* A step's common members, from a reply's step or an event's data. */
 static void step_fill(struct step *st, struct json_object *d)
 {
-	const char *name = cpu_verb_str(M(d, "name"));
+	const char *name = cpu_json_str(M(d, "name"));
 
 	st->guest = !strcmp(
-		cpu_verb_str(M(d, "side")) ? cpu_verb_str(M(d, "side")) : "",
+		cpu_json_str(M(d, "side")) ? cpu_json_str(M(d, "side")) : "",
 		"guest");
-	st->up = !strcmp(cpu_verb_str(M(d, "direction"))
-				 ? cpu_verb_str(M(d, "direction"))
+	st->up = !strcmp(cpu_json_str(M(d, "direction"))
+				 ? cpu_json_str(M(d, "direction"))
 				 : "",
 			 "up");
-	st->rollback = cpu_verb_flag(M(d, "rollback"));
-	st->injected = cpu_verb_flag(M(d, "injected"));
-	st->ret = (int)cpu_verb_num(M(d, "ret"), 0);
-	st->state = (int)cpu_verb_num(M(d, "state"), -1);
+	st->rollback = cpu_json_flag(M(d, "rollback"));
+	st->injected = cpu_json_flag(M(d, "injected"));
+	st->ret = (int)cpu_json_num(M(d, "ret"), 0);
+	st->state = (int)cpu_json_num(M(d, "state"), -1);
 	if (name)
 		snprintf(st->name, sizeof(st->name), "%s", name);
 	else
@@ -170,21 +171,21 @@ struct json_object *cpu_trace_from_reply(struct json_object *reply)
 		if (!st)
 			break;
 		step_fill(st, d);
-		end += cpu_verb_num(M(d, "us"), 0);
+		end += cpu_json_num(M(d, "us"), 0);
 		st->end_us = end;
 	}
 	t = timeline(&s, "reply");
 	free(s.v);
-	add_int(t, "cpu", cpu_verb_num(M(r, "cpu"), -1));
+	add_int(t, "cpu", cpu_json_num(M(r, "cpu"), -1));
 	add_str(t, "operation",
-		cpu_verb_str(M(r, "state")) ? cpu_verb_str(M(r, "state"))
+		cpu_json_str(M(r, "state")) ? cpu_json_str(M(r, "state"))
 					    : "unknown");
 	add_str(t, "result", "ok"); /* a failed operation has no steps */
-	if (cpu_verb_num(M(r, "total-us"), -1) >= 0)
-		add_int(t, "total-us", cpu_verb_num(M(r, "total-us"), 0));
-	if (cpu_verb_num(M(r, "steps-dropped"), 0))
+	if (cpu_json_num(M(r, "total-us"), -1) >= 0)
+		add_int(t, "total-us", cpu_json_num(M(r, "total-us"), 0));
+	if (cpu_json_num(M(r, "steps-dropped"), 0))
 		add_int(t, "steps-dropped",
-			cpu_verb_num(M(r, "steps-dropped"), 0));
+			cpu_json_num(M(r, "steps-dropped"), 0));
 	return t;
 }
 
@@ -201,15 +202,15 @@ struct json_object *cpu_trace_from_events(struct json_object *events, long cpu,
 	for (size_t i = 0; i < n; i++) {
 		struct json_object *ev = json_object_array_get_idx(events, i);
 		struct json_object *d = M(ev, "data"), *ts = M(ev, "timestamp");
-		const char *name = cpu_verb_str(M(ev, "event")), *kind;
+		const char *name = cpu_json_str(M(ev, "event")), *kind;
 		struct step *st;
 		int64_t at;
 
 		if (name && !strcmp(name, "EVENTS_LOST"))
-			lost += cpu_verb_num(M(d, "count"), 0);
-		kind = cpu_verb_str(M(d, "kind"));
+			lost += cpu_json_num(M(d, "count"), 0);
+		kind = cpu_json_str(M(d, "kind"));
 		if (!name || strcmp(name, "CPUHP_STATE") || !kind ||
-		    cpu_verb_num(M(d, "cpu"), -1) != cpu ||
+		    cpu_json_num(M(d, "cpu"), -1) != cpu ||
 		    (strcmp(kind, "step") && strcmp(kind, "stage")))
 			continue;
 		st = steps_add(&s);
@@ -220,12 +221,12 @@ struct json_object *cpu_trace_from_events(struct json_object *events, long cpu,
 			st->stage = true;
 			st->state = -1;
 			snprintf(st->name, sizeof(st->name), "%s",
-				 cpu_verb_str(M(d, "stage"))
-					 ? cpu_verb_str(M(d, "stage"))
+				 cpu_json_str(M(d, "stage"))
+					 ? cpu_json_str(M(d, "stage"))
 					 : "?");
 		}
-		at = cpu_verb_num(M(ts, "seconds"), 0) * 1000000 +
-		     cpu_verb_num(M(ts, "microseconds"), 0) - t0_us;
+		at = cpu_json_num(M(ts, "seconds"), 0) * 1000000 +
+		     cpu_json_num(M(ts, "microseconds"), 0) - t0_us;
 		st->end_us = at > 0 ? at : 0;
 	}
 	t = timeline(&s, "events");
@@ -285,10 +286,10 @@ static void fmt_tick(char *buf, size_t len, int64_t us)
 
 static const char *bar_mark(struct json_object *b)
 {
-	const char *m = cpu_verb_str(M(b, "mark"));
+	const char *m = cpu_json_str(M(b, "mark"));
 
 	if (m && !strcmp(m, "failed"))
-		return cpu_verb_flag(M(b, "injected")) ? "FAILED*" : "FAILED";
+		return cpu_json_flag(M(b, "injected")) ? "FAILED*" : "FAILED";
 	return m ? m : "?";
 }
 
@@ -315,24 +316,24 @@ static void print_wrapped(FILE *out, const char *s, int width)
 static void print_title(FILE *out, struct json_object *t, int width)
 {
 	char tot[32];
-	const char *err = cpu_verb_str(M(t, "error"));
+	const char *err = cpu_json_str(M(t, "error"));
 
-	fmt_us(tot, sizeof(tot), cpu_verb_num(M(t, "total-us"), 0));
+	fmt_us(tot, sizeof(tot), cpu_json_num(M(t, "total-us"), 0));
 	fprintf(out, "cpu %lld %s: %s in %s, %zu steps (from the %s)\n",
-		(long long)cpu_verb_num(M(t, "cpu"), -1),
-		cpu_verb_str(M(t, "operation"))
-			? cpu_verb_str(M(t, "operation"))
+		(long long)cpu_json_num(M(t, "cpu"), -1),
+		cpu_json_str(M(t, "operation"))
+			? cpu_json_str(M(t, "operation"))
 			: "?",
-		cpu_verb_str(M(t, "result")) ? cpu_verb_str(M(t, "result"))
+		cpu_json_str(M(t, "result")) ? cpu_json_str(M(t, "result"))
 					     : "?",
 		tot, json_object_array_length(M(t, "bars")),
-		cpu_verb_str(M(t, "source")) ? cpu_verb_str(M(t, "source"))
+		cpu_json_str(M(t, "source")) ? cpu_json_str(M(t, "source"))
 					     : "?");
 	if (err)
 		print_wrapped(out, err, width);
-	if (cpu_verb_num(M(t, "events-lost"), 0))
+	if (cpu_json_num(M(t, "events-lost"), 0))
 		fprintf(out, "  (%lld events were lost: steps are missing)\n",
-			(long long)cpu_verb_num(M(t, "events-lost"), 0));
+			(long long)cpu_json_num(M(t, "events-lost"), 0));
 }
 
 static int col(int64_t us, int64_t total, int w)
@@ -357,40 +358,40 @@ static void text_lane(FILE *out, struct json_object *t, const char *lane, int w)
 	size_t nm = json_object_is_type(marks, json_type_array)
 			    ? json_object_array_length(marks)
 			    : 0;
-	int64_t total = cpu_verb_num(M(t, "total-us"), 0);
+	int64_t total = cpu_json_num(M(t, "total-us"), 0);
 	char bar[512], time[32];
 	size_t m = 0;
 
 	for (size_t i = 0; i <= nb; i++) {
 		struct json_object *b = json_object_array_get_idx(bars, i);
 		int64_t start =
-			i < nb ? cpu_verb_num(M(b, "start-us"), 0) : INT64_MAX;
+			i < nb ? cpu_json_num(M(b, "start-us"), 0) : INT64_MAX;
 
 		/* Observed stages, where they fall among the states. */
 		for (; m < nm; m++) {
 			struct json_object *k =
 				json_object_array_get_idx(marks, m);
-			int64_t at = cpu_verb_num(M(k, "at-us"), 0);
+			int64_t at = cpu_json_num(M(k, "at-us"), 0);
 
 			if (at > start)
 				break;
-			if (strcmp(cpu_verb_str(M(k, "lane")) ?: "", lane))
+			if (strcmp(cpu_json_str(M(k, "lane")) ?: "", lane))
 				continue;
 			memset(bar, ' ', w);
 			bar[col(at, total, w)] = '^';
 			bar[w] = '\0';
 			fmt_us(time, sizeof(time), at);
 			text_row(out, lane, "-", "stage",
-				 cpu_verb_str(M(k, "name")) ?: "?", time, bar);
+				 cpu_json_str(M(k, "name")) ?: "?", time, bar);
 		}
 		if (i == nb)
 			break;
-		if (strcmp(cpu_verb_str(M(b, "lane")) ?: "", lane))
+		if (strcmp(cpu_json_str(M(b, "lane")) ?: "", lane))
 			continue;
 		{
 			int c0 = col(start, total, w);
-			int c1 = col(cpu_verb_num(M(b, "end-us"), 0), total, w);
-			const char *mk = cpu_verb_str(M(b, "mark")) ?: "";
+			int c1 = col(cpu_json_num(M(b, "end-us"), 0), total, w);
+			const char *mk = cpu_json_str(M(b, "mark")) ?: "";
 			char fill = !strcmp(mk, "failed")     ? 'X'
 				    : !strcmp(mk, "rollback") ? '~'
 							      : '#';
@@ -399,10 +400,10 @@ static void text_lane(FILE *out, struct json_object *t, const char *lane, int w)
 			for (int c = c0; c <= c1 && c < w; c++)
 				bar[c] = fill;
 			bar[w] = '\0';
-			fmt_us(time, sizeof(time), cpu_verb_num(M(b, "us"), 0));
+			fmt_us(time, sizeof(time), cpu_json_num(M(b, "us"), 0));
 			text_row(out, lane,
-				 cpu_verb_str(M(b, "direction")) ?: "?",
-				 bar_mark(b), cpu_verb_str(M(b, "name")) ?: "?",
+				 cpu_json_str(M(b, "direction")) ?: "?",
+				 bar_mark(b), cpu_json_str(M(b, "name")) ?: "?",
 				 time, bar);
 		}
 	}
@@ -420,7 +421,7 @@ void cpu_trace_print_text(FILE *out, struct json_object *t, int width)
 	print_title(out, t, width);
 	if (!json_object_is_type(M(t, "bars"), json_type_array))
 		return;
-	fmt_us(tot, sizeof(tot), cpu_verb_num(M(t, "total-us"), 0));
+	fmt_us(tot, sizeof(tot), cpu_json_num(M(t, "total-us"), 0));
 	snprintf(axis, sizeof(axis), "0%*s", w - 1, tot);
 	text_row(out, "LANE", "DIR", "MARK", "STATE", "TIME", axis);
 	text_lane(out, t, "host", w);
@@ -441,9 +442,9 @@ void cpu_trace_print_text(FILE *out, struct json_object *t, int width)
 
 static const char *bar_fill(struct json_object *b)
 {
-	const char *mk = cpu_verb_str(M(b, "mark")) ?: "";
-	const char *kind = cpu_verb_str(M(b, "kind")) ?: "";
-	const char *dir = cpu_verb_str(M(b, "direction")) ?: "";
+	const char *mk = cpu_json_str(M(b, "mark")) ?: "";
+	const char *kind = cpu_json_str(M(b, "kind")) ?: "";
+	const char *dir = cpu_json_str(M(b, "direction")) ?: "";
 
 	if (!strcmp(mk, "failed"))
 		return "#d62728";
@@ -484,7 +485,7 @@ static size_t lane_rows(struct json_object *t, const char *lane)
 				     : 0;
 
 		for (size_t i = 0; i < len; i++)
-			n += !strcmp(cpu_verb_str(M(
+			n += !strcmp(cpu_json_str(M(
 					     json_object_array_get_idx(a[k], i),
 					     "lane"))
 					     ?: "",
@@ -502,7 +503,7 @@ static double svg_lane(FILE *f, struct json_object *t, const char *lane,
 			    ? json_object_array_length(marks)
 			    : 0;
 	size_t rows = lane_rows(t, lane), m = 0;
-	int64_t total = cpu_verb_num(M(t, "total-us"), 0);
+	int64_t total = cpu_json_num(M(t, "total-us"), 0);
 	char time[32], title[256], cls[64];
 
 	svg_rect(f, 8, y, SVG_W - 16, SVG_LANE_H + rows * SVG_ROW + 4,
@@ -515,22 +516,22 @@ static double svg_lane(FILE *f, struct json_object *t, const char *lane,
 	for (size_t i = 0; i <= nb; i++) {
 		struct json_object *b = json_object_array_get_idx(bars, i);
 		int64_t start =
-			i < nb ? cpu_verb_num(M(b, "start-us"), 0) : INT64_MAX;
+			i < nb ? cpu_json_num(M(b, "start-us"), 0) : INT64_MAX;
 		double x0, x1;
 
 		for (; m < nm; m++) {
 			struct json_object *k =
 				json_object_array_get_idx(marks, m);
-			int64_t at = cpu_verb_num(M(k, "at-us"), 0);
+			int64_t at = cpu_json_num(M(k, "at-us"), 0);
 
 			if (at > start)
 				break;
-			if (strcmp(cpu_verb_str(M(k, "lane")) ?: "", lane))
+			if (strcmp(cpu_json_str(M(k, "lane")) ?: "", lane))
 				continue;
 			fmt_us(time, sizeof(time), at);
 			svg_text(f, SVG_LABEL - 6, y + 12, "end", 11,
 				 "stage %s (seen)",
-				 cpu_verb_str(M(k, "name")) ?: "?");
+				 cpu_json_str(M(k, "name")) ?: "?");
 			svg_line(f, xpos(at, total), y + 1, xpos(at, total),
 				 y + SVG_ROW - 1, "#9467bd", 0);
 			svg_text(f, xpos(at, total) + 4, y + 12, "start", 10,
@@ -539,27 +540,27 @@ static double svg_lane(FILE *f, struct json_object *t, const char *lane,
 		}
 		if (i == nb)
 			break;
-		if (strcmp(cpu_verb_str(M(b, "lane")) ?: "", lane))
+		if (strcmp(cpu_json_str(M(b, "lane")) ?: "", lane))
 			continue;
 		x0 = xpos(start, total);
-		x1 = xpos(cpu_verb_num(M(b, "end-us"), 0), total);
+		x1 = xpos(cpu_json_num(M(b, "end-us"), 0), total);
 		if (x1 - x0 < 1.5)
 			x1 = x0 + 1.5;
-		fmt_us(time, sizeof(time), cpu_verb_num(M(b, "us"), 0));
+		fmt_us(time, sizeof(time), cpu_json_num(M(b, "us"), 0));
 		snprintf(title, sizeof(title), "%s %s %s: %s, %s (ret %lld)",
-			 lane, cpu_verb_str(M(b, "name")) ?: "?",
-			 cpu_verb_str(M(b, "direction")) ?: "?", bar_mark(b),
-			 time, (long long)cpu_verb_num(M(b, "ret"), 0));
+			 lane, cpu_json_str(M(b, "name")) ?: "?",
+			 cpu_json_str(M(b, "direction")) ?: "?", bar_mark(b),
+			 time, (long long)cpu_json_num(M(b, "ret"), 0));
 		svg_text(f, SVG_LABEL - 6, y + 12, "end", 11, "%s %s",
-			 strcmp(cpu_verb_str(M(b, "direction")) ?: "", "up")
+			 strcmp(cpu_json_str(M(b, "direction")) ?: "", "up")
 				 ? "\u2193"
 				 : "\u2191",
-			 cpu_verb_str(M(b, "name")) ?: "?");
+			 cpu_json_str(M(b, "name")) ?: "?");
 		snprintf(cls, sizeof(cls), "bar %s",
-			 cpu_verb_str(M(b, "mark")) ?: "ok");
+			 cpu_json_str(M(b, "mark")) ?: "ok");
 		svg_rect(f, x0, y + 2, x1 - x0, SVG_ROW - 4, bar_fill(b), cls,
 			 title);
-		if (strcmp(cpu_verb_str(M(b, "mark")) ?: "", "ok"))
+		if (strcmp(cpu_json_str(M(b, "mark")) ?: "", "ok"))
 			svg_text(f, x1 + 4, y + 12, "start", 10, "%s %s", time,
 				 strcmp(bar_mark(b), "FAILED*")
 					 ? bar_mark(b)
@@ -574,18 +575,18 @@ static double svg_lane(FILE *f, struct json_object *t, const char *lane,
 void cpu_trace_write_svg(FILE *f, struct json_object *t)
 {
 	size_t rows = lane_rows(t, "host") + lane_rows(t, "guest");
-	int64_t total = cpu_verb_num(M(t, "total-us"), 0), step;
+	int64_t total = cpu_json_num(M(t, "total-us"), 0), step;
 	int h = SVG_HEAD + 2 * (SVG_LANE_H + 14) + (int)rows * SVG_ROW + 40;
 	double y = SVG_HEAD, axis_y;
-	const char *err = cpu_verb_str(M(t, "error"));
+	const char *err = cpu_json_str(M(t, "error"));
 	char tot[32], lab[32];
 
 	fmt_us(tot, sizeof(tot), total);
 	svg_begin(f, SVG_W, h);
 	svg_text(f, 14, 22, "start", 15, "cpu %lld %s: %s in %s",
-		 (long long)cpu_verb_num(M(t, "cpu"), -1),
-		 cpu_verb_str(M(t, "operation")) ?: "?",
-		 cpu_verb_str(M(t, "result")) ?: "?", tot);
+		 (long long)cpu_json_num(M(t, "cpu"), -1),
+		 cpu_json_str(M(t, "operation")) ?: "?",
+		 cpu_json_str(M(t, "result")) ?: "?", tot);
 	if (err)
 		svg_text(f, 14, 40, "start", 11, "%s", err);
 	if (json_object_is_type(M(t, "bars"), json_type_array)) {
@@ -722,10 +723,10 @@ static struct json_object *run_traced(struct cpu_ctx *x, int *failed)
 	 * request: the axis spans that; the VMM's own figure (from when its
 	 * operation thread took the request) is kept beside it.
 	 */
-	if (total > cpu_verb_num(M(t, "total-us"), 0))
+	if (total > cpu_json_num(M(t, "total-us"), 0))
 		add_int(t, "total-us", total);
 	if (M(ret, "total-us"))
-		add_int(t, "vmm-us", cpu_verb_num(M(ret, "total-us"), 0));
+		add_int(t, "vmm-us", cpu_json_num(M(ret, "total-us"), 0));
 	json_object_put(ret);
 	*failed = rc != 0;
 	return t;
@@ -779,7 +780,7 @@ int cpu_trace_verb(struct cpu_ctx *x)
 		cpu_trace_print_text(x->out, t, term_width(x->out));
 	/* Drawn either way; the status says whether the operation worked. */
 	if (failed)
-		cpu_verb_error(x, "error: %s", cpu_verb_str(M(t, "error")));
+		cpu_verb_error(x, "error: %s", cpu_json_str(M(t, "error")));
 	json_object_put(t);
 	return rc || failed;
 }
