@@ -14,6 +14,10 @@
  * guest's word, followed by the machine thread (hotplug_guest_work()).
  * Anything else apart marks the CPU as needing cpuhp-recover, with an
  * event; operations on it are refused until then.
+ *
+ * The operation gate (hp_op_enter(), hp_op_exit()) lives here too: its
+ * outermost exit is what runs the check, so the controller's operations
+ * call down into this file and nothing here calls back up.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -81,7 +85,7 @@ struct verdict {
 	char why[sizeof(((struct hp_slot *)0)->disagree_why)];
 };
 
-void hp_check_locked_op(struct hotplug *hp)
+static void check_all(struct hotplug *hp)
 {
 	struct verdict *news = NULL;
 	unsigned int n = 0;
@@ -126,6 +130,49 @@ void hp_check_locked_op(struct hotplug *hp)
 	}
 	free(news);
 	if (follow_any)
+		vm_notify(hp->vm);
+}
+
+int hp_op_enter(struct hotplug *hp, bool machine)
+{
+	pthread_t self = pthread_self();
+	int ret = 0;
+
+	pthread_mutex_lock(&hp->lock);
+	if (hp->op_depth && pthread_equal(hp->op_owner, self)) {
+		hp->op_depth++;
+		goto out;
+	}
+	while (!(hp->stopping && !machine) &&
+	       (hp->op_depth || (!machine && !hp->running)))
+		pthread_cond_wait(&hp->cond, &hp->lock);
+	if (hp->stopping && !machine) {
+		ret = -ESHUTDOWN;
+		goto out;
+	}
+	hp->op_owner = self;
+	hp->op_depth = 1;
+out:
+	pthread_mutex_unlock(&hp->lock);
+	return ret;
+}
+
+void hp_op_exit(struct hotplug *hp)
+{
+	bool last, work;
+
+	pthread_mutex_lock(&hp->lock);
+	last = hp->op_depth == 1 && hp->running && !hp->stopping;
+	pthread_mutex_unlock(&hp->lock);
+	/* Every operation's end: are the two sides still in agreement? */
+	if (last)
+		check_all(hp);
+	pthread_mutex_lock(&hp->lock);
+	work = !--hp->op_depth && hp->eject_work;
+	pthread_cond_broadcast(&hp->cond);
+	pthread_mutex_unlock(&hp->lock);
+	/* An eject came while this operation ran: the machine thread's. */
+	if (work)
 		vm_notify(hp->vm);
 }
 

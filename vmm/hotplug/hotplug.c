@@ -29,14 +29,6 @@
  */
 #define HP_BUSY_GRACE_MS 2000
 
-uint64_t hp_now_ns(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
-}
-
 /* --- the platform for the cpuhp library ---------------------------------- */
 
 static void plat_lock(void *ctx)
@@ -58,31 +50,6 @@ static void plat_log(void *ctx, enum cpuhp_log_level level, const char *fmt,
 	/* The library's messages end in a newline already. */
 	fputs("hotvm: ", stderr);
 	vfprintf(stderr, fmt, ap);
-}
-
-void hp_record_locked(struct hotplug *hp, unsigned int cpu, enum hp_side side,
-		      const struct cpuhp_notice *n)
-{
-	struct hp_report *rep = hp->rep;
-	uint64_t now;
-
-	if (!hp->op_active || cpu != hp->op_cpu || !rep ||
-	    n->kind != CPUHP_NOTICE_STEP)
-		return;
-	now = hp_now_ns();
-	if (rep->n < HP_REPORT_MAX)
-		rep->steps[rep->n++] = (struct hp_step_time){
-			.side = side,
-			.state = n->state,
-			.up = n->bringup,
-			.rollback = n->rollback,
-			.injected = n->injected,
-			.ret = n->ret,
-			.ns = now - hp->op_last_ns,
-		};
-	else
-		rep->dropped++;
-	hp->op_last_ns = now;
 }
 
 /*
@@ -127,32 +94,6 @@ static void plat_notify(void *ctx, const struct cpuhp_notice *n)
 	pthread_mutex_unlock(&hp->lock);
 	if (ev.state)
 		ev.state(ev.ctx, HP_SIDE_HOST, n);
-}
-
-int hp_wait_locked(struct hotplug *hp, struct hp_slot *s,
-		   int (*done)(const struct hp_slot *s), int timeout_ms)
-{
-	struct timespec dl;
-	uint64_t end = hp_now_ns() + (uint64_t)timeout_ms * 1000000ull;
-
-	dl.tv_sec = (time_t)(end / 1000000000ull);
-	dl.tv_nsec = (long)(end % 1000000000ull);
-	for (;;) {
-		int ret;
-
-		if (hp->stopping)
-			return -ESHUTDOWN;
-		if (hp->resetting)
-			return -ECANCELED;
-		ret = done(s);
-		if (ret)
-			return ret;
-		if (pthread_cond_timedwait(&hp->cond, &hp->lock, &dl) ==
-		    ETIMEDOUT) {
-			ret = done(s);
-			return ret ? ret : -ETIMEDOUT;
-		}
-	}
 }
 
 /* --- devices ------------------------------------------------------------- */
@@ -217,129 +158,11 @@ static int init_locks(struct hotplug *hp)
 	return 0;
 }
 
-void hp_set_stage_locked(struct hotplug *hp, unsigned int cpu, enum hp_stage st,
-			 struct hp_events *ev, char *id, size_t idlen)
-{
-	struct hp_slot *s = &hp->slots[cpu];
-
-	*ev = (struct hp_events){ 0 };
-	if (s->stage == st)
-		return;
-	s->stage = st;
-	*ev = hp->ev;
-	snprintf(id, idlen, "%s", s->id);
-}
-
-void hp_stage_notify(const struct hp_events *ev, unsigned int cpu,
-		     const char *id, enum hp_stage st)
-{
-	if (ev->stage)
-		ev->stage(ev->ctx, cpu, id, st);
-}
-
-/* Logs why, and records it as @rep's reason unless one is there already. */
-static int vrecord(struct hp_report *rep, unsigned int cpu, int code,
-		   const char *fmt, va_list ap)
-{
-	char why[HV_ERR_MAX];
-
-	vsnprintf(why, sizeof(why), fmt, ap);
-	pr_err("CPU %u: %s", cpu, why);
-	return hv_err_set(rep ? &rep->err : NULL, code, "%s", why);
-}
-
-/* hp->rep is set and cleared by the operation thread, which calls this. */
-void hp_fail(struct hotplug *hp, unsigned int cpu, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	/* -EIO until op_end() knows the errno the walk returned. */
-	vrecord(hp->rep, cpu, -EIO, fmt, ap);
-	va_end(ap);
-}
-
-/* Linux's cpulist ("0-2,5") of the slots marked online, into @buf. */
-static void online_cpulist(struct hotplug *hp, char *buf, size_t len)
-{
-	size_t at = 0;
-
-	buf[0] = 0;
-	for (unsigned int i = 0; i < hp->max_cpus && at < len; i++) {
-		unsigned int j = i;
-
-		if (!hp->slots[i].online)
-			continue;
-		while (j + 1 < hp->max_cpus && hp->slots[j + 1].online)
-			j++;
-		at += (size_t)snprintf(buf + at, len - at,
-				       j == i ? "%s%u" : "%s%u-%u",
-				       at ? "," : "", i, j);
-		i = j;
-	}
-}
-
-void hp_online_changed(struct hotplug *hp, unsigned int cpu, bool online)
-{
-	/* Every other CPU online and alone: "0,2,4,...,1022" fits. */
-	size_t len = (size_t)hp->max_cpus * 5 + 1;
-	char *list = malloc(len);
-	struct hp_events ev;
-	unsigned int count;
-
-	if (!list) {
-		pr_err("CPU %u: out of memory for the online-set event", cpu);
-		return;
-	}
-	pthread_mutex_lock(&hp->lock);
-	online_cpulist(hp, list, len);
-	count = hp->nr_online;
-	ev = hp->ev;
-	pthread_mutex_unlock(&hp->lock);
-	if (ev.online)
-		ev.online(ev.ctx, cpu, online, count, list);
-	free(list);
-}
-
-/*
- * An operation refused before it walks: logged as hp_fail() logs, and the
- * reason for the caller.  Returns code.
- */
-static int refuse(struct hp_report *rep, unsigned int cpu, int code,
-		  const char *fmt, ...) __attribute__((format(printf, 4, 5)));
-static int refuse(struct hp_report *rep, unsigned int cpu, int code,
-		  const char *fmt, ...)
-{
-	va_list ap;
-	int ret;
-
-	va_start(ap, fmt);
-	ret = vrecord(rep, cpu, code, fmt, ap);
-	va_end(ap);
-	return ret;
-}
-
 /* A new operation: no reason left from the one before. */
 static void op_err_clear(struct hp_report *rep)
 {
 	if (rep)
 		hv_err_clear(&rep->err);
-}
-
-void hp_vcpu_started(void *ctx, unsigned int cpu)
-{
-	struct hotplug *hp = ctx;
-	struct hp_events ev;
-	char id[sizeof(hp->slots[0].id)];
-
-	if (cpu >= hp->max_cpus)
-		return;
-	pthread_mutex_lock(&hp->lock);
-	hp->slots[cpu].w.started = true;
-	hp_set_stage_locked(hp, cpu, HP_STAGE_STARTED, &ev, id, sizeof(id));
-	pthread_cond_broadcast(&hp->cond);
-	pthread_mutex_unlock(&hp->lock);
-	hp_stage_notify(&ev, cpu, id, HP_STAGE_STARTED);
 }
 
 int hotplug_create(const struct hotplug_config *cfg, struct hotplug **out)
@@ -415,49 +238,6 @@ fail:
 }
 
 static int host_state(struct hotplug *hp, unsigned int cpu);
-
-int hp_op_enter(struct hotplug *hp, bool machine)
-{
-	pthread_t self = pthread_self();
-	int ret = 0;
-
-	pthread_mutex_lock(&hp->lock);
-	if (hp->op_depth && pthread_equal(hp->op_owner, self)) {
-		hp->op_depth++;
-		goto out;
-	}
-	while (!(hp->stopping && !machine) &&
-	       (hp->op_depth || (!machine && !hp->running)))
-		pthread_cond_wait(&hp->cond, &hp->lock);
-	if (hp->stopping && !machine) {
-		ret = -ESHUTDOWN;
-		goto out;
-	}
-	hp->op_owner = self;
-	hp->op_depth = 1;
-out:
-	pthread_mutex_unlock(&hp->lock);
-	return ret;
-}
-
-void hp_op_exit(struct hotplug *hp)
-{
-	bool last, work;
-
-	pthread_mutex_lock(&hp->lock);
-	last = hp->op_depth == 1 && hp->running && !hp->stopping;
-	pthread_mutex_unlock(&hp->lock);
-	/* Every operation's end: are the two sides still in agreement? */
-	if (last)
-		hp_check_locked_op(hp);
-	pthread_mutex_lock(&hp->lock);
-	work = !--hp->op_depth && hp->eject_work;
-	pthread_cond_broadcast(&hp->cond);
-	pthread_mutex_unlock(&hp->lock);
-	/* An eject came while this operation ran: the machine thread's. */
-	if (work)
-		vm_notify(hp->vm);
-}
 
 void hotplug_set_entry(struct hotplug *hp, enum hotplug_boot_mode mode,
 		       uint64_t entry, uint64_t start_info)
@@ -747,10 +527,11 @@ static int wait_guest_idle(struct hotplug *hp, unsigned int cpu, int timeout,
 		ret = -EBUSY;
 	pthread_mutex_unlock(&hp->lock);
 	if (ret == -EBUSY)
-		return refuse(rep, cpu, ret,
-			      "the guest is still walking its table for it (a "
-			      "late guest after a timeout?); try again once it "
-			      "reports done");
+		return hp_refuse(
+			rep, cpu, ret,
+			"the guest is still walking its table for it (a "
+			"late guest after a timeout?); try again once it "
+			"reports done");
 	if (ret)
 		hv_err_set(rep ? &rep->err : NULL, ret,
 			   "the VM is shutting down");
@@ -764,9 +545,9 @@ static int op_begin(struct hotplug *hp, unsigned int cpu, int timeout_ms,
 	int ret;
 
 	if (cpu >= hp->max_cpus)
-		return refuse(rep, cpu, -EINVAL,
-			      "no such slot; this VM has %u (0-%u)",
-			      hp->max_cpus, hp->max_cpus - 1);
+		return hp_refuse(rep, cpu, -EINVAL,
+				 "no such slot; this VM has %u (0-%u)",
+				 hp->max_cpus, hp->max_cpus - 1);
 	ret = wait_guest_idle(hp, cpu, timeout, rep);
 	if (ret)
 		return ret;
@@ -832,18 +613,20 @@ static int check_broken(struct hotplug *hp, unsigned int cpu,
 
 		memcpy(why, s->disagree_why, sizeof(why));
 		pthread_mutex_unlock(&hp->lock);
-		return refuse(rep, cpu, -ENOTRECOVERABLE,
-			      "the host and the guest disagree about it (%s); "
-			      "cpuhp-recover it first",
-			      why);
+		return hp_refuse(
+			rep, cpu, -ENOTRECOVERABLE,
+			"the host and the guest disagree about it (%s); "
+			"cpuhp-recover it first",
+			why);
 	}
 	pthread_mutex_unlock(&hp->lock);
 	if (!c.broken && !guest)
 		return 0;
-	return refuse(rep, cpu, -ENOTRECOVERABLE,
-		      "an earlier rollback failed on the %s side and left it "
-		      "broken at host state %d; cpuhp-recover it first",
-		      c.broken ? "host" : "guest", c.state);
+	return hp_refuse(
+		rep, cpu, -ENOTRECOVERABLE,
+		"an earlier rollback failed on the %s side and left it "
+		"broken at host state %d; cpuhp-recover it first",
+		c.broken ? "host" : "guest", c.state);
 }
 
 static void set_id(struct hotplug *hp, unsigned int cpu, const char *id)
@@ -925,8 +708,8 @@ static int cpu_remove(struct hotplug *hp, unsigned int cpu, int timeout_ms,
 
 	op_err_clear(rep);
 	if (!guest_cpu_removable(cpu))
-		return refuse(rep, cpu, -EPERM,
-			      "it is the boot CPU and cannot be removed");
+		return hp_refuse(rep, cpu, -EPERM,
+				 "it is the boot CPU and cannot be removed");
 	if (stopping(hp))
 		return hv_err_set(rep ? &rep->err : NULL, -ESHUTDOWN,
 				  "the VM is shutting down");
@@ -998,10 +781,12 @@ static bool guest_reports(struct hotplug *hp, unsigned int cpu,
 	r = hp->guest_ext;
 	pthread_mutex_unlock(&hp->lock);
 	if (!r)
-		refuse(rep, cpu, -EOPNOTSUPP,
-		       "the guest does not report its hotplug states (a Linux "
-		       "guest, or the tiny guest with ignore-hotplug): "
-		       "guest-side targets and faults need hotvm's tiny guest");
+		hp_refuse(
+			rep, cpu, -EOPNOTSUPP,
+			"the guest does not report its hotplug states (a Linux "
+			"guest, or the tiny guest with ignore-hotplug): "
+			"guest-side targets and faults need hotvm's tiny "
+			"guest");
 	return r;
 }
 
@@ -1023,10 +808,10 @@ static int set_target(struct hotplug *hp, unsigned int cpu, enum hp_side side,
 		if (!guest_reports(hp, cpu, rep))
 			return -EOPNOTSUPP;
 		if (!guest_cpu_removable(cpu) && state != GUEST_ONLINE)
-			return refuse(rep, cpu, -EPERM,
-				      "it is the guest's boot CPU: it stays "
-				      "%s",
-				      hp->guest_steps[GUEST_ONLINE].name);
+			return hp_refuse(rep, cpu, -EPERM,
+					 "it is the guest's boot CPU: it stays "
+					 "%s",
+					 hp->guest_steps[GUEST_ONLINE].name);
 		/* The guest never walks its boot CPU: nothing to ask. */
 		if (!guest_cpu_removable(cpu)) {
 			if (rep)
@@ -1034,14 +819,15 @@ static int set_target(struct hotplug *hp, unsigned int cpu, enum hp_side side,
 			return 0;
 		}
 		if (cur < HOST_AP_STARTING)
-			return refuse(rep, cpu, -ENODEV,
-				      "the guest does not have it yet (host "
-				      "state %d); bring the host side to %s "
-				      "first",
-				      cur, HOST_STATE_NAME(HOST_AP_STARTING));
+			return hp_refuse(rep, cpu, -ENODEV,
+					 "the guest does not have it yet (host "
+					 "state %d); bring the host side to %s "
+					 "first",
+					 cur,
+					 HOST_STATE_NAME(HOST_AP_STARTING));
 	} else if (!guest_cpu_removable(cpu) && state != HOST_ONLINE) {
-		return refuse(rep, cpu, -EPERM,
-			      "it is the boot CPU and cannot be taken down");
+		return hp_refuse(rep, cpu, -EPERM,
+				 "it is the boot CPU and cannot be taken down");
 	}
 	ret = check_broken(hp, cpu, rep);
 	if (!ret)
@@ -1104,9 +890,9 @@ static int cpu_recover(struct hotplug *hp, unsigned int cpu, int timeout_ms,
 		return hv_err_set(rep ? &rep->err : NULL, -ESHUTDOWN,
 				  "the VM is shutting down");
 	if (!guest_cpu_removable(cpu))
-		return refuse(rep, cpu, -EPERM,
-			      "it is the boot CPU: it is never walked, so "
-			      "there is nothing to recover");
+		return hp_refuse(rep, cpu, -EPERM,
+				 "it is the boot CPU: it is never walked, so "
+				 "there is nothing to recover");
 	ret = op_begin(hp, cpu, timeout_ms, rep);
 	if (ret)
 		return ret;

@@ -152,15 +152,23 @@ struct hotplug {
 	bool ged_init, regs_init;
 };
 
-uint64_t hp_now_ns(void);
-
 /*
- * Enters an operation: waits until no other thread's operation runs and,
- * unless @machine (the machine's own: boot, unboot, a guest's eject), the
- * guest runs.  Nests on one thread.  -ESHUTDOWN once the VM stops.
+ * The files of the controller, each calling only those listed before it:
+ *
+ *   slot.c          a slot's bookkeeping: stage, report, reason, waits,
+ *                   the online set
+ *   hotplug_guest.c the guest's side of the wire and the mirror of its table
+ *   host_table.c    the host table's callbacks
+ *   agree.c         the operation gate and the agreement check at its end
+ *   hotplug.c       life cycle and the single-CPU operations (hotplug.h)
+ *   prestage.c      the pool of vCPUs created ahead (called by hotplug.c)
+ *   batch.c         the phases of a batch
+ *   many.c          whole operations on many CPUs: bursts and resize
  */
-int hp_op_enter(struct hotplug *hp, bool machine);
-void hp_op_exit(struct hotplug *hp);
+
+/* --- slot.c -------------------------------------------------------------- */
+
+uint64_t hp_now_ns(void);
 
 /* Appends one step to the current report, if it is about @cpu.  Locked. */
 void hp_record_locked(struct hotplug *hp, unsigned int cpu, enum hp_side side,
@@ -194,32 +202,20 @@ void hp_fail(struct hotplug *hp, unsigned int cpu, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
 /*
+ * An operation refused before it walks: logged as hp_fail() logs, and the
+ * reason for the caller in @rep (may be NULL).  Returns @code.
+ */
+int hp_refuse(struct hp_report *rep, unsigned int cpu, int code,
+	      const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+
+/*
  * @cpu's online mark changed (the online state's accounting): tells the
  * QMP layer the new online set.  Without hp->lock held.
  */
 void hp_online_changed(struct hotplug *hp, unsigned int cpu, bool online);
 
-/* What an _OST status for an eject means, for error messages. */
-const char *hp_ost_status_name(uint32_t status);
+/* --- hotplug_guest.c ----------------------------------------------------- */
 
-/*
- * A walk left @cpu where nobody can vouch for it: marked as needing
- * cpuhp-recover, as the agreement check marks it, with its event.
- */
-void hp_mark_disagree(struct hotplug *hp, unsigned int cpu, const char *fmt,
-		      ...) __attribute__((format(printf, 3, 4)));
-
-/* The agreement check of every CPU, with the operation gate held. */
-void hp_check_locked_op(struct hotplug *hp);
-
-/* The host table (host_table.c). */
-void hp_host_table_init(struct hotplug *hp);
-int hp_stop_and_eject(struct hotplug *hp, unsigned int cpu);
-
-/* prestage.c: tops the pool of pre-staged free slots up to hp->prestage. */
-void hp_prestage_fill(struct hotplug *hp);
-
-/* The guest side (hotplug_guest.c). */
 extern const struct hpregs_ops hp_regs_ops;
 /* The mirror of the guest's table, every CPU offline but the boot CPU. */
 int hp_guest_mirror_init(struct hotplug *hp);
@@ -228,5 +224,35 @@ void hp_guest_mirror_reset(struct hotplug *hp);
 /* The mirror's view of @cpu: reported state, fault to hand over.  Locked. */
 int hp_guest_state_locked(struct hotplug *hp, unsigned int cpu);
 int hp_guest_fault_locked(struct hotplug *hp, unsigned int cpu);
+/* What an _OST status for an eject means, for error messages. */
+const char *hp_ost_status_name(uint32_t status);
+
+/* --- host_table.c -------------------------------------------------------- */
+
+void hp_host_table_init(struct hotplug *hp);
+int hp_stop_and_eject(struct hotplug *hp, unsigned int cpu);
+
+/* --- agree.c ------------------------------------------------------------- */
+
+/*
+ * Enters an operation: waits until no other thread's operation runs and,
+ * unless @machine (the machine's own: boot, unboot, a guest's eject), the
+ * guest runs.  Nests on one thread.  -ESHUTDOWN once the VM stops.
+ */
+int hp_op_enter(struct hotplug *hp, bool machine);
+/* Leaves it; the outermost exit runs the agreement check. */
+void hp_op_exit(struct hotplug *hp);
+
+/*
+ * A walk left @cpu where nobody can vouch for it: marked as needing
+ * cpuhp-recover, as the agreement check marks it, with its event.
+ */
+void hp_mark_disagree(struct hotplug *hp, unsigned int cpu, const char *fmt,
+		      ...) __attribute__((format(printf, 3, 4)));
+
+/* --- prestage.c ---------------------------------------------------------- */
+
+/* Tops the pool of pre-staged free slots up to hp->prestage. */
+void hp_prestage_fill(struct hotplug *hp);
 
 #endif

@@ -1,0 +1,190 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * One vCPU slot's bookkeeping, shared by the host table (host_table.c),
+ * the guest's side of the wire (hotplug_guest.c), the agreement check,
+ * the controller's operations (hotplug.c) and the batches: the stage the
+ * host observed, the current operation's report and reason, the waits for
+ * the guest, and the online set.  It sits beneath all of them and calls
+ * none of them, so the tables and the controller do not call each other
+ * in a circle.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "hotplug_internal.h"
+#include "log.h"
+
+uint64_t hp_now_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
+}
+
+void hp_record_locked(struct hotplug *hp, unsigned int cpu, enum hp_side side,
+		      const struct cpuhp_notice *n)
+{
+	struct hp_report *rep = hp->rep;
+	uint64_t now;
+
+	if (!hp->op_active || cpu != hp->op_cpu || !rep ||
+	    n->kind != CPUHP_NOTICE_STEP)
+		return;
+	now = hp_now_ns();
+	if (rep->n < HP_REPORT_MAX)
+		rep->steps[rep->n++] = (struct hp_step_time){
+			.side = side,
+			.state = n->state,
+			.up = n->bringup,
+			.rollback = n->rollback,
+			.injected = n->injected,
+			.ret = n->ret,
+			.ns = now - hp->op_last_ns,
+		};
+	else
+		rep->dropped++;
+	hp->op_last_ns = now;
+}
+
+int hp_wait_locked(struct hotplug *hp, struct hp_slot *s,
+		   int (*done)(const struct hp_slot *s), int timeout_ms)
+{
+	struct timespec dl;
+	uint64_t end = hp_now_ns() + (uint64_t)timeout_ms * 1000000ull;
+
+	dl.tv_sec = (time_t)(end / 1000000000ull);
+	dl.tv_nsec = (long)(end % 1000000000ull);
+	for (;;) {
+		int ret;
+
+		if (hp->stopping)
+			return -ESHUTDOWN;
+		if (hp->resetting)
+			return -ECANCELED;
+		ret = done(s);
+		if (ret)
+			return ret;
+		if (pthread_cond_timedwait(&hp->cond, &hp->lock, &dl) ==
+		    ETIMEDOUT) {
+			ret = done(s);
+			return ret ? ret : -ETIMEDOUT;
+		}
+	}
+}
+
+void hp_set_stage_locked(struct hotplug *hp, unsigned int cpu, enum hp_stage st,
+			 struct hp_events *ev, char *id, size_t idlen)
+{
+	struct hp_slot *s = &hp->slots[cpu];
+
+	*ev = (struct hp_events){ 0 };
+	if (s->stage == st)
+		return;
+	s->stage = st;
+	*ev = hp->ev;
+	snprintf(id, idlen, "%s", s->id);
+}
+
+void hp_stage_notify(const struct hp_events *ev, unsigned int cpu,
+		     const char *id, enum hp_stage st)
+{
+	if (ev->stage)
+		ev->stage(ev->ctx, cpu, id, st);
+}
+
+/* Logs why, and records it as @rep's reason unless one is there already. */
+static int vrecord(struct hp_report *rep, unsigned int cpu, int code,
+		   const char *fmt, va_list ap)
+{
+	char why[HV_ERR_MAX];
+
+	vsnprintf(why, sizeof(why), fmt, ap);
+	pr_err("CPU %u: %s", cpu, why);
+	return hv_err_set(rep ? &rep->err : NULL, code, "%s", why);
+}
+
+/* hp->rep is set and cleared by the operation thread, which calls this. */
+void hp_fail(struct hotplug *hp, unsigned int cpu, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	/* -EIO until op_end() knows the errno the walk returned. */
+	vrecord(hp->rep, cpu, -EIO, fmt, ap);
+	va_end(ap);
+}
+
+/* Linux's cpulist ("0-2,5") of the slots marked online, into @buf. */
+static void online_cpulist(struct hotplug *hp, char *buf, size_t len)
+{
+	size_t at = 0;
+
+	buf[0] = 0;
+	for (unsigned int i = 0; i < hp->max_cpus && at < len; i++) {
+		unsigned int j = i;
+
+		if (!hp->slots[i].online)
+			continue;
+		while (j + 1 < hp->max_cpus && hp->slots[j + 1].online)
+			j++;
+		at += (size_t)snprintf(buf + at, len - at,
+				       j == i ? "%s%u" : "%s%u-%u",
+				       at ? "," : "", i, j);
+		i = j;
+	}
+}
+
+void hp_online_changed(struct hotplug *hp, unsigned int cpu, bool online)
+{
+	/* Every other CPU online and alone: "0,2,4,...,1022" fits. */
+	size_t len = (size_t)hp->max_cpus * 5 + 1;
+	char *list = malloc(len);
+	struct hp_events ev;
+	unsigned int count;
+
+	if (!list) {
+		pr_err("CPU %u: out of memory for the online-set event", cpu);
+		return;
+	}
+	pthread_mutex_lock(&hp->lock);
+	online_cpulist(hp, list, len);
+	count = hp->nr_online;
+	ev = hp->ev;
+	pthread_mutex_unlock(&hp->lock);
+	if (ev.online)
+		ev.online(ev.ctx, cpu, online, count, list);
+	free(list);
+}
+
+int hp_refuse(struct hp_report *rep, unsigned int cpu, int code,
+	      const char *fmt, ...)
+{
+	va_list ap;
+	int ret;
+
+	va_start(ap, fmt);
+	ret = vrecord(rep, cpu, code, fmt, ap);
+	va_end(ap);
+	return ret;
+}
+
+void hp_vcpu_started(void *ctx, unsigned int cpu)
+{
+	struct hotplug *hp = ctx;
+	struct hp_events ev;
+	char id[sizeof(hp->slots[0].id)];
+
+	if (cpu >= hp->max_cpus)
+		return;
+	pthread_mutex_lock(&hp->lock);
+	hp->slots[cpu].w.started = true;
+	hp_set_stage_locked(hp, cpu, HP_STAGE_STARTED, &ev, id, sizeof(id));
+	pthread_cond_broadcast(&hp->cond);
+	pthread_mutex_unlock(&hp->lock);
+	hp_stage_notify(&ev, cpu, id, HP_STAGE_STARTED);
+}
