@@ -8,7 +8,7 @@
  * A failure rolls the CPU back to where the operation began.  The library is
  * freestanding: storage, locking, cross-CPU calls and logging come from the
  * caller, so the same sources serve the VMM (pthreads) and the tiny guest
- * (spinlocks, IPIs).  The contract is written down in DESIGN.md section 1.
+ * (spinlocks, IPIs).  The contract is written down in docs/design.md §3.
  */
 #ifndef HOTVM_CPUHP_H
 #define HOTVM_CPUHP_H

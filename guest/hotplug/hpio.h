@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * The guest side of the CPU-hotplug register block (DESIGN.md section 3,
+ * The guest side of the CPU-hotplug register block (docs/design.md §6,
  * include/hotvm/abi.h): the access sequences, over an accessor so that
  * the host unit test can run them against the VMM's model.  No policy
  * here: hotplug.c decides what to do with the events.

@@ -25,7 +25,7 @@
  * The x86 reset vector (F000:FFF0).  hotvm has no firmware, but Linux on a
  * hardware-reduced machine without EFI falls back to jumping there to
  * reboot (after its EFI reboot finds no EFI): a few bytes there write the
- * reset register instead (ABI_RESET_VECTOR_CODE).
+ * reset register instead (docs/design.md §9).
  */
 #define ABI_RESET_VECTOR_PADDR 0xffff0UL
 #define ABI_LOWMEM_END	       0xa0000UL /* RAM below this; 0xa0000-1M reserved */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * The register layout of the CPU hotplug devices (DESIGN.md section 3):
+ * The register layout of the CPU hotplug devices (docs/design.md §6):
  * the Generic Event Device and QEMU's "modern CPU hotplug interface"
  * register block (QEMU docs/specs/acpi_cpu_hotplug.rst) with hotvm's
  * extension commands.  The one definition used by the device models

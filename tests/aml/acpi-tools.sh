@@ -15,8 +15,8 @@
 # acpiexec has no register block behind the SystemMemory regions: it keeps
 # a buffer per region, filled with -fv's byte, so a read returns the fill or
 # what AML wrote last.  With -vr it logs every access, which is what is
-# checked here: each method must touch exactly the registers of DESIGN.md
-# section 3, in order.  With fill 0, CPEN reads 0, so _STA is 0 and _MAT's
+# checked here: each method must touch exactly the registers of
+# docs/design.md §6.2, in order.  With fill 0, CPEN reads 0, so _STA is 0 and _MAT's
 # flags are 0; with fill 1 the CPU looks enabled (_STA 0xF, flags 1); with
 # the insert (or remove) bit stuck on, as a broken VMM might leave it,
 # CSCN must still stop after one pass per possible CPU.
@@ -294,7 +294,7 @@ check_namespace() {
 
 # --- acpiexec: the CPU methods, register by register ----------------------
 
-# The register block (DESIGN.md section 3) and the GED's event register.
+# The register block (docs/design.md §6.2) and the GED's event register.
 SEL=FEB00100
 FLAGS=FEB00104
 CMD=FEB00105

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * The DSDT builder: scale (1 to DSDT_MAX_CPUS possible CPUs), the register
- * block fields of DESIGN.md section 3, the GED resources, the per-CPU _MAT
+ * block fields of docs/design.md §6.2, the GED resources, the per-CPU _MAT
  * choice between Local APIC and Local x2APIC entries, and errors.  The
  * expected bytes are hand-assembled; test_dsdt_iasl.c checks the whole
  * table with ACPICA.

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * One or more tests per rule of the cpuhp contract (DESIGN.md section 1).
+ * One or more tests per rule of the cpuhp contract (docs/design.md §3).
  * A fixture table with recording callbacks; each test drives the library
  * and compares the recorded calls and the resulting per-CPU state.
  */

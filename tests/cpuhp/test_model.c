@@ -4,7 +4,7 @@
  *
  * Each seed builds a random state table and a random number of CPUs, then
  * runs thousands of random API calls twice: once against a small reference
- * model written from the contract (DESIGN.md section 1), once against the
+ * model written from the contract (docs/design.md §3), once against the
  * library.  After every call the return value, the exact sequence of
  * callback invocations, every CPU's state/target/fail/broken/rollback, every
  * state's installation and the instance lists must agree.

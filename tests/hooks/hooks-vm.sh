@@ -375,8 +375,9 @@ for how in TERM quit; do
 done
 
 # SIGKILL leaves what hotvm cannot reach any more: the hook's group runs
-# on (README says so) and the socket file stays; the next hotvm with the
-# same --api-socket finds nobody listening and takes the path over.
+# on (docs/orchestration.md says so) and the socket file stays; the next
+# hotvm with the same --api-socket finds nobody listening and takes the
+# path over.
 name="SIGKILL during a hook leaves its group and the socket file;"
 name="$name the next hotvm takes the socket over"
 if ! start_slow KILL; then
@@ -393,9 +394,9 @@ else
 	left=$(group_left "$pgid")
 	status=
 	if [ -z "$left" ]; then
-		not_ok "$name" "the hook's group $pgid is gone (README: it stays)"
+		not_ok "$name" "the hook's group $pgid is gone (docs/orchestration.md: it stays)"
 	elif [ ! -S "$sock" ]; then
-		not_ok "$name" "the socket file $sock is gone (README: it stays)"
+		not_ok "$name" "the socket file $sock is gone (docs/orchestration.md: it stays)"
 	else
 		: >"$tmp/out"
 		: >"$tmp/err"

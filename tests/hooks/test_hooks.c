@@ -796,9 +796,10 @@ static void test_no_hook_starts_after_cancel(void)
 }
 
 /*
- * The way README gives for a daemon to outlive its hook: setsid in the
- * hook's foreground, which has called setsid() before it runs what starts
- * the daemon, so the daemon is out of the group before the hook goes on.
+ * The way docs/orchestration.md gives for a daemon to outlive its hook:
+ * setsid in the hook's foreground, which has called setsid() before it
+ * runs what starts the daemon, so the daemon is out of the group before
+ * the hook goes on.
  * All 6 live on, in a group that is not the hook's.  (`setsid daemon &`
  * races with the kill of the group at the hook's exit and loses.)
  */

@@ -3,7 +3,7 @@
 #
 # QEMU's TCG with -cpu max exposes SVM with nested paging, so a Debian kernel
 # booted under it loads kvm-amd and its /dev/kvm is a real KVM (unlike this
-# machine's software /dev/kvm).  See DESIGN.md section 5.  Run with --help.
+# machine's software /dev/kvm).  See docs/design.md §13.  Run with --help.
 
 set -euo pipefail
 

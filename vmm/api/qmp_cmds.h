@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * The control API's command set (DESIGN.md section 2): QEMU's CPU-hotplug
+ * The control API's command set (docs/design.md §7): QEMU's CPU-hotplug
  * commands and events, so that tools written for QEMU drive hotvm
  * unchanged, and hotvm's own view of the host and guest state tables.
  *

@@ -2,7 +2,7 @@
 /*
  * The DSDT's AML: the devices that let an ACPI OS (Linux's acpi_processor
  * and evged drivers) hot-add and hot-remove CPUs through hotvm's GED and
- * CPU-hotplug register block (DESIGN.md section 3), and the console UART.
+ * CPU-hotplug register block (docs/design.md §6.4), and the console UART.
  * Each device builds its own AML (the *_desc.c files in vmm/devices); this module only
  * assembles them.  Only the AML body: the caller wraps it in the 36-byte
  * SDT header ("DSDT", revision 2 for 64-bit integers) and checksums it.

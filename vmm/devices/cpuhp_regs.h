@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * The CPU-hotplug register block (DESIGN.md section 3): QEMU's "modern CPU
+ * The CPU-hotplug register block (docs/design.md §6.2): QEMU's "modern CPU
  * hotplug interface" (docs/specs/acpi_cpu_hotplug.rst), 12 bytes,
  * little-endian, plus hotvm's extension commands; the layout (offsets,
  * widths, bits, commands) is hotvm/regs.h.

@@ -109,7 +109,7 @@ static const int calls_main[] = {
  * leak check that clones a tracer and ptraces the threads.  Allowing all
  * that would be a different filter from the one shipped, and a runtime
  * that meets a refusal at exit spins rather than reports: in those builds
- * the filters are off (README says so).
+ * the filters are off (docs/security.md says so).
  */
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
 #define SECCOMP_SANITIZED 1
