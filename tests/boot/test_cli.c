@@ -66,17 +66,17 @@ static void test_memory(void)
 	CHECK_EQ(v, 17592186044415ULL << 20);
 
 	CHECK_EQ(cli_parse_run(3, bare, &o), 0);
-	CHECK_EQ(o.memory, 512ULL << 20);
+	CHECK_EQ(o.board.memory, 512ULL << 20);
 	CHECK_EQ(cli_parse_run(2, eq, &o), 0);
-	CHECK_EQ(o.memory, 2ULL << 30);
+	CHECK_EQ(o.board.memory, 2ULL << 30);
 	CHECK_EQ(cli_parse_run(3, suffixed, &o), 0);
-	CHECK_EQ(o.memory, 64ULL << 10);
+	CHECK_EQ(o.board.memory, 64ULL << 10);
 	CHECK_EQ(cli_parse_run(3, zero, &o), -EINVAL);
 }
 
 static void test_cpus(void)
 {
-	struct cli_cpus c;
+	struct board_cpus c;
 	char why[128];
 
 	CHECK_EQ(cli_parse_cpus("boot=2,max=8", &c, why, sizeof(why)), 0);
@@ -109,7 +109,7 @@ static void test_cpus(void)
 
 static void test_serial(void)
 {
-	struct cli_serial s;
+	struct board_serial s;
 
 	CHECK_EQ(cli_parse_serial("stdio", &s), 0);
 	CHECK_EQ(s.sink, SERIAL_SINK_STDIO);
@@ -135,20 +135,20 @@ static void test_run(void)
 	char *defaults[] = { "run" };
 
 	CHECK_EQ(cli_parse_run(11, ok, &o), 0);
-	CHECK_STREQ(o.kernel, "k");
-	CHECK_STREQ(o.cmdline, "a b");
-	CHECK_STREQ(o.initrd, "i");
-	CHECK_EQ(o.memory, 1ULL << 30);
-	CHECK_EQ(o.cpus.boot, 2);
-	CHECK_EQ(o.cpus.max, 4);
-	CHECK_EQ(o.serial.sink, SERIAL_SINK_NONE);
+	CHECK_STREQ(o.board.kernel, "k");
+	CHECK_STREQ(o.board.cmdline, "a b");
+	CHECK_STREQ(o.board.initrd, "i");
+	CHECK_EQ(o.board.memory, 1ULL << 30);
+	CHECK_EQ(o.board.cpus.boot, 2);
+	CHECK_EQ(o.board.cpus.max, 4);
+	CHECK_EQ(o.board.serial.sink, SERIAL_SINK_NONE);
 
 	CHECK_EQ(cli_parse_run(1, defaults, &o), 0);
-	CHECK(!o.kernel);
-	CHECK_EQ(o.memory, CLI_DEFAULT_MEMORY);
-	CHECK_EQ(o.cpus.boot, 1);
-	CHECK_EQ(o.cpus.max, 1);
-	CHECK_EQ(o.serial.sink, SERIAL_SINK_STDIO);
+	CHECK(!o.board.kernel);
+	CHECK_EQ(o.board.memory, BOARD_DEFAULT_MEMORY);
+	CHECK_EQ(o.board.cpus.boot, 1);
+	CHECK_EQ(o.board.cpus.max, 1);
+	CHECK_EQ(o.board.serial.sink, SERIAL_SINK_STDIO);
 
 	CHECK_EQ(cli_parse_run(2, missing, &o), -EINVAL);
 	CHECK_EQ(cli_parse_run(2, unknown, &o), -EINVAL);
@@ -178,24 +178,24 @@ static void test_hotplug_opts(void)
 	char *no_sock[] = { "run", "--api-socket" };
 	char *empty_sock[] = { "run", "--api-socket=" };
 	char *empty_name[] = { "run", "--name=" };
-	char *many[2 + 2 * (CLI_MAX_HOOKS + 1)] = { "run" };
+	char *many[2 + 2 * (BOARD_MAX_HOOKS + 1)] = { "run" };
 	int ms;
 
 	CHECK_EQ(cli_parse_run(11, ok, &o), 0);
-	CHECK_STREQ(o.api_socket, "/tmp/s");
-	CHECK_EQ(o.nr_hooks, 2);
-	CHECK_STREQ(o.hooks[0], "/bin/a");
-	CHECK_STREQ(o.hooks[1], "/bin/b");
-	CHECK_STREQ(o.name, "vm1");
-	CHECK_EQ(o.hook_timeout_ms, 250);
-	CHECK_EQ(o.hotplug_timeout_ms, 3000);
+	CHECK_STREQ(o.board.api_socket, "/tmp/s");
+	CHECK_EQ(o.board.nr_hooks, 2);
+	CHECK_STREQ(o.board.hooks[0], "/bin/a");
+	CHECK_STREQ(o.board.hooks[1], "/bin/b");
+	CHECK_STREQ(o.board.name, "vm1");
+	CHECK_EQ(o.board.hook_timeout_ms, 250);
+	CHECK_EQ(o.board.hotplug_timeout_ms, 3000);
 
 	CHECK_EQ(cli_parse_run(1, defaults, &o), 0);
-	CHECK(!o.api_socket);
-	CHECK_EQ(o.nr_hooks, 0);
-	CHECK_STREQ(o.name, CLI_DEFAULT_NAME);
-	CHECK_EQ(o.hook_timeout_ms, 0);
-	CHECK_EQ(o.hotplug_timeout_ms, 0);
+	CHECK(!o.board.api_socket);
+	CHECK_EQ(o.board.nr_hooks, 0);
+	CHECK_STREQ(o.board.name, BOARD_DEFAULT_NAME);
+	CHECK_EQ(o.board.hook_timeout_ms, 0);
+	CHECK_EQ(o.board.hotplug_timeout_ms, 0);
 
 	CHECK_EQ(cli_parse_run(3, bad_ms, &o), -EINVAL);
 	CHECK_EQ(cli_parse_run(3, bad_ms2, &o), -EINVAL);
@@ -204,13 +204,14 @@ static void test_hotplug_opts(void)
 	CHECK_EQ(cli_parse_run(2, empty_sock, &o), -EINVAL);
 	CHECK_EQ(cli_parse_run(2, empty_name, &o), -EINVAL);
 
-	for (int i = 0; i < CLI_MAX_HOOKS + 1; i++) {
+	for (int i = 0; i < BOARD_MAX_HOOKS + 1; i++) {
 		many[1 + 2 * i] = "--hook";
 		many[2 + 2 * i] = "/bin/true";
 	}
-	CHECK_EQ(cli_parse_run(1 + 2 * CLI_MAX_HOOKS, many, &o), 0);
-	CHECK_EQ(o.nr_hooks, CLI_MAX_HOOKS);
-	CHECK_EQ(cli_parse_run(1 + 2 * (CLI_MAX_HOOKS + 1), many, &o), -EINVAL);
+	CHECK_EQ(cli_parse_run(1 + 2 * BOARD_MAX_HOOKS, many, &o), 0);
+	CHECK_EQ(o.board.nr_hooks, BOARD_MAX_HOOKS);
+	CHECK_EQ(cli_parse_run(1 + 2 * (BOARD_MAX_HOOKS + 1), many, &o),
+		 -EINVAL);
 
 	CHECK_EQ(cli_parse_ms("1", &ms), 0);
 	CHECK_EQ(ms, 1);

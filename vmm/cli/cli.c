@@ -99,7 +99,7 @@ static int parse_uint(const char *s, size_t len, unsigned int *out)
 	return 0;
 }
 
-int cli_parse_cpus(const char *s, struct cli_cpus *out, char *why,
+int cli_parse_cpus(const char *s, struct board_cpus *out, char *why,
 		   size_t whylen)
 {
 	bool have_boot = false, have_max = false;
@@ -174,15 +174,15 @@ int cli_parse_ms(const char *s, int *out)
 	return 0;
 }
 
-int cli_parse_serial(const char *s, struct cli_serial *out)
+int cli_parse_serial(const char *s, struct board_serial *out)
 {
 	if (!strcmp(s, "stdio")) {
-		*out = (struct cli_serial){ .sink = SERIAL_SINK_STDIO };
+		*out = (struct board_serial){ .sink = SERIAL_SINK_STDIO };
 	} else if (!strcmp(s, "none")) {
-		*out = (struct cli_serial){ .sink = SERIAL_SINK_NONE };
+		*out = (struct board_serial){ .sink = SERIAL_SINK_NONE };
 	} else if (!strncmp(s, "file:", 5) && s[5]) {
-		*out = (struct cli_serial){ .sink = SERIAL_SINK_FILE,
-					    .path = s + 5 };
+		*out = (struct board_serial){ .sink = SERIAL_SINK_FILE,
+					      .path = s + 5 };
 	} else {
 		return -EINVAL;
 	}
@@ -325,12 +325,8 @@ int cli_parse_run(int argc, char **argv, struct cli_run_opts *o)
 	char why[128];
 	const char *v;
 
-	*o = (struct cli_run_opts){
-		.memory = CLI_DEFAULT_MEMORY,
-		.cpus = { .boot = 1, .max = 1 },
-		.serial = { .sink = SERIAL_SINK_STDIO },
-		.name = CLI_DEFAULT_NAME,
-	};
+	*o = (struct cli_run_opts){ 0 };
+	board_config_init(&o->board);
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
 		int m, ret;
@@ -340,19 +336,19 @@ int cli_parse_run(int argc, char **argv, struct cli_run_opts *o)
 			return 0;
 		}
 		if (!strcmp(a, "--no-reboot")) {
-			o->no_reboot = true;
+			o->board.no_reboot = true;
 			continue;
 		}
 		if ((m = opt_value(argc, argv, &i, "--kernel", &v))) {
-			o->kernel = v;
+			o->board.kernel = v;
 		} else if ((m = opt_value(argc, argv, &i, "--cmdline", &v))) {
-			o->cmdline = v;
+			o->board.cmdline = v;
 		} else if ((m = opt_value(argc, argv, &i, "--initrd", &v))) {
-			o->initrd = v;
+			o->board.initrd = v;
 		} else if ((m = opt_value(argc, argv, &i, "--memory", &v))) {
 			if (m < 0)
 				return -EINVAL;
-			ret = cli_parse_memory(v, &o->memory);
+			ret = cli_parse_memory(v, &o->board.memory);
 			if (ret) {
 				pr_err("--memory '%s': %s; give a size such as "
 				       "256M, 2G or 512 (MiB)",
@@ -364,7 +360,8 @@ int cli_parse_run(int argc, char **argv, struct cli_run_opts *o)
 		} else if ((m = opt_value(argc, argv, &i, "--cpus", &v))) {
 			if (m < 0)
 				return -EINVAL;
-			if (cli_parse_cpus(v, &o->cpus, why, sizeof(why))) {
+			if (cli_parse_cpus(v, &o->board.cpus, why,
+					   sizeof(why))) {
 				pr_err("--cpus '%s': %s; use boot=N,max=M with "
 				       "1 <= N <= M",
 				       v, why);
@@ -373,7 +370,7 @@ int cli_parse_run(int argc, char **argv, struct cli_run_opts *o)
 		} else if ((m = opt_value(argc, argv, &i, "--serial", &v))) {
 			if (m < 0)
 				return -EINVAL;
-			if (cli_parse_serial(v, &o->serial)) {
+			if (cli_parse_serial(v, &o->board.serial)) {
 				pr_err("--serial '%s': unknown sink; use "
 				       "stdio, file:PATH or none",
 				       v);
@@ -386,7 +383,7 @@ int cli_parse_run(int argc, char **argv, struct cli_run_opts *o)
 				       "path of the socket to create");
 				return -EINVAL;
 			}
-			o->api_socket = v;
+			o->board.api_socket = v;
 		} else if ((m = opt_value(argc, argv, &i, "--api-group", &v))) {
 			if (m < 0)
 				return -EINVAL;
@@ -395,25 +392,26 @@ int cli_parse_run(int argc, char **argv, struct cli_run_opts *o)
 				       "name or number");
 				return -EINVAL;
 			}
-			o->api_group = v;
+			o->board.api_group = v;
 		} else if ((m = opt_value(argc, argv, &i, "--name", &v))) {
 			if (m > 0 && (!*v || strlen(v) > CLI_MAX_NAME)) {
 				pr_err("--name '%s': give 1 to %d characters",
 				       v, CLI_MAX_NAME);
 				return -EINVAL;
 			}
-			o->name = v;
+			o->board.name = v;
 		} else if ((m = opt_value(argc, argv, &i, "--hook", &v))) {
-			if (m > 0 && o->nr_hooks == CLI_MAX_HOOKS) {
+			if (m > 0 && o->board.nr_hooks == BOARD_MAX_HOOKS) {
 				pr_err("--hook %s: at most %d hooks", v,
-				       CLI_MAX_HOOKS);
+				       BOARD_MAX_HOOKS);
 				return -EINVAL;
 			}
 			if (m > 0)
-				o->hooks[o->nr_hooks++] = v;
+				o->board.hooks[o->board.nr_hooks++] = v;
 		} else if ((m = opt_value(argc, argv, &i, "--hook-timeout",
 					  &v))) {
-			if (m > 0 && cli_parse_ms(v, &o->hook_timeout_ms)) {
+			if (m > 0 &&
+			    cli_parse_ms(v, &o->board.hook_timeout_ms)) {
 				pr_err("--hook-timeout '%s': give "
 				       "milliseconds, "
 				       "1 to %d",
@@ -422,7 +420,8 @@ int cli_parse_run(int argc, char **argv, struct cli_run_opts *o)
 			}
 		} else if ((m = opt_value(argc, argv, &i, "--hotplug-timeout",
 					  &v))) {
-			if (m > 0 && cli_parse_ms(v, &o->hotplug_timeout_ms)) {
+			if (m > 0 &&
+			    cli_parse_ms(v, &o->board.hotplug_timeout_ms)) {
 				pr_err("--hotplug-timeout '%s': give "
 				       "milliseconds, 1 to %d",
 				       v, CLI_MAX_MS);
@@ -430,15 +429,17 @@ int cli_parse_run(int argc, char **argv, struct cli_run_opts *o)
 			}
 		} else if ((m = opt_value(argc, argv, &i, "--hotplug-wait",
 					  &v))) {
-			if (m > 0 &&
-			    (o->hotplug_wait = hotplug_wait_parse(v)) < 0) {
+			if (m > 0 && (ret = hotplug_wait_parse(v)) < 0) {
 				pr_err("--hotplug-wait '%s': give acknowledged "
 				       "or started",
 				       v);
 				return -EINVAL;
 			}
+			if (m > 0)
+				o->board.hotplug_wait = (enum hotplug_wait)ret;
 		} else if ((m = opt_value(argc, argv, &i, "--prestage", &v))) {
-			if (m > 0 && parse_uint(v, strlen(v), &o->prestage)) {
+			if (m > 0 &&
+			    parse_uint(v, strlen(v), &o->board.prestage)) {
 				pr_err("--prestage '%s': give how many free "
 				       "vCPUs to create ahead (0 or more)",
 				       v);
@@ -459,7 +460,7 @@ int cli_parse_run(int argc, char **argv, struct cli_run_opts *o)
 				return -EINVAL;
 			}
 			if (m > 0)
-				o->guest_eject =
+				o->board.guest_eject =
 					!strcmp(v, "deny")
 						? HOTPLUG_GUEST_EJECT_DENY
 						: HOTPLUG_GUEST_EJECT_ALLOW;
@@ -470,7 +471,7 @@ int cli_parse_run(int argc, char **argv, struct cli_run_opts *o)
 				return -EINVAL;
 			}
 			if (m > 0)
-				o->seccomp = (enum seccomp_policy)ret;
+				o->board.seccomp = (enum seccomp_policy)ret;
 		} else {
 			pr_err("unknown argument '%s'; see 'hotvm run --help'",
 			       a);
