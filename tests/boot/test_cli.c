@@ -1,9 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* Unit tests for the `hotvm run` option parsers. */
+/*
+ * Unit tests for `hotvm run`'s option table: the value parsers, the parser
+ * that walks the table, --help, and README.md's options table (HOTVM_README
+ * names README.md, readme_section.h).
+ */
 #include <errno.h>
 
 #include "check.h"
 #include "cli.h"
+#include "readme_section.h"
 
 static void test_size(void)
 {
@@ -219,5 +224,94 @@ static void test_hotplug_opts(void)
 	CHECK_EQ(cli_parse_ms("-5", &ms), -EINVAL);
 }
 
+/* Every row is complete, and spelled once. */
+static void test_table(void)
+{
+	size_t n;
+	const struct cli_opt *t = cli_run_options(&n);
+
+	CHECK(n > 0);
+	for (size_t i = 0; i < n; i++) {
+		CHECK(t[i].name && !strncmp(t[i].name, "--", 2));
+		CHECK(!strchr(t[i].name, '='));
+		CHECK(t[i].help && *t[i].help && t[i].parse);
+		for (size_t j = 0; j < i; j++)
+			CHECK(strcmp(t[i].name, t[j].name));
+	}
+}
+
+/* --help shows every option of the table, with its default. */
+static void test_usage(void)
+{
+	size_t n, len = 0;
+	const struct cli_opt *t = cli_run_options(&n);
+	char *out = NULL;
+	FILE *f = open_memstream(&out, &len);
+
+	CHECK(f);
+	if (!f)
+		return;
+	cli_run_usage(f);
+	fclose(f);
+	CHECK(strstr(out, "Usage: hotvm run [options]"));
+	CHECK(strstr(out, "  --cpus boot=N,max=M "));
+	CHECK(strstr(out, "  -h, --help "));
+	CHECK(!strchr(out, '`'));
+	for (size_t i = 0; i < n; i++) {
+		char want[128];
+
+		snprintf(want, sizeof(want), "  %s%s%s%s%s",
+			 t[i].alias ? t[i].alias : "", t[i].alias ? ", " : "",
+			 t[i].name, t[i].arg ? " " : "",
+			 t[i].arg ? t[i].arg : "");
+		CHECK(strstr(out, want));
+		snprintf(want, sizeof(want), "(default: %s)",
+			 t[i].def ? t[i].def : "");
+		CHECK(!t[i].def || strstr(out, want));
+	}
+	for (char *l = out; *l;
+	     l += strcspn(l, "\n") + (l[strcspn(l, "\n")] != 0))
+		CHECK(strcspn(l, "\n") <= 78);
+	free(out);
+}
+
+/* README.md's options table is the table's (HOTVM_README names it). */
+static void test_readme(void)
+{
+	size_t len = 0;
+	char *text = NULL;
+	FILE *f = open_memstream(&text, &len);
+
+	CHECK(f);
+	if (!f)
+		return;
+	cli_run_markdown(f);
+	fclose(f);
+	CHECK(readme_section_check("run-options", text));
+	free(text);
+}
+
+/* Options without a value: no "=value"; --help ends parsing. */
+static void test_flags(void)
+{
+	struct cli_run_opts o;
+	char *reboot[] = { "run", "--no-reboot" };
+	char *reboot_eq[] = { "run", "--no-reboot=1" };
+	char *help_eq[] = { "run", "--help=1" };
+	char *help_first[] = { "run", "-h", "--frobnicate" };
+	char *eject[] = { "run", "--guest-eject", "deny" };
+
+	CHECK_EQ(cli_parse_run(2, reboot, &o), 0);
+	CHECK(o.board.no_reboot);
+	CHECK_EQ(cli_parse_run(2, reboot_eq, &o), -EINVAL);
+	CHECK_EQ(cli_parse_run(2, help_eq, &o), -EINVAL);
+	CHECK_EQ(cli_parse_run(3, help_first, &o), 0);
+	CHECK(o.help);
+	CHECK_EQ(cli_parse_run(3, eject, &o), 0);
+	CHECK_EQ(o.board.guest_eject, HOTPLUG_GUEST_EJECT_DENY);
+}
+
 CHECK_MAIN(TEST(test_size), TEST(test_memory), TEST(test_cpus),
-	   TEST(test_serial), TEST(test_run), TEST(test_hotplug_opts))
+	   TEST(test_serial), TEST(test_run), TEST(test_hotplug_opts),
+	   TEST(test_table), TEST(test_usage), TEST(test_readme),
+	   TEST(test_flags))

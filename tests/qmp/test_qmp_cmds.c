@@ -3,8 +3,7 @@
  * The command table (vmm/api/qmp_cmds.c, qc_commands[]) is the one home of
  * the QMP command list: query-commands, README.md's list and `hotvm cpu
  * --help` are held to it here, and the declarations to what the rest of
- * hotvm accepts.  HOTVM_README names README.md (check.h's main takes no
- * arguments).
+ * hotvm accepts.  HOTVM_README names README.md (readme_section.h).
  *
  * No controller is needed: query-commands is the server's own, and nothing
  * here runs a handler.
@@ -18,10 +17,9 @@
 #include "qmp_client.h"
 #include "qmp_cmds.h"
 #include "qmp_test_util.h"
+#include "readme_section.h"
 
-#define T_MS	  5000
-#define README_ON "<!-- qmp-commands: begin"
-#define README_NO "<!-- qmp-commands: end"
+#define T_MS 5000
 
 static const struct qmp_command *table(size_t *n)
 {
@@ -172,73 +170,29 @@ static void test_query_commands(void)
 	tdir_remove(&td);
 }
 
-static char *slurp(const char *path)
-{
-	FILE *f = fopen(path, "r");
-	char *buf = NULL;
-	size_t len = 0;
-
-	if (!f)
-		return NULL;
-	if (getdelim(&buf, &len, '\0', f) < 0) {
-		free(buf);
-		buf = NULL;
-	}
-	fclose(f);
-	return buf;
-}
-
 /*
- * README.md's list, between its markers, is one row per command in the
- * table's order with the table's words: on a mismatch the test prints the
- * rows to paste.
+ * README.md's list, between its qmp-commands markers, is the table's: a
+ * header and one row per command, in the table's order and words.
  */
 static void test_readme_list(void)
 {
-	size_t n;
+	size_t n, len = 0;
 	const struct qmp_command *t = table(&n);
-	const char *path = getenv("HOTVM_README");
-	char *text = path ? slurp(path) : NULL, *on, *end, *line;
-	size_t rows = 0;
-	bool same = true;
+	char *text = NULL, row[1024];
+	FILE *f = open_memstream(&text, &len);
 
-	CHECK(text);
-	on = text ? strstr(text, README_ON) : NULL;
-	end = on ? strstr(on, README_NO) : NULL;
-	CHECK(on && end);
-	if (!on || !end) {
-		free(text);
+	CHECK(f);
+	if (!f)
 		return;
+	fputs("| command | runs | arguments | what it does |\n"
+	      "|---|---|---|---|\n",
+	      f);
+	for (size_t i = 0; i < n; i++) {
+		readme_row(&t[i], row, sizeof(row));
+		fprintf(f, "%s\n", row);
 	}
-	*end = '\0';
-	for (line = strchr(on, '\n'); line; line = end) {
-		char *next = strchr(++line, '\n'), want[1024];
-
-		end = next;
-		if (next)
-			*next = '\0';
-		if (!strncmp(line, "| `", 3)) {
-			if (rows < n) {
-				readme_row(&t[rows], want, sizeof(want));
-				if (strcmp(line, want)) {
-					printf("# README.md: '%s'\n", line);
-					same = false;
-				}
-			}
-			rows++;
-		}
-	}
-	CHECK_EQ(rows, n);
-	CHECK(same);
-	if (!same || rows != n) {
-		printf("# README.md's rows, from the table:\n");
-		for (size_t i = 0; i < n; i++) {
-			char want[1024];
-
-			readme_row(&t[i], want, sizeof(want));
-			printf("# %s\n", want);
-		}
-	}
+	fclose(f);
+	CHECK(readme_section_check("qmp-commands", text));
 	free(text);
 }
 

@@ -1,5 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* Command-line parsing for `hotvm run`: pure functions, unit-tested. */
+/*
+ * `hotvm run`'s options: one table (cli_run_options[], cli_options.c) gives
+ * the parser, --help and README.md's options table.  Pure functions,
+ * unit-tested.
+ */
 #ifndef HOTVM_VMM_CLI_H
 #define HOTVM_VMM_CLI_H
 
@@ -38,18 +42,57 @@ int cli_parse_memory(const char *s, uint64_t *out);
 int cli_parse_cpus(const char *s, struct board_cpus *out, char *why,
 		   size_t whylen);
 
-/* Milliseconds, 1 .. 24 h, decimal.  Returns 0 or -EINVAL. */
+#define CLI_MAX_MS (24 * 3600 * 1000) /* a day: a typo beyond */
+
+/* Milliseconds, 1 .. CLI_MAX_MS, decimal.  Returns 0 or -EINVAL. */
 int cli_parse_ms(const char *s, int *out);
 
 /* "stdio", "none" or "file:PATH".  Returns 0 or -EINVAL. */
 int cli_parse_serial(const char *s, struct board_serial *out);
 
+/* A count: decimal, no sign, no suffix, at most 9 digits.  0 or -EINVAL. */
+int cli_parse_count(const char *s, unsigned int *out);
+
+/* A parse function's answer that ends parsing with success (--help). */
+#define CLI_OPT_STOP 1
+
 /*
- * Parses the arguments after "run" (argv[0] is "run").  Prints a clear
- * message to stderr on error.  Returns 0 or -EINVAL.
+ * One option of `hotvm run`.  The table of these is the only place the
+ * option list is written: the parser walks it, and --help and README.md's
+ * table are rendered from it (cli_usage.c).
+ */
+struct cli_opt {
+	const char *name;  /* "--memory" */
+	const char *alias; /* a short spelling ("-h"), or NULL */
+	const char *arg;   /* the value's placeholder ("SIZE"); NULL: none */
+	/* What it does; `code` in backquotes (kept in README, not in --help). */
+	const char *help;
+	const char *def; /* the default, in words; NULL: none */
+	/*
+	 * Stores v (NULL for an option without a value) into o.  On bad
+	 * input it says why on stderr, naming the option, and returns
+	 * -EINVAL; CLI_OPT_STOP ends parsing; else 0.
+	 */
+	int (*parse)(struct cli_run_opts *o, const char *v);
+};
+
+/* The option table, in --help's order. */
+const struct cli_opt *cli_run_options(size_t *n);
+
+/*
+ * Parses the arguments after "run" (argv[0] is "run"), "--opt value" or
+ * "--opt=value".  Prints a clear message to stderr on error.  Returns 0
+ * or -EINVAL.
  */
 int cli_parse_run(int argc, char **argv, struct cli_run_opts *opts);
 
+/* `hotvm run --help`, from the table. */
 void cli_run_usage(FILE *f);
+
+/*
+ * README.md's options table (header and one row per option), from the
+ * table: what sits between its run-options markers.
+ */
+void cli_run_markdown(FILE *f);
 
 #endif

@@ -1,0 +1,329 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * `hotvm run`'s options, once: each row gives the spelling, the value's
+ * placeholder, the help text, the default and the function that stores the
+ * value.  The parser (cli_parse.c) walks this table; --help and README.md's
+ * table are rendered from it (cli_usage.c), and a test holds README to it.
+ * A new option is one row and, when its value needs checking, one function.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "cli.h"
+#include "hooks.h"
+#include "hotplug.h"
+#include "log.h"
+
+#define CLI_MAX_NAME 64
+
+#define STR_(x)	  #x
+#define STR(x)	  STR_(x)
+#define MAX_HOOKS STR(BOARD_MAX_HOOKS)
+
+/* An empty value for an option that needs text: says why, in opt's name. */
+static bool empty(const char *opt, const char *v, const char *why)
+{
+	if (*v)
+		return false;
+	pr_err("%s: %s", opt, why);
+	return true;
+}
+
+/* Milliseconds for opt, 1 .. CLI_MAX_MS. */
+static int ms_value(const char *opt, const char *v, int *out)
+{
+	if (cli_parse_ms(v, out)) {
+		pr_err("%s '%s': give milliseconds, 1 to %d", opt, v,
+		       CLI_MAX_MS);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int opt_help(struct cli_run_opts *o, const char *v)
+{
+	(void)v;
+	o->help = true;
+	return CLI_OPT_STOP;
+}
+
+static int opt_kernel(struct cli_run_opts *o, const char *v)
+{
+	o->board.kernel = v;
+	return 0;
+}
+
+static int opt_cmdline(struct cli_run_opts *o, const char *v)
+{
+	o->board.cmdline = v;
+	return 0;
+}
+
+static int opt_initrd(struct cli_run_opts *o, const char *v)
+{
+	o->board.initrd = v;
+	return 0;
+}
+
+static int opt_memory(struct cli_run_opts *o, const char *v)
+{
+	int ret = cli_parse_memory(v, &o->board.memory);
+
+	if (ret) {
+		pr_err("--memory '%s': %s; give a size such as 256M, 2G or "
+		       "512 (MiB)",
+		       v, ret == -ERANGE ? "out of range" : "not a size");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int opt_cpus(struct cli_run_opts *o, const char *v)
+{
+	char why[128];
+
+	if (cli_parse_cpus(v, &o->board.cpus, why, sizeof(why))) {
+		pr_err("--cpus '%s': %s; use boot=N,max=M with 1 <= N <= M", v,
+		       why);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int opt_serial(struct cli_run_opts *o, const char *v)
+{
+	if (cli_parse_serial(v, &o->board.serial)) {
+		pr_err("--serial '%s': unknown sink; use stdio, file:PATH or "
+		       "none",
+		       v);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int opt_api_socket(struct cli_run_opts *o, const char *v)
+{
+	if (empty("--api-socket", v,
+		  "empty path; give the path of the socket to create"))
+		return -EINVAL;
+	o->board.api_socket = v;
+	return 0;
+}
+
+static int opt_api_group(struct cli_run_opts *o, const char *v)
+{
+	if (empty("--api-group", v, "empty name; give a group name or number"))
+		return -EINVAL;
+	o->board.api_group = v;
+	return 0;
+}
+
+static int opt_name(struct cli_run_opts *o, const char *v)
+{
+	if (!*v || strlen(v) > CLI_MAX_NAME) {
+		pr_err("--name '%s': give 1 to %d characters", v, CLI_MAX_NAME);
+		return -EINVAL;
+	}
+	o->board.name = v;
+	return 0;
+}
+
+static int opt_hook(struct cli_run_opts *o, const char *v)
+{
+	if (o->board.nr_hooks == BOARD_MAX_HOOKS) {
+		pr_err("--hook %s: at most %d hooks", v, BOARD_MAX_HOOKS);
+		return -EINVAL;
+	}
+	o->board.hooks[o->board.nr_hooks++] = v;
+	return 0;
+}
+
+static int opt_hook_timeout(struct cli_run_opts *o, const char *v)
+{
+	return ms_value("--hook-timeout", v, &o->board.hook_timeout_ms);
+}
+
+static int opt_hotplug_timeout(struct cli_run_opts *o, const char *v)
+{
+	return ms_value("--hotplug-timeout", v, &o->board.hotplug_timeout_ms);
+}
+
+static int opt_hotplug_wait(struct cli_run_opts *o, const char *v)
+{
+	int w = hotplug_wait_parse(v);
+
+	if (w < 0) {
+		pr_err("--hotplug-wait '%s': give acknowledged or started", v);
+		return -EINVAL;
+	}
+	o->board.hotplug_wait = (enum hotplug_wait)w;
+	return 0;
+}
+
+static int opt_prestage(struct cli_run_opts *o, const char *v)
+{
+	if (cli_parse_count(v, &o->board.prestage)) {
+		pr_err("--prestage '%s': give how many free vCPUs to create "
+		       "ahead (0 or more)",
+		       v);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int opt_dump_acpi(struct cli_run_opts *o, const char *v)
+{
+	if (empty("--dump-acpi", v,
+		  "empty path; give the directory for the table files"))
+		return -EINVAL;
+	o->dump_acpi = v;
+	return 0;
+}
+
+static int opt_seccomp(struct cli_run_opts *o, const char *v)
+{
+	int p = seccomp_parse_policy(v);
+
+	if (p < 0) {
+		pr_err("--seccomp '%s': give on, log or off", v);
+		return -EINVAL;
+	}
+	o->board.seccomp = (enum seccomp_policy)p;
+	return 0;
+}
+
+static int opt_no_reboot(struct cli_run_opts *o, const char *v)
+{
+	(void)v;
+	o->board.no_reboot = true;
+	return 0;
+}
+
+static int opt_guest_eject(struct cli_run_opts *o, const char *v)
+{
+	if (strcmp(v, "allow") && strcmp(v, "deny")) {
+		pr_err("--guest-eject '%s': give allow or deny", v);
+		return -EINVAL;
+	}
+	o->board.guest_eject = !strcmp(v, "deny") ? HOTPLUG_GUEST_EJECT_DENY
+						  : HOTPLUG_GUEST_EJECT_ALLOW;
+	return 0;
+}
+
+static const struct cli_opt options[] = {
+	{ .name = "--kernel",
+	  .arg = "PATH",
+	  .help = "ELF kernel with a PVH entry note, or a Linux bzImage "
+		  "(64-bit boot protocol)",
+	  .def = "the built-in tiny guest",
+	  .parse = opt_kernel },
+	{ .name = "--cmdline",
+	  .arg = "TEXT",
+	  .help = "kernel command line",
+	  .parse = opt_cmdline },
+	{ .name = "--initrd",
+	  .arg = "PATH",
+	  .help = "initial ramdisk (PVH module 0, or the bzImage's ramdisk)",
+	  .parse = opt_initrd },
+	{ .name = "--memory",
+	  .arg = "SIZE",
+	  .help = "guest RAM, e.g. 512M or 2G; no unit means MiB",
+	  .def = "256M",
+	  .parse = opt_memory },
+	{ .name = "--cpus",
+	  .arg = "boot=N,max=M",
+	  .help = "vCPUs at boot and the most that can be hot-added; max "
+		  "defaults to boot",
+	  .def = "boot=1",
+	  .parse = opt_cpus },
+	{ .name = "--serial",
+	  .arg = "stdio|file:PATH|none",
+	  .help = "where the COM1 console goes",
+	  .def = "stdio",
+	  .parse = opt_serial },
+	{ .name = "--api-socket",
+	  .arg = "PATH",
+	  .help = "QMP control socket (`hotvm cpu`, QEMU tools); only hotvm's "
+		  "own user and root may connect",
+	  .parse = opt_api_socket },
+	{ .name = "--api-group",
+	  .arg = "GROUP",
+	  .help = "members of GROUP (a name or a gid) may connect too",
+	  .parse = opt_api_group },
+	{ .name = "--name",
+	  .arg = "NAME",
+	  .help = "VM name for hooks and QMP",
+	  .def = BOARD_DEFAULT_NAME,
+	  .parse = opt_name },
+	{ .name = "--hook",
+	  .arg = "PATH",
+	  .help = "run PATH at every host hotplug state, as `PATH VM CPU STATE "
+		  "up|down`; nonzero vetoes (repeatable, up to " MAX_HOOKS
+		  "); its environment is only PATH, HOTVM_VM, HOTVM_CPU, "
+		  "HOTVM_STATE and HOTVM_DIRECTION; its output (4 KiB a call) "
+		  "goes to hotvm's log; what it leaves in its process group "
+		  "is killed when it ends",
+	  .parse = opt_hook },
+	{ .name = "--hook-timeout",
+	  .arg = "MS",
+	  .help = "kill a hook after MS",
+	  .def = STR(HOOKS_DEFAULT_TIMEOUT),
+	  .parse = opt_hook_timeout },
+	{ .name = "--hotplug-timeout",
+	  .arg = "MS",
+	  .help = "how long a hot-add or removal waits for the guest",
+	  .def = STR(HOTPLUG_DEFAULT_TIMEOUT_MS),
+	  .parse = opt_hotplug_timeout },
+	{ .name = "--hotplug-wait",
+	  .arg = "acknowledged|started",
+	  .help = "what a hot-add waits for when the guest does not report "
+		  "its own states (Linux): its `_OST`, or also the vCPU "
+		  "started by the guest (Linux: once user space onlines it); "
+		  "`device_add`'s `\"wait\"` overrides it",
+	  .def = "acknowledged",
+	  .parse = opt_hotplug_wait },
+	{ .name = "--prestage",
+	  .arg = "K",
+	  .help = "keep K free vCPUs created ahead of demand (fd, run area, "
+		  "thread waiting): a hot-add of one pays only the guest's "
+		  "part",
+	  .def = "0",
+	  .parse = opt_prestage },
+	{ .name = "--dump-acpi",
+	  .arg = "DIR",
+	  .help = "write the ACPI tables these options give to DIR "
+		  "(`rsdp.dat xsdt.dat facp.dat apic.dat dsdt.dat`, for "
+		  "`iasl -d` and `acpiexec`) and exit 0 without booting; "
+		  "needs no `/dev/kvm`, so KVM's vCPU limit is not checked",
+	  .parse = opt_dump_acpi },
+	{ .name = "--seccomp",
+	  .arg = "on|log|off",
+	  .help = "system-call filters per thread (vCPU, control, main): `on` "
+		  "stops the VM with status 4 and names a forbidden call; "
+		  "`log` lets it run and the kernel logs it (audit); `off`, "
+		  "none. Hooks run outside the filters",
+	  .def = "on",
+	  .parse = opt_seccomp },
+	{ .name = "--no-reboot",
+	  .help = "a reset (the guest's reboot or triple fault, "
+		  "`system_reset`) ends hotvm instead of resetting the VM: "
+		  "status 0, or 4 after a triple fault",
+	  .parse = opt_no_reboot },
+	{ .name = "--guest-eject",
+	  .arg = "allow|deny",
+	  .help = "a CPU the guest ejects on its own (Linux's sysfs eject): "
+		  "removed, as QEMU does (`allow`), or kept and presented to "
+		  "the guest again (`deny`)",
+	  .def = "allow",
+	  .parse = opt_guest_eject },
+	{ .name = "--help",
+	  .alias = "-h",
+	  .help = "show this help",
+	  .parse = opt_help },
+};
+
+const struct cli_opt *cli_run_options(size_t *n)
+{
+	*n = sizeof(options) / sizeof(options[0]);
+	return options;
+}
