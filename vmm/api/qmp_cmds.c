@@ -156,34 +156,6 @@ static struct json_object *name_or_null(enum hp_side side, int state)
 	return o;
 }
 
-static bool plugged(const struct hp_cpu_view *v)
-{
-	return v->host.state != HOST_OFFLINE && !v->prestaged;
-}
-
-/*
- * A slot device_add may take: free, or created ahead of the guest
- * (--prestage, or cpuhp-set-target of the host side to vcpu:create).
- */
-static bool addable(const struct hp_cpu_view *v)
-{
-	return !plugged(v) || (v->host.state <= HOST_VCPU_CREATE &&
-			       !v->host.broken && !v->present);
-}
-
-/*
- * A vCPU the guest really runs, as far as the host can tell: host table
- * at online, nothing broken, and a guest that reports its table has it
- * online too.  This is what query-cpus-fast lists and cpu-resize counts;
- * a slot that is merely taken (partly up, broken) is not counted.
- */
-static bool counted(const struct hp_cpu_view *v)
-{
-	return v->host.state == HOST_ONLINE && !v->host.broken &&
-	       !v->guest_broken && !v->disagree &&
-	       (!v->guest_reports || v->guest_state == GUEST_ONLINE);
-}
-
 /*
  * The QOM path of a plugged vCPU, "" for one that is not.  A vCPU plugged
  * some other way than device_add (cpu-hotplug, cpu-resize, set-target)
@@ -195,7 +167,7 @@ static const char *qom_path(const struct hp_cpu_view *v, char *buf, size_t len)
 
 	buf[0] = '\0';
 	pthread_mutex_lock(&qc.lock);
-	if (!plugged(v)) {
+	if (!hotplug_cpu_plugged(v)) {
 		if (sl->kind != QC_PATH_UNATTACHED || !v->boot)
 			sl->kind = QC_PATH_NONE;
 	} else if (v->id[0]) {
@@ -205,7 +177,7 @@ static const char *qom_path(const struct hp_cpu_view *v, char *buf, size_t len)
 		sl->kind = QC_PATH_ANON;
 		sl->anon = qc.next_anon++;
 	}
-	if (plugged(v)) {
+	if (hotplug_cpu_plugged(v)) {
 		if (sl->kind == QC_PATH_UNATTACHED)
 			snprintf(buf, len, QC_UNATTACHED, v->cpu);
 		else if (sl->kind == QC_PATH_PERIPHERAL)
@@ -727,28 +699,13 @@ static int device_add_exists(struct qmp_error *err, unsigned int cpu)
 			     "CPU[%u] with APIC ID %u exists", cpu, v.apic_id);
 }
 
-/* The checks of device_add that read the machine: a free id and slot. */
-static int device_add_free(const char *id, unsigned int cpu,
-			   struct qmp_error *err)
-{
-	struct hp_cpu_view v;
-
-	if (id)
-		for (unsigned int i = 0; i < qc.max; i++)
-			if (!view(i, &v) && !strcmp(v.id, id))
-				return qmp_error_set(err, QMP_ERROR_GENERIC,
-						     "Duplicate device ID "
-						     "'%s'",
-						     id);
-	if (view(cpu, &v) || !addable(&v))
-		return device_add_exists(err, cpu);
-	return 0;
-}
-
-/* device_add's answer once hotplug_cpu_add() returned rc. */
+/* device_add's words for hotplug_add_check()'s and the walk's errors. */
 static int device_add_done(unsigned int cpu, const char *id, int rc,
 			   const struct hp_report *rep, struct qmp_error *err)
 {
+	if (rc == -EADDRINUSE)
+		return qmp_error_set(err, QMP_ERROR_GENERIC,
+				     "Duplicate device ID '%s'", id);
 	if (rc == -EEXIST)
 		return device_add_exists(err, cpu);
 	if (rc)
@@ -768,10 +725,11 @@ static int cmd_device_add(void *ctx, struct json_object *args,
 	(void)ctx;
 	(void)ret;
 	rc = device_add_check(args, &id, &cpu, err);
-	if (!rc)
-		rc = device_add_free(id, cpu, err);
 	if (rc)
 		return rc;
+	rc = hotplug_add_check(qc.hp, cpu, id);
+	if (rc)
+		return device_add_done(cpu, id, rc, NULL, err);
 	rc = hotplug_cpu_add(qc.hp, cpu, id, 0, arg_wait(args), fresh(&rep));
 	return device_add_done(cpu, id, rc, &rep, err);
 }
@@ -853,109 +811,80 @@ static int cmd_device_del(void *ctx, struct json_object *args,
 
 /* ---- bursts of device_add and device_del: one batch each ---- */
 
-/* One request of a burst that the batch takes: its CPU and id. */
+/*
+ * A burst's well-formed requests as the controller takes them
+ * (hotplug_add_many(), hotplug_remove_many()), and the call each answers.
+ */
 struct burst {
-	struct qmp_call *call;
-	unsigned int cpu;
-	const char *id;
+	struct qmp_call *calls;
+	struct hotplug_req *reqs;
+	size_t *call; /* reqs[k] answers calls[call[k]] */
+	unsigned int n;
 };
 
-/* A burst of n requests: those the batch takes, and those it leaves. */
-struct burst_set {
-	struct burst *b;
-	unsigned int *cpus, nb; /* b[i].cpu, for hotplug_batch_*() */
-	int *res;		/* their results from hotplug_batch_*() */
-	struct hv_err *errs;	/* ... and their reasons */
-	bool *later;		/* left to run by themselves */
-};
-
-static int burst_set_alloc(struct burst_set *bs, size_t n)
+static int burst_init(struct burst *b, struct qmp_call *calls, size_t n)
 {
-	*bs = (struct burst_set){
-		.b = calloc(n, sizeof(*bs->b)),
-		.cpus = calloc(n, sizeof(*bs->cpus)),
-		.res = calloc(n, sizeof(*bs->res)),
-		.errs = calloc(n, sizeof(*bs->errs)),
-		.later = calloc(n, sizeof(*bs->later)),
+	*b = (struct burst){
+		.calls = calls,
+		.reqs = calloc(n, sizeof(*b->reqs)),
+		.call = calloc(n, sizeof(*b->call)),
 	};
-	return bs->b && bs->cpus && bs->res && bs->errs && bs->later ? 0
-								     : -ENOMEM;
+	if (b->reqs && b->call)
+		return 0;
+	free(b->reqs);
+	free(b->call);
+	return -ENOMEM;
 }
 
-static void burst_set_free(struct burst_set *bs)
+static void burst_add(struct burst *b, size_t i, struct hotplug_req q)
 {
-	free(bs->b);
-	free(bs->cpus);
-	free(bs->res);
-	free(bs->errs);
-	free(bs->later);
+	b->call[b->n] = i;
+	b->reqs[b->n++] = q;
 }
 
-/*
- * A report holding only the reason a batch's first phase gave for @k, as
- * the same request sent alone would have had it; NULL without one.
- */
-static const struct hp_report *burst_reason(const struct burst_set *bs,
-					    unsigned int k)
+static struct qmp_call *burst_call(const struct burst *b, unsigned int k)
 {
-	static struct hp_report rep; /* the operation thread only */
-
-	if (!hv_err_is_set(&bs->errs[k]))
-		return NULL;
-	memset(&rep, 0, sizeof(rep));
-	rep.err = bs->errs[k];
-	return &rep;
+	return &b->calls[b->call[k]];
 }
 
-/* Whether an earlier request of the batch names cpu or id. */
-static bool burst_taken(const struct burst_set *bs, unsigned int cpu,
-			const char *id)
+static void burst_free(struct burst *b)
 {
-	for (unsigned int i = 0; i < bs->nb; i++)
-		if (bs->b[i].cpu == cpu ||
-		    (id && bs->b[i].id && !strcmp(bs->b[i].id, id)))
-			return true;
-	return false;
+	free(b->reqs);
+	free(b->call);
 }
 
-static void burst_take(struct burst_set *bs, struct qmp_call *c,
-		       unsigned int cpu, const char *id)
-{
-	bs->b[bs->nb] = (struct burst){ .call = c, .cpu = cpu, .id = id };
-	bs->cpus[bs->nb++] = cpu;
-}
-
-/*
- * Runs the requests of a burst that the batch could not take, each by
- * itself after the batch, where they would have run had the burst run one
- * request at a time: those that name a CPU or an id an earlier one names
- * (later[i]), or all of them when there is no batch (later NULL).
- */
-static void burst_rest(struct qmp_call *calls, size_t n, const bool *later,
-		       int (*cmd)(void *, struct json_object *,
-				  struct json_object **, struct qmp_error *))
+/* Without memory for a burst: each request by itself, as it came. */
+static void burst_alone(struct qmp_call *calls, size_t n,
+			int (*cmd)(void *, struct json_object *,
+				   struct json_object **, struct qmp_error *))
 {
 	for (size_t i = 0; i < n; i++)
-		if (!later || later[i])
-			calls[i].rc = cmd(NULL, calls[i].args, &calls[i].ret,
-					  &calls[i].err);
+		calls[i].rc =
+			cmd(NULL, calls[i].args, &calls[i].ret, &calls[i].err);
+}
+
+static void burst_add_done(void *ctx, const struct hotplug_result *r)
+{
+	struct burst *b = ctx;
+	struct qmp_call *c = burst_call(b, r->k);
+
+	c->rc = device_add_done(r->cpu, b->reqs[r->k].id, r->rc, r->rep,
+				&c->err);
 }
 
 /*
- * A burst of device_add as one batch (hotplug_batch_add_begin(), as
- * cpu-resize): every CPU created and presented under one GED event, then
- * each finished and answered on its own; one that fails goes back to
- * offline, the others still finish.
+ * A burst of device_add as one batch: the controller presents every CPU
+ * under one GED event, then finishes each (hotplug_add_many()); each call
+ * is answered in QEMU's words for its own CPU.
  */
 static void batch_device_add(void *ctx, struct qmp_call *calls, size_t n)
 {
-	static struct hp_report rep;
-	struct burst_set bs;
+	struct burst b;
 
 	(void)ctx;
-	if (burst_set_alloc(&bs, n)) {
-		burst_rest(calls, n, NULL, cmd_device_add);
-		goto out;
+	if (burst_init(&b, calls, n)) {
+		burst_alone(calls, n, cmd_device_add);
+		return;
 	}
 	for (size_t i = 0; i < n; i++) {
 		struct qmp_call *c = &calls[i];
@@ -963,88 +892,83 @@ static void batch_device_add(void *ctx, struct qmp_call *calls, size_t n)
 		unsigned int cpu = 0;
 
 		c->rc = device_add_check(c->args, &id, &cpu, &c->err);
-		if (c->rc)
-			continue;
-		if (burst_taken(&bs, cpu, id)) {
-			bs.later[i] = true;
-			continue;
-		}
-		c->rc = device_add_free(id, cpu, &c->err);
 		if (!c->rc)
-			burst_take(&bs, c, cpu, id);
+			burst_add(&b, i,
+				  (struct hotplug_req){
+					  .cpu = cpu,
+					  .id = id,
+					  .wait = arg_wait(c->args),
+				  });
 	}
-	hotplug_batch_add_begin(qc.hp, bs.cpus, bs.nb, 0, bs.res, bs.errs);
-	for (unsigned int k = 0; k < bs.nb; k++) {
-		struct burst *b = &bs.b[k];
-		/* Phase 1 ran no steps of this request: only its reason. */
-		const struct hp_report *rp = burst_reason(&bs, k);
-		int r = bs.res[k];
-
-		if (!r) {
-			r = hotplug_cpu_add(qc.hp, b->cpu, b->id, 0,
-					    arg_wait(b->call->args),
-					    fresh(&rep));
-			rp = &rep;
-			if (r)
-				hotplug_batch_abandon(qc.hp, b->cpu, true, 0);
-		}
-		b->call->rc =
-			device_add_done(b->cpu, b->id, r, rp, &b->call->err);
-	}
-	burst_rest(calls, n, bs.later, cmd_device_add);
-out:
-	burst_set_free(&bs);
+	hotplug_add_many(qc.hp, b.reqs, b.n, 0,
+			 &(const struct hotplug_many_ops){
+				 .ctx = &b,
+				 .done = burst_add_done,
+			 },
+			 NULL);
+	burst_free(&b);
 }
 
 /*
- * A burst of device_del as one batch (hotplug_batch_remove_begin(), as
- * cpu-resize): every removal put to the guest under one GED event, so one
- * eject scan takes them all, then each finished and answered on its own;
+ * A removal run after the batch, because an earlier request of the burst
+ * named its CPU: its id is looked up again, as it would be had the burst
+ * come one request at a time.
+ */
+static int burst_del_admit(void *ctx, unsigned int k, enum hotplug_phase phase)
+{
+	struct burst *b = ctx;
+	struct qmp_call *c = burst_call(b, k);
+	unsigned int cpu;
+
+	if (phase != HOTPLUG_PHASE_ALONE)
+		return 0;
+	c->rc = device_del_check(c->args, &cpu, &c->err);
+	if (!c->rc && cpu != b->reqs[k].cpu)
+		c->rc = qmp_error_set(&c->err, QMP_ERROR_DEVICE_NOT_FOUND,
+				      "Device '%s' not found",
+				      qmp_str(c->args, "id", ""));
+	return c->rc;
+}
+
+static void burst_del_done(void *ctx, const struct hotplug_result *r)
+{
+	struct qmp_call *c = burst_call(ctx, r->k);
+
+	c->rc = remove_error(r->cpu, r->rc, r->rep, &c->err);
+	if (c->rc && r->walk_back)
+		hv_err_append(&c->err.e, ", then back to online");
+}
+
+/*
+ * A burst of device_del as one batch: every removal put to the guest under
+ * one GED event, so one eject scan takes them all (hotplug_remove_many());
  * one that fails goes back to online.
  */
 static void batch_device_del(void *ctx, struct qmp_call *calls, size_t n)
 {
-	static struct hp_report rep;
-	struct burst_set bs;
+	struct burst b;
 
 	(void)ctx;
-	if (burst_set_alloc(&bs, n)) {
-		burst_rest(calls, n, NULL, cmd_device_del);
-		goto out;
+	if (burst_init(&b, calls, n)) {
+		burst_alone(calls, n, cmd_device_del);
+		return;
 	}
 	for (size_t i = 0; i < n; i++) {
 		struct qmp_call *c = &calls[i];
 		unsigned int cpu = 0;
 
 		c->rc = device_del_check(c->args, &cpu, &c->err);
-		if (c->rc)
-			continue;
-		if (burst_taken(&bs, cpu, NULL))
-			bs.later[i] = true;
-		else
-			burst_take(&bs, c, cpu, NULL);
+		if (!c->rc)
+			burst_add(&b, i, (struct hotplug_req){ .cpu = cpu });
 	}
-	hotplug_batch_remove_begin(qc.hp, bs.cpus, bs.nb, 0, bs.res, bs.errs);
-	for (unsigned int k = 0; k < bs.nb; k++) {
-		struct burst *b = &bs.b[k];
-		struct qmp_error *err = &b->call->err;
-		int r = bs.res[k];
-
-		if (r) {
-			b->call->rc = remove_error(b->cpu, r,
-						   burst_reason(&bs, k), err);
-			continue;
-		}
-		r = remove_cpu(b->cpu, 0, &rep, err);
-		if (r) {
-			hotplug_batch_abandon(qc.hp, b->cpu, false, 0);
-			hv_err_append(&err->e, ", then back to online");
-		}
-		b->call->rc = r;
-	}
-	burst_rest(calls, n, bs.later, cmd_device_del);
-out:
-	burst_set_free(&bs);
+	hotplug_remove_many(qc.hp, b.reqs, b.n, 0,
+			    &(const struct hotplug_many_ops){
+				    .ctx = &b,
+				    .admit = burst_del_admit,
+				    .done = burst_del_done,
+			    },
+			    NULL);
+	burst_free(&b);
 }
 
 /*
@@ -1066,7 +990,7 @@ static int cmd_query_cpus_fast(void *ctx, struct json_object *args,
 		char path[QC_PATH_MAX];
 
 		if (view(cpu, &v) || !*qom_path(&v, path, sizeof(path)) ||
-		    !counted(&v))
+		    !hotplug_cpu_counted(&v))
 			continue;
 		o = json_object_new_object();
 		add_int(o, "cpu-index", cpu);
@@ -1462,7 +1386,7 @@ static int cmd_cpu_hotplug(void *ctx, struct json_object *args,
 	memset(&rep, 0, sizeof(rep));
 	if (!strcmp(state, HOST_STATE_NAME(HOST_ONLINE))) {
 		struct hp_cpu_view before;
-		bool was = !view(cpu, &before) && plugged(&before);
+		bool was = !view(cpu, &before) && hotplug_cpu_plugged(&before);
 
 		rc = hotplug_cpu_add(qc.hp, cpu, NULL, timeout, arg_wait(args),
 				     &rep);
@@ -1477,7 +1401,7 @@ static int cmd_cpu_hotplug(void *ctx, struct json_object *args,
 	} else {
 		struct hp_cpu_view v;
 
-		if (!view(cpu, &v) && !plugged(&v)) {
+		if (!view(cpu, &v) && !hotplug_cpu_plugged(&v)) {
 			rc = 0; /* already offline */
 		} else if (!guest_cpu_removable(cpu)) {
 			return qmp_error_set(err, QMP_ERROR_GENERIC,
@@ -1531,159 +1455,79 @@ static int cmd_cpuhp_recover(void *ctx, struct json_object *args,
 	return 0;
 }
 
-struct resize_step {
-	unsigned int cpu;
-	bool added;
-	struct qc_slot slot; /* a removed CPU's path, restored by the undo */
-	char id[sizeof(((struct hp_cpu_view *)0)->id)];
+/* ---- cpu-resize: the controller's, all or nothing (hotplug_resize()) */
+
+/* One cpu-resize call: its error, and the QOM paths an undo gives back. */
+struct resize_call {
+	struct qmp_error *err;
+	int rc;		       /* the first CPU's failure, said in err */
+	struct qc_slot *slots; /* as they were before the resize */
 };
 
-/* Undoes steps[0..n) in reverse; returns how many could not be undone. */
-static unsigned int resize_undo(struct resize_step *steps, unsigned int n,
-				int timeout)
+static void resize_done(void *ctx, const struct hotplug_result *r)
 {
-	static struct hp_report rep;
-	unsigned int bad = 0;
+	struct resize_call *z = ctx;
 
-	while (n--) {
-		struct resize_step *st = &steps[n];
-		int rc;
-
-		if (st->added) {
-			rc = hotplug_cpu_remove(qc.hp, st->cpu, timeout,
-						fresh(&rep));
-		} else {
-			rc = hotplug_cpu_add(qc.hp, st->cpu,
-					     st->id[0] ? st->id : NULL, timeout,
-					     HOTPLUG_WAIT_DEFAULT, fresh(&rep));
-			if (!rc) {
-				pthread_mutex_lock(&qc.lock);
-				qc.slots[st->cpu] = st->slot;
-				pthread_mutex_unlock(&qc.lock);
-			}
+	if (r->phase == HOTPLUG_PHASE_UNDO) {
+		/* A removal undone: the CPU gets its old path back. */
+		if (!r->rc && r->add) {
+			pthread_mutex_lock(&qc.lock);
+			qc.slots[r->cpu] = z->slots[r->cpu];
+			pthread_mutex_unlock(&qc.lock);
 		}
-		if (rc) {
-			pr_err("api: cpu-resize: cannot undo the %s of cpu "
-			       "%u: %s",
-			       st->added ? "hot-add" : "hot-remove", st->cpu,
-			       hv_err_is_set(&rep.err) ? rep.err.msg
-						       : err_text(rc));
-			bad++;
-		}
+		return;
 	}
-	return bad;
+	if (!r->rc) {
+		if (r->add)
+			mark_added(r->cpu, NULL);
+		return;
+	}
+	if (z->rc)
+		return;
+	if (r->add) {
+		z->rc = op_error(z->err, r->cpu, "hot-add", r->rc, r->rep);
+		return;
+	}
+	z->rc = remove_error(r->cpu, r->rc, r->rep, z->err);
+	if (r->walk_back) /* err says where its own walk left it */
+		hv_err_append(&z->err->e, ", then back to online");
 }
 
-/* ---- cpu-resize: one batch (hotplug_batch_*), each CPU its own result */
-
-/*
- * Hot-adds the lowest free slots as one batch: all created and presented
- * under one GED event, then each finished; a CPU that fails goes back to
- * offline, the others still finish (the guest brings them up anyway).
- * The first failure is the error.
- */
-static int resize_add(struct resize_step *steps, unsigned int *n,
-		      unsigned int *have, unsigned int count, int timeout,
-		      struct qmp_error *err)
+/* cpu-resize's error once hotplug_resize() failed with rc and undid. */
+static int resize_error(struct resize_call *z, int rc, long long count,
+			const struct hotplug_resize_result *res)
 {
-	static struct hp_report rep;
-	unsigned int *cpus = calloc(qc.max, sizeof(*cpus)), nb = 0;
-	int *res = calloc(qc.max, sizeof(*res)), rc = 0;
-
-	if (!cpus || !res) {
-		free(cpus);
-		free(res);
-		return qmp_error_set(err, QMP_ERROR_GENERIC, "out of memory");
-	}
-	for (unsigned int cpu = 0; *have + nb < count && cpu < qc.max; cpu++) {
-		struct hp_cpu_view v;
-
-		if (!view(cpu, &v) && !plugged(&v))
-			cpus[nb++] = cpu;
-	}
-	hotplug_batch_add_begin(qc.hp, cpus, nb, timeout, res, NULL);
-	for (unsigned int i = 0; i < nb; i++) {
-		unsigned int cpu = cpus[i];
-		const struct hp_report *rp = NULL; /* phase 1: no steps */
-		int r = res[i];
-
-		if (!r) {
-			r = hotplug_cpu_add(qc.hp, cpu, NULL, timeout,
-					    HOTPLUG_WAIT_DEFAULT, fresh(&rep));
-			rp = &rep;
-			if (r)
-				hotplug_batch_abandon(qc.hp, cpu, true,
-						      timeout);
-		}
-		if (r) {
-			if (!rc)
-				rc = op_error(err, cpu, "hot-add", r, rp);
-			continue;
-		}
-		mark_added(cpu, NULL);
-		steps[(*n)++] =
-			(struct resize_step){ .cpu = cpu, .added = true };
-		(*have)++;
-	}
-	free(cpus);
-	free(res);
-	return rc;
+	if (rc == -ENOSPC)
+		z->rc = qmp_error_set(z->err, QMP_ERROR_GENERIC,
+				      "cpu-resize: only %u vCPUs can be "
+				      "plugged",
+				      res->count);
+	else if (!z->rc)
+		z->rc = qmp_error_set(z->err, QMP_ERROR_GENERIC,
+				      "cpu-resize: %s", err_text(rc));
+	hv_err_append(
+		&z->err->e,
+		res->undo_failed ? "; cpu-resize to %lld: %u of %u steps could "
+				   "not be undone"
+				 : "; cpu-resize to %lld: nothing changed (%u "
+				   "of %u steps undone)",
+		count, res->undo_failed ? res->undo_failed : res->n, res->n);
+	return z->rc;
 }
 
-/* Hot-removes the highest counted CPUs as one batch (one eject scan). */
-static int resize_remove(struct resize_step *steps, unsigned int *n,
-			 unsigned int *have, unsigned int count, int timeout,
-			 struct qmp_error *err)
+static struct json_object *resize_reply(const struct hotplug_resize_result *r)
 {
-	static struct hp_report rep;
-	struct resize_step *st = calloc(qc.max, sizeof(*st));
-	unsigned int *cpus = calloc(qc.max, sizeof(*cpus)), nb = 0;
-	int *res = calloc(qc.max, sizeof(*res)), rc = 0;
+	struct json_object *o = json_object_new_object();
+	struct json_object *added = json_object_new_array();
+	struct json_object *removed = json_object_new_array();
 
-	if (!st || !cpus || !res) {
-		free(st);
-		free(cpus);
-		free(res);
-		return qmp_error_set(err, QMP_ERROR_GENERIC, "out of memory");
-	}
-	for (unsigned int cpu = qc.max; *have - nb > count && cpu-- > 0;) {
-		struct hp_cpu_view v;
-
-		if (!guest_cpu_removable(cpu) || view(cpu, &v) || !counted(&v))
-			continue;
-		st[nb] = (struct resize_step){ .cpu = cpu };
-		memcpy(st[nb].id, v.id, sizeof(st[nb].id));
-		pthread_mutex_lock(&qc.lock);
-		st[nb].slot = qc.slots[cpu];
-		pthread_mutex_unlock(&qc.lock);
-		cpus[nb++] = cpu;
-	}
-	hotplug_batch_remove_begin(qc.hp, cpus, nb, timeout, res, NULL);
-	for (unsigned int i = 0; i < nb; i++) {
-		struct qmp_error e = { 0 };
-		int r = res[i];
-
-		if (r) {
-			if (!rc)
-				rc = op_error(err, cpus[i], "hot-remove", r,
-					      NULL);
-			continue;
-		}
-		r = remove_cpu(cpus[i], timeout, &rep, rc ? &e : err);
-		if (r) {
-			hotplug_batch_abandon(qc.hp, cpus[i], false, timeout);
-			if (!rc) /* err says where its own walk left it */
-				hv_err_append(&err->e, ", then back to online");
-			rc = rc ? rc : r;
-			continue;
-		}
-		steps[(*n)++] = st[i];
-		(*have)--;
-	}
-	free(st);
-	free(cpus);
-	free(res);
-	return rc;
+	for (unsigned int i = 0; i < r->n; i++)
+		json_object_array_add(r->steps[i].added ? added : removed,
+				      json_object_new_int(r->steps[i].cpu));
+	add_int(o, "count", r->count);
+	json_object_object_add(o, "added", added);
+	json_object_object_add(o, "removed", removed);
+	return o;
 }
 
 /*
@@ -1695,57 +1539,37 @@ static int resize_remove(struct resize_step *steps, unsigned int *n,
 static int cmd_cpu_resize(void *ctx, struct json_object *args,
 			  struct json_object **ret, struct qmp_error *err)
 {
-	struct resize_step *steps;
-	struct json_object *o, *added, *removed;
-	unsigned int have = 0, n = 0, bad;
+	struct hotplug_resize_result res = {
+		.steps = calloc(qc.max, sizeof(*res.steps)),
+	};
+	struct resize_call z = {
+		.err = err,
+		.slots = calloc(qc.max, sizeof(*z.slots)),
+	};
 	int64_t count = qmp_int(args, "count", 1);
-	int timeout = arg_timeout(args), rc = 0;
+	int rc = -ENOMEM;
 
 	(void)ctx;
 	names_refresh();
-	steps = calloc(qc.max, sizeof(*steps));
-	if (!steps)
-		return -ENOMEM;
-	for (unsigned int cpu = 0; cpu < qc.max; cpu++) {
-		struct hp_cpu_view v;
-
-		have += !view(cpu, &v) && counted(&v);
+	if (res.steps && z.slots) {
+		pthread_mutex_lock(&qc.lock);
+		memcpy(z.slots, qc.slots, qc.max * sizeof(*z.slots));
+		pthread_mutex_unlock(&qc.lock);
+		rc = hotplug_resize(qc.hp, (unsigned int)count,
+				    arg_timeout(args),
+				    &(const struct hotplug_many_ops){
+					    .ctx = &z,
+					    .done = resize_done,
+				    },
+				    &res);
+		if (rc)
+			rc = resize_error(&z, rc, (long long)count, &res);
+		else
+			*ret = resize_reply(&res);
 	}
-	if (have < count)
-		rc = resize_add(steps, &n, &have, (unsigned int)count, timeout,
-				err);
-	else if (have > count)
-		rc = resize_remove(steps, &n, &have, (unsigned int)count,
-				   timeout, err);
-	if (!rc && have != count) {
-		rc = qmp_error_set(err, QMP_ERROR_GENERIC,
-				   "cpu-resize: only %u vCPUs can be plugged",
-				   have);
-	}
-	if (rc) {
-		bad = resize_undo(steps, n, timeout);
-		hv_err_append(
-			&err->e,
-			bad ? "; cpu-resize to %lld: %u of %u steps could "
-			      "not be undone"
-			    : "; cpu-resize to %lld: nothing changed (%u "
-			      "of %u steps undone)",
-			(long long)count, bad ? bad : n, n);
-		free(steps);
-		return rc;
-	}
-	o = json_object_new_object();
-	added = json_object_new_array();
-	removed = json_object_new_array();
-	for (unsigned int i = 0; i < n; i++)
-		json_object_array_add(steps[i].added ? added : removed,
-				      json_object_new_int(steps[i].cpu));
-	add_int(o, "count", have);
-	json_object_object_add(o, "added", added);
-	json_object_object_add(o, "removed", removed);
-	free(steps);
-	*ret = o;
-	return 0;
+	free(res.steps);
+	free(z.slots);
+	return rc;
 }
 
 /* ---- registration ---- */

@@ -464,6 +464,18 @@ int hotplug_cpu_view(struct hotplug *hp, unsigned int cpu,
 	return 0;
 }
 
+bool hotplug_cpu_plugged(const struct hp_cpu_view *v)
+{
+	return v->host.state != HOST_OFFLINE && !v->prestaged;
+}
+
+bool hotplug_cpu_counted(const struct hp_cpu_view *v)
+{
+	return v->host.state == HOST_ONLINE && !v->host.broken &&
+	       !v->guest_broken && !v->disagree &&
+	       (!v->guest_reports || v->guest_state == GUEST_ONLINE);
+}
+
 /* The host table, or the mirror of the guest's: the same questions. */
 static const struct cpuhp_machine *table(const struct hotplug *hp,
 					 enum hp_side side)
