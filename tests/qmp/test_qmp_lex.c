@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The QMP server's strict lexical check (vmm/api/qmp_lex.c), byte by byte:
+ * The QMP server's strict lexical check (vmm/util/qmp_lex.c), byte by byte:
  * raw control characters in strings (the ways a request cut short at a
  * line end would swallow the next one), the classes of invalid UTF-8, and
  * \u escapes that are half a surrogate pair; what is valid passes, in one

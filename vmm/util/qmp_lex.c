@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * A request's bytes checked strictly before json-c parses them (see
- * vmm/api/qmp_lex.h): a small state machine over the text that knows where
+ * vmm/util/qmp_lex.h): a small state machine over the text that knows where
  * strings, escapes and comments are, and a UTF-8 decoder that knows which
  * second bytes each lead byte allows (RFC 3629, section 4).
  */
