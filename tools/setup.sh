@@ -16,6 +16,7 @@ packages=(
 	libvirt-dev                              # hotvm cpu --connect (its test driver needs no daemon)
 	gnuplot-nox                              # tools/bench-hotplug.py plot
 	python3                                  # tests/cli, guest/tests, bench-hotplug.py (also in the lab)
+	qemu-guest-agent                         # qemu-ga: tests/agent against the real agent (and the lab's Linux guest)
 )
 
 missing=()

@@ -191,6 +191,70 @@ static void test_serial(void)
 	serial_close(&s);
 }
 
+static unsigned int rx_drained;
+static char rx_out[8];
+static size_t rx_out_len;
+
+static void rx_host_out(void *ctx, uint8_t c)
+{
+	(void)ctx;
+	if (rx_out_len < sizeof(rx_out))
+		rx_out[rx_out_len++] = (char)c;
+}
+
+static void rx_host_drained(void *ctx)
+{
+	(void)ctx;
+	rx_drained++;
+}
+
+/* The receive side: the ring, LSR DR, IIR's priority, FCR's clear. */
+static void test_serial_rx(void)
+{
+	static char big[SERIAL_RX_SIZE + 10];
+	struct bus bus = BUS_INIT_PIO;
+	struct serial s;
+
+	serial_open_callback(
+		&s,
+		&(struct serial_host){ .out = rx_host_out,
+				       .drained = rx_host_drained },
+		NULL, 3);
+	CHECK_EQ(serial_register(&s, &bus, ABI_COM1_PORT), 0);
+	wr(&bus, 0, 'o');
+	CHECK_EQ(rx_out_len, 1);
+	CHECK_EQ(rx_out[0], 'o');
+
+	CHECK_EQ(rd(&bus, 5) & 0x01, 0); /* no data */
+	CHECK_EQ(rd(&bus, 0), 0);
+	CHECK_EQ(serial_receive(&s, "ab", 2), 2);
+	CHECK_EQ(rd(&bus, 5) & 0x01, 0x01);
+	/* Data waiting outranks THR empty in IIR, and only with IER RDI. */
+	wr(&bus, 1, 0x02);
+	CHECK_EQ(rd(&bus, 2) & 0x0f, 0x02);
+	wr(&bus, 1, 0x03);
+	CHECK_EQ(rd(&bus, 2) & 0x0f, 0x04);
+	CHECK_EQ(rd(&bus, 0), 'a');
+	CHECK_EQ(rx_drained, 0);
+	CHECK_EQ(rd(&bus, 0), 'b');
+	CHECK_EQ(rx_drained, 1); /* the ring went empty */
+	CHECK_EQ(rd(&bus, 5) & 0x01, 0);
+	CHECK_EQ(rd(&bus, 2) & 0x0f, 0x01); /* THR empty was read above */
+
+	/* A full ring takes what fits and says so. */
+	CHECK_EQ(serial_receive(&s, big, sizeof(big)), SERIAL_RX_SIZE);
+	CHECK_EQ(serial_receive(&s, "x", 1), 0);
+	/* Linux clears the receive FIFO as it opens the port. */
+	wr(&bus, 2, 0x07);
+	CHECK_EQ(rd(&bus, 5) & 0x01, 0);
+	CHECK_EQ(rx_drained, 2);
+	CHECK_EQ(rd(&bus, 2) & 0xc0, 0xc0); /* the FIFO stays enabled */
+	CHECK_EQ(serial_receive(&s, "xy", 2), 2);
+	serial_rx_flush(&s);
+	CHECK_EQ(rd(&bus, 5) & 0x01, 0);
+	serial_close(&s);
+}
+
 static void test_debug_exit(void)
 {
 	struct bus bus = BUS_INIT_PIO;
@@ -269,4 +333,4 @@ static void test_pm(void)
 }
 
 CHECK_MAIN(TEST(test_bus), TEST(test_bus_regs), TEST(test_serial),
-	   TEST(test_debug_exit), TEST(test_pm))
+	   TEST(test_serial_rx), TEST(test_debug_exit), TEST(test_pm))

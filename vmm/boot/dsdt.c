@@ -54,7 +54,7 @@ int dsdt_build_aml(struct aml_buf *b, const struct dsdt_config *cfg)
 	AML_SCOPE(b, "\\_SB") {
 		ret = hpregs_build_aml(b, &cpus);
 		ged_build_aml(b, ged, irq);
-		serial_build_aml(b, "COM1", ABI_COM1_PORT, ABI_COM1_IRQ);
+		serial_build_aml(b, "COM1", ABI_COM1_PORT, ABI_COM1_IRQ, 0);
 		build_mres(b, ged, cpus.base);
 		pm_build_aml(b);
 	}

@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * 16550A UART, transmit side.  The transmitter is always empty (LSR THRE
- * and TEMT set), so a polling guest never waits; a guest that enables the
- * THR-empty interrupt gets one per write, which is what Linux's 8250 driver
- * expects.  No modem, no receive: the console is output only.
+ * 16550A UART.  The transmitter is always empty (LSR THRE and TEMT set), so
+ * a polling guest never waits; a guest that enables the THR-empty
+ * interrupt gets one per write, which is what Linux's 8250 driver expects.
+ * Receive: the host queues bytes in a ring (serial_receive()); the guest
+ * sees LSR DR while it is not empty and, with IER's receive bit set, a
+ * "data available" interrupt, which outranks THR-empty in IIR as on the
+ * chip.  No modem lines.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -24,15 +27,20 @@ enum {
 	UART_SCR = 7,
 };
 
-#define UART_LCR_DLAB 0x80
-#define UART_IER_THRI 0x02
-#define UART_IIR_NONE 0x01
-#define UART_IIR_THRI 0x02
-#define UART_IIR_FIFO 0xc0
-#define UART_LSR_THRE 0x20
-#define UART_LSR_TEMT 0x40
-#define UART_MCR_LOOP 0x10
-#define UART_MSR_IDLE 0xb0 /* DCD, DSR, CTS: a cable is attached */
+#define UART_LCR_DLAB	  0x80
+#define UART_IER_RDI	  0x01
+#define UART_IER_THRI	  0x02
+#define UART_IIR_NONE	  0x01
+#define UART_IIR_THRI	  0x02
+#define UART_IIR_RDI	  0x04
+#define UART_IIR_FIFO	  0xc0
+#define UART_FCR_CLEAR_RX 0x02
+#define UART_FCR_CLEAR_TX 0x04
+#define UART_LSR_DR	  0x01
+#define UART_LSR_THRE	  0x20
+#define UART_LSR_TEMT	  0x40
+#define UART_MCR_LOOP	  0x10
+#define UART_MSR_IDLE	  0xb0 /* DCD, DSR, CTS: a cable is attached */
 
 int serial_open(struct serial *s, enum serial_sink sink, const char *path,
 		struct vm *vm, unsigned int irq)
@@ -51,15 +59,27 @@ int serial_open(struct serial *s, enum serial_sink sink, const char *path,
 		s->close_fd = true;
 		break;
 	case SERIAL_SINK_NONE:
+	case SERIAL_SINK_CALLBACK:
 		break;
 	}
 	return 0;
+}
+
+void serial_open_callback(struct serial *s, const struct serial_host *host,
+			  struct vm *vm, unsigned int irq)
+{
+	serial_open(s, SERIAL_SINK_CALLBACK, NULL, vm, irq);
+	s->host = *host;
 }
 
 static void serial_out(struct serial *s, uint8_t c)
 {
 	ssize_t n;
 
+	if (s->host.out) {
+		s->host.out(s->host.ctx, c);
+		return;
+	}
 	if (s->fd < 0 || s->dead)
 		return;
 	/*
@@ -83,18 +103,34 @@ static void serial_irq(struct serial *s)
 	vm_irq_line(s->vm, s->irq, 0);
 }
 
+/* The next received byte; tells the host when the ring has emptied. */
+static uint8_t serial_rx_pop(struct serial *s)
+{
+	uint8_t c;
+
+	if (!s->rx_len)
+		return 0;
+	c = s->rx[s->rx_head];
+	s->rx_head = (s->rx_head + 1) & (SERIAL_RX_SIZE - 1);
+	if (!--s->rx_len && s->host.drained)
+		s->host.drained(s->host.ctx);
+	return c;
+}
+
 static uint8_t serial_read(struct serial *s, unsigned int reg)
 {
 	bool dlab = s->lcr & UART_LCR_DLAB;
 
 	switch (reg) {
 	case UART_RX_TX:
-		return dlab ? s->dll : 0;
+		return dlab ? s->dll : serial_rx_pop(s);
 	case UART_IER:
 		return dlab ? s->dlm : s->ier;
 	case UART_IIR_FCR: {
 		uint8_t fifo = (s->fcr & 1) ? UART_IIR_FIFO : 0;
 
+		if (s->rx_len && (s->ier & UART_IER_RDI))
+			return fifo | UART_IIR_RDI;
 		if (s->thre_pending && (s->ier & UART_IER_THRI)) {
 			s->thre_pending = false; /* reading IIR clears it */
 			return fifo | UART_IIR_THRI;
@@ -106,7 +142,8 @@ static uint8_t serial_read(struct serial *s, unsigned int reg)
 	case UART_MCR:
 		return s->mcr;
 	case UART_LSR:
-		return UART_LSR_THRE | UART_LSR_TEMT;
+		return UART_LSR_THRE | UART_LSR_TEMT |
+		       (s->rx_len ? UART_LSR_DR : 0);
 	case UART_MSR:
 		/* In loopback, the modem inputs mirror MCR (probe tests). */
 		if (s->mcr & UART_MCR_LOOP)
@@ -139,16 +176,30 @@ static bool serial_write(struct serial *s, unsigned int reg, uint8_t v)
 			s->dlm = v;
 			return false;
 		}
-		/* Enabling THRI with the transmitter empty fires at once. */
+		/*
+		 * Enabling THRI with the transmitter empty fires at once, and
+		 * so does enabling RDI with bytes waiting.
+		 */
 		if ((v & UART_IER_THRI) && !(s->ier & UART_IER_THRI)) {
 			s->ier = v & 0x0f;
 			s->thre_pending = true;
 			return true;
 		}
+		if ((v & UART_IER_RDI) && !(s->ier & UART_IER_RDI) &&
+		    s->rx_len) {
+			s->ier = v & 0x0f;
+			return true;
+		}
 		s->ier = v & 0x0f;
 		return false;
 	case UART_IIR_FCR:
-		s->fcr = v;
+		/* Linux clears the receive FIFO when it opens the port. */
+		if ((v & UART_FCR_CLEAR_RX) && s->rx_len) {
+			s->rx_len = 0;
+			if (s->host.drained)
+				s->host.drained(s->host.ctx);
+		}
+		s->fcr = v & ~(UART_FCR_CLEAR_RX | UART_FCR_CLEAR_TX);
 		return false;
 	case UART_LCR:
 		s->lcr = v;
@@ -192,6 +243,36 @@ int serial_register(struct serial *s, struct bus *bus, uint16_t base)
 					 .fn = serial_io,
 					 .ctx = s,
 				 });
+}
+
+size_t serial_receive(struct serial *s, const void *buf, size_t len)
+{
+	const uint8_t *p = buf;
+	bool irq;
+	size_t n;
+
+	pthread_mutex_lock(&s->lock);
+	/*
+	 * One edge when the ring goes from empty to not: the guest's handler
+	 * reads until LSR DR clears, so bytes that arrive meanwhile need none.
+	 */
+	irq = !s->rx_len && (s->ier & UART_IER_RDI);
+	for (n = 0; n < len && s->rx_len < SERIAL_RX_SIZE; n++) {
+		s->rx[(s->rx_head + s->rx_len) & (SERIAL_RX_SIZE - 1)] = p[n];
+		s->rx_len++;
+	}
+	pthread_mutex_unlock(&s->lock);
+	if (irq && n)
+		serial_irq(s);
+	return n;
+}
+
+void serial_rx_flush(struct serial *s)
+{
+	pthread_mutex_lock(&s->lock);
+	s->rx_head = 0;
+	s->rx_len = 0;
+	pthread_mutex_unlock(&s->lock);
 }
 
 void serial_close(struct serial *s)

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * A 16550A UART at COM1, output only: the guest console.  The transmitter
- * is always empty (bytes go straight to the sink), nothing is ever received.
+ * A 16550A UART: COM1, the guest console (output only), and COM2, the
+ * guest agent's channel (both ways).  The transmitter is always empty
+ * (bytes go straight to the sink); what the host sends waits in a
+ * receive ring until the guest reads it.
  */
 #ifndef HOTVM_VMM_SERIAL_H
 #define HOTVM_VMM_SERIAL_H
@@ -15,11 +17,26 @@ struct bus;
 struct vm;
 
 #define SERIAL_PORTS 8 /* the 16550's registers, from its base port */
+/* Bytes the host can have in flight to the guest (a power of two). */
+#define SERIAL_RX_SIZE 4096
 
 enum serial_sink {
 	SERIAL_SINK_STDIO,
 	SERIAL_SINK_FILE,
 	SERIAL_SINK_NONE,
+	SERIAL_SINK_CALLBACK, /* serial_open_callback() */
+};
+
+/*
+ * The host end of a two-way port.  Both run on a vCPU thread with the
+ * UART's lock held: they must not block or call back into the UART.
+ * @out: a byte the guest sent.  @drained: the receive ring went empty
+ * (the guest read the last byte the host sent).
+ */
+struct serial_host {
+	void (*out)(void *ctx, uint8_t c);
+	void (*drained)(void *ctx);
+	void *ctx;
 };
 
 struct serial {
@@ -30,20 +47,35 @@ struct serial {
 	unsigned int irq;
 	pthread_mutex_t lock; /* vCPU threads race on the registers */
 	uint8_t ier, lcr, mcr, scr, dll, dlm, fcr;
-	bool thre_pending; /* THR-empty interrupt not yet seen in IIR */
+	bool thre_pending;	 /* THR-empty interrupt not yet seen in IIR */
+	struct serial_host host; /* SERIAL_SINK_CALLBACK */
+	uint8_t rx[SERIAL_RX_SIZE];
+	unsigned int rx_head, rx_len;
 };
 
 /* Opens the sink (creates/truncates a file).  Returns 0 or -errno. */
 int serial_open(struct serial *s, enum serial_sink sink, const char *path,
 		struct vm *vm, unsigned int irq);
+/* A two-way port whose host end is @host (copied). */
+void serial_open_callback(struct serial *s, const struct serial_host *host,
+			  struct vm *vm, unsigned int irq);
 int serial_register(struct serial *s, struct bus *bus, uint16_t base);
 void serial_close(struct serial *s);
+
+/*
+ * Host to guest: queues up to @len bytes for the guest to read and
+ * returns how many fit (0 when the ring is full: the guest is not
+ * reading).  Raises the receive interrupt if the guest enabled it.
+ */
+size_t serial_receive(struct serial *s, const void *buf, size_t len);
+/* Drops what the guest has not read yet (a new conversation starts). */
+void serial_rx_flush(struct serial *s);
 
 /*
  * Device (name) { PNP0501 with IO (port, SERIAL_PORTS) and IRQ irq }, for
  * the DSDT.  Errors are the buffer's (aml_finish()).
  */
 void serial_build_aml(struct aml_buf *b, const char *name, uint16_t port,
-		      unsigned int irq);
+		      unsigned int irq, unsigned int uid);
 
 #endif

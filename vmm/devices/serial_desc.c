@@ -8,11 +8,11 @@
 #include "serial.h"
 
 void serial_build_aml(struct aml_buf *b, const char *name, uint16_t port,
-		      unsigned int irq)
+		      unsigned int irq, unsigned int uid)
 {
 	AML_DEVICE(b, name) {
 		aml_emit(b, aml_name_decl("_HID", aml_eisaid("PNP0501")));
-		aml_emit(b, aml_name_decl("_UID", aml_zero()));
+		aml_emit(b, aml_name_decl("_UID", aml_int(uid)));
 		aml_emit(b,
 			 aml_name_decl("_CRS",
 				       AML_RESOURCES(aml_io(port, SERIAL_PORTS),

@@ -1,0 +1,94 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The QEMU guest agent (qemu-ga, run in the guest as
+ * `qemu-ga -m isa-serial -p /dev/ttyS1`) at the far end of a UART.
+ *
+ * The agent is guest code: it may be absent, slow, restarted at any time,
+ * or replaced by something that writes garbage.  So every call is one
+ * request at a time, starts with a guest-sync-delimited handshake (which
+ * throws away whatever an earlier conversation left in either direction),
+ * has a deadline, and accepts only one well-formed JSON object per reply,
+ * of bounded size.  A failed call leaves nothing behind: the next one
+ * synchronises again (docs/design.md §6.6).
+ */
+#ifndef HOTVM_QGA_H
+#define HOTVM_QGA_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "hv_err.h"
+#include "serial.h"
+
+struct json_object;
+
+/*
+ * The longest line accepted from the agent (and the size of the ring that
+ * holds what it sent); a longer reply fails with -EMSGSIZE.
+ */
+#define QGA_REPLY_MAX (1u << 20)
+/* What json-c may allocate for one reply, estimated (qmp_lex.h). */
+#define QGA_PARSED_MAX (16u << 20)
+
+struct qga_stats {
+	unsigned long calls;
+	unsigned long failed;	   /* any error, including the agent's own */
+	unsigned long timeouts;	   /* no answer in time */
+	unsigned long bad_replies; /* not JSON, wrong shape, too long */
+	unsigned long stray_bytes; /* bytes outside any expected reply */
+	unsigned long skipped;	   /* late replies the handshake passed over */
+};
+
+struct qga {
+	struct serial *port;
+	pthread_mutex_t call; /* one request at a time */
+	pthread_mutex_t lock; /* the fields below; taken by the vCPU thread */
+	pthread_cond_t cond;
+	/*
+	 * What the guest sent during the current call: a ring of
+	 * QGA_REPLY_MAX bytes from in_head; the first in_scan of them are
+	 * known to hold no newline.
+	 */
+	char *in;
+	size_t in_head, in_len, in_scan;
+	char *line;	/* the caller's copy of one line (qga_next_line()) */
+	bool listening; /* a call is in progress: keep the guest's bytes */
+	bool drained;	/* the guest has read all the host sent */
+	uint64_t sync_id;
+	struct qga_stats stats;
+};
+
+/*
+ * Sets the agent up and fills @host, to be given to the port
+ * (serial_open_callback()); then qga_attach() that port.
+ */
+int qga_init(struct qga *g, struct serial_host *host);
+void qga_attach(struct qga *g, struct serial *port);
+/* After the port's vCPU threads have stopped: they call into @g. */
+void qga_destroy(struct qga *g);
+
+/*
+ * Runs the agent command @cmd with @args (may be NULL; not taken) and
+ * waits up to @timeout_ms for the whole exchange.  Returns 0 with the
+ * reply's "return" value in *ret (a new reference, may be NULL if @ret
+ * is), or a negative errno with the reason in @err: -ETIMEDOUT (no agent,
+ * or too slow), -EREMOTEIO (the agent's own error: its class and desc),
+ * -EPROTO (a reply that is not one JSON object of the right shape),
+ * -EMSGSIZE (a reply over QGA_REPLY_MAX).
+ */
+int qga_call(struct qga *g, const char *cmd, struct json_object *args,
+	     struct json_object **ret, int timeout_ms, struct hv_err *err);
+
+/*
+ * Sends @cmd and waits only until the agent has read it: for commands
+ * that never answer on success (guest-shutdown).  Returns 0 or, as
+ * qga_call(), -ETIMEDOUT and friends for the handshake before it.
+ */
+int qga_send(struct qga *g, const char *cmd, struct json_object *args,
+	     int timeout_ms, struct hv_err *err);
+
+void qga_get_stats(struct qga *g, struct qga_stats *out);
+
+#endif
