@@ -511,6 +511,71 @@ fi
 bad "unknown option" "unknown argument" --frobnicate
 bad "bad --serial" "--serial" --serial tty
 
+# --- the kernel file under a racing writer (issue 21, item 4) --------------
+# hotvm reads the image once into private memory and checks and loads only
+# that copy.  Another process rewriting the file in place, truncating it
+# and writing a hostile p_paddr into it meanwhile may make a start fail
+# with a reason (status 2), or boot the image whole; hotvm must never end
+# by a signal (SIGBUS from a truncated mapping, SIGSEGV from a copy to an
+# unchecked address) nor write outside guest RAM (that, too, ends hotvm
+# by a signal, or in the ASan build with a report and status 1 before any
+# "ready").  --no-reboot: a run that went wrong ends instead of resetting.
+name="racing writer: every start boots the image or refuses it with a reason"
+if [ -z "$STUB" ]; then
+	skip "$name" "no stub kernel"
+else
+	race=$tmp/race.elf
+	# The stub with byte 7 of each program header's p_paddr set: a
+	# segment at 0x40000000_00100000, far outside guest RAM.
+	cp "$STUB" "$tmp/hostile.elf"
+	for off in 95 151; do
+		byte 64 | dd of="$tmp/hostile.elf" bs=1 seek=$off conv=notrunc \
+			2>/dev/null
+	done
+	cp "$STUB" "$race"
+	size=$(wc -c <"$STUB")
+	# Whole for most of the time (rewritten in place, unchanged), then
+	# hostile in place, truncated to half, emptied, copied back.
+	(
+		while :; do
+			for i in 1 2 3; do
+				dd if="$STUB" of="$race" conv=notrunc 2>/dev/null
+			done
+			dd if="$tmp/hostile.elf" of="$race" conv=notrunc 2>/dev/null
+			dd if="$STUB" of="$race" conv=notrunc 2>/dev/null
+			head -c $((size / 2)) "$STUB" >"$race"
+			: >"$race"
+			cat "$STUB" >"$race"
+		done
+	) &
+	writer=$!
+	booted=0
+	refused=0
+	wrong=
+	i=0
+	while [ "$i" -lt 40 ]; do
+		i=$((i + 1))
+		vm run --kernel "$race" --cmdline exit --no-reboot
+		if [ "$status" -eq 1 ] && grep -q '^ready' "$out"; then
+			booted=$((booted + 1))
+		elif [ "$status" -eq 2 ] && grep -q "^hotvm: kernel '" "$err"; then
+			refused=$((refused + 1))
+		else
+			wrong="$wrong $status:$(grep -m 1 '^hotvm:\|ERROR\|Sanitizer' "$err" | cut -c 1-120)"
+		fi
+	done
+	kill "$writer"
+	wait "$writer" 2>/dev/null
+	echo "# racing writer: $i starts, $booted booted, $refused refused with a reason"
+	if [ -n "$wrong" ]; then
+		not_ok "$name" "other outcomes (status:message):$wrong"
+	elif [ $((booted + refused)) -ne "$i" ]; then
+		not_ok "$name" "$booted + $refused of $i starts accounted for"
+	else
+		ok "$name"
+	fi
+fi
+
 # No hotvm started by this script may still be running.
 left=
 for f in /proc/[0-9]*/cmdline; do
