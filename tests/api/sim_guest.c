@@ -40,6 +40,8 @@ static struct {
 	bool irq_pending; /* an edge while the guest was busy: taken after */
 } g = { .lock = PTHREAD_MUTEX_INITIALIZER };
 
+bool sim_guest_late;
+
 /*
  * The machine's interrupt comes synchronously here, from inside a
  * register access of the guest's when the access itself raises it (an
@@ -264,7 +266,8 @@ int sim_guest_boot(unsigned int max, unsigned int boot,
 	if (!ret) {
 		/* As hotplug_init(): "this guest reports", then the APs. */
 		g.ready = true;
-		sim_report_done(GUEST_BOOT_CPU, true, 0);
+		if (!sim_guest_late)
+			sim_report_done(GUEST_BOOT_CPU, true, 0);
 		for (unsigned int c = 0; c < boot && !ret; c++)
 			if (guest_cpu_removable(c))
 				ret = cpuhp_cpu_up(&g.m, c, GUEST_ONLINE);

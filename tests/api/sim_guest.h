@@ -33,6 +33,12 @@ struct sim_guest_bus {
  */
 int sim_guest_boot(unsigned int max, unsigned int boot,
 		   const struct sim_guest_bus *bus);
+/*
+ * Set before sim_guest_boot(): the guest does not yet say that it reports
+ * (a tiny guest before its hotplug driver starts); sim_guest_report(0,
+ * GUEST_ONLINE) says it later.
+ */
+extern bool sim_guest_late;
 void sim_guest_stop(void);
 
 /* The GED's interrupt (its rising edge). */

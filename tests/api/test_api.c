@@ -793,7 +793,8 @@ static void test_query_cpuhp(void)
 	CHECK_STREQ(gs(get(c, "host"), "name"), "offline");
 	json_object_put(r);
 
-	CHECK_EQ(hotplug_inject(t.hp, 2, HP_SIDE_HOST, HOST_VCPU_CREATE), 0);
+	CHECK_EQ(hotplug_inject(t.hp, 2, HP_SIDE_HOST, HOST_VCPU_CREATE, NULL),
+		 0);
 	c = cpuhp_cpu(2);
 	CHECK_EQ(gi(get(c, "host"), "fail"), HOST_VCPU_CREATE);
 	CHECK_STREQ(gs(get(c, "host"), "fail-name"), "vcpu:create");
@@ -895,6 +896,44 @@ static void test_set_target(void)
 	fails("GenericError", "it is the boot CPU and cannot be taken down",
 	      "cpuhp-set-target",
 	      "{\"cpu\": 0, \"side\": \"host\", \"target\": \"offline\"}");
+	teardown();
+}
+
+/*
+ * Issue 21, item 3: until the guest says that it reports its table (the
+ * tiny guest's hotplug driver does as it starts, before "ready"),
+ * guest-side faults and targets are refused in words that say so; from
+ * then on, before any hot-add, they are taken.
+ */
+static void test_guest_not_yet_reporting(void)
+{
+	static const char fault[] = "{\"cpu\": 1, \"side\": \"guest\", "
+				    "\"state\": \"ap:online-work\"}";
+	struct json_object *c;
+
+	sim_guest_late = true;
+	setup(4, 1);
+	sim_guest_late = false;
+	c = cpuhp_cpu(1);
+	CHECK(!json_object_get_boolean(get(get(c, "guest"), "reports")));
+	json_object_put(c);
+	fails("GenericError",
+	      "cpu 1: inject-fault refused: the guest has not said that it "
+	      "reports its hotplug states: hotvm's tiny guest says so before "
+	      "its 'ready' line",
+	      "cpuhp-inject-fault", "%s", fault);
+	fails("GenericError", "set-target refused: the guest has not said",
+	      "cpuhp-set-target",
+	      "{\"cpu\": 1, \"side\": \"guest\", \"target\": \"online\"}");
+
+	sim_guest_report(GUEST_BOOT_CPU, GUEST_ONLINE);
+	c = cpuhp_cpu(1);
+	CHECK(json_object_get_boolean(get(get(c, "guest"), "reports")));
+	json_object_put(c);
+	json_object_put(ok("cpuhp-inject-fault", "%s", fault));
+	fails("GenericError", "the guest failed to bring it up", "cpu-hotplug",
+	      "{\"cpu\": 1, \"state\": \"online\"}");
+	CHECK(!cpu_plugged(1));
 	teardown();
 }
 
@@ -1397,5 +1436,6 @@ CHECK_MAIN(TEST(test_commands_listed), TEST(test_hotpluggable_shape),
 	   TEST(test_agreement), TEST(test_late_eject),
 	   TEST(test_burst_reasons), TEST(test_status_quit),
 	   TEST(test_query_cpuhp), TEST(test_set_target),
-	   TEST(test_inject_and_hotplug), TEST(test_events), TEST(test_resize),
-	   TEST(test_two_clients), TEST(test_burst))
+	   TEST(test_inject_and_hotplug), TEST(test_guest_not_yet_reporting),
+	   TEST(test_events), TEST(test_resize), TEST(test_two_clients),
+	   TEST(test_burst))

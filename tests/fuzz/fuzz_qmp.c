@@ -209,10 +209,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	setup_once();
 	FUZZ_ASSERT(fake_vm_create(max, boot, GUEST_MS, &fv) == 0);
 	if (b2 & 0x80)
-		hotplug_inject(fv->hp, b2 % max, HP_SIDE_HOST,
-			       HOST_AP_STARTING);
+		hotplug_inject(fv->hp, b2 % max, HP_SIDE_HOST, HOST_AP_STARTING,
+			       NULL);
 	if (b3 & 0x80)
-		hotplug_inject(fv->hp, b3 % max, HP_SIDE_GUEST, GUEST_AP_WORK);
+		hotplug_inject(fv->hp, b3 % max, HP_SIDE_GUEST, GUEST_AP_WORK,
+			       NULL);
 	FUZZ_ASSERT(qmp_server_create(
 			    &(struct qmp_server_opts){
 				    .path = sock_path,

@@ -205,7 +205,9 @@ static void test_add_fault(void)
 	int rcs[3];
 
 	setup(1);
-	CHECK_EQ(hotplug_inject(fv->hp, 2, HP_SIDE_HOST, HOST_AP_STARTING), 0);
+	CHECK_EQ(
+		hotplug_inject(fv->hp, 2, HP_SIDE_HOST, HOST_AP_STARTING, NULL),
+		0);
 	CHECK_EQ(hotplug_add_many(fv->hp, reqs, 3, 0, &ops, rcs), 1);
 	CHECK_EQ(t.n, 3);
 	CHECK_EQ(t.r[1].cpu, 2);
@@ -303,7 +305,9 @@ static void test_resize_undo(void)
 	unsigned int undos = 0;
 
 	setup(2);
-	CHECK_EQ(hotplug_inject(fv->hp, 3, HP_SIDE_HOST, HOST_AP_STARTING), 0);
+	CHECK_EQ(
+		hotplug_inject(fv->hp, 3, HP_SIDE_HOST, HOST_AP_STARTING, NULL),
+		0);
 	CHECK(hotplug_resize(fv->hp, 4, 0, &ops, &res) != 0);
 	CHECK_EQ(res.n, 1); /* CPU 2 was added, then removed again */
 	CHECK_EQ(steps[0].cpu, 2);

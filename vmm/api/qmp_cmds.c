@@ -1344,6 +1344,8 @@ static int cmd_cpuhp_inject_fault(void *ctx, struct json_object *args,
 				  struct json_object **ret,
 				  struct qmp_error *err)
 {
+	/* The operation thread's alone, as set-target's. */
+	static struct hp_report rep;
 	enum hp_side side = arg_side(args);
 	unsigned int cpu = arg_cpu(args);
 	int state, rc;
@@ -1353,7 +1355,7 @@ static int cmd_cpuhp_inject_fault(void *ctx, struct json_object *args,
 	(void)ret;
 	if (arg_state(args, "state", side, true, &state, err))
 		return -EINVAL;
-	rc = hotplug_inject(qc.hp, cpu, side, state);
+	rc = hotplug_inject(qc.hp, cpu, side, state, fresh(&rep));
 	if (rc == -EINVAL)
 		return qmp_error_set(
 			err, QMP_ERROR_GENERIC,
@@ -1362,7 +1364,7 @@ static int cmd_cpuhp_inject_fault(void *ctx, struct json_object *args,
 			cpu, side_names[side],
 			state_name(side, state, name, sizeof(name)));
 	if (rc)
-		return op_error(err, cpu, "inject-fault", rc, NULL);
+		return op_error(err, cpu, "inject-fault", rc, &rep);
 	return 0;
 }
 

@@ -782,7 +782,9 @@ static int guest_set_target(struct hotplug *hp, unsigned int cpu, int state,
 
 /*
  * Guest-side targets and faults travel through hotvm's extension commands:
- * a guest that never used them (Linux) would never pick them up.
+ * a guest that never used them (Linux) would never pick them up.  The tiny
+ * guest says it uses them as its hotplug driver starts, before its "ready"
+ * line, so a refusal cannot tell "never" from "not yet": it says both.
  */
 static bool guest_reports(struct hotplug *hp, unsigned int cpu,
 			  struct hp_report *rep)
@@ -793,12 +795,12 @@ static bool guest_reports(struct hotplug *hp, unsigned int cpu,
 	r = hp->guest_ext;
 	pthread_mutex_unlock(&hp->lock);
 	if (!r)
-		hp_refuse(
-			rep, cpu, -EOPNOTSUPP,
-			"the guest does not report its hotplug states (a Linux "
-			"guest, or the tiny guest with ignore-hotplug): "
-			"guest-side targets and faults need hotvm's tiny "
-			"guest");
+		hp_refuse(rep, cpu, -EOPNOTSUPP,
+			  "the guest has not said that it reports its hotplug "
+			  "states: hotvm's tiny guest says so before its "
+			  "'ready' line (not with ignore-hotplug), Linux "
+			  "never; guest-side targets and faults need a guest "
+			  "that reports");
 	return r;
 }
 
@@ -964,7 +966,7 @@ out:
 }
 
 int hotplug_inject(struct hotplug *hp, unsigned int cpu, enum hp_side side,
-		   int state)
+		   int state, struct hp_report *rep)
 {
 	int ret;
 
@@ -980,7 +982,7 @@ int hotplug_inject(struct hotplug *hp, unsigned int cpu, enum hp_side side,
 	pthread_mutex_lock(&hp->lock);
 	ret = cpuhp_set_fail(&hp->guest_m, cpu, state);
 	pthread_mutex_unlock(&hp->lock);
-	if (ret || guest_reports(hp, cpu, NULL))
+	if (ret || guest_reports(hp, cpu, rep))
 		return ret;
 	pthread_mutex_lock(&hp->lock);
 	cpuhp_set_fail(&hp->guest_m, cpu, CPUHP_INVALID);

@@ -411,9 +411,10 @@ void hotplug_device_stats(struct hotplug *hp, struct hpregs_stats *regs,
 
 /*
  * Linux's cpuN/hotplug/fail, on either side.  A guest-side fault is handed
- * to the guest with its next operation on that CPU.
+ * to the guest with its next operation on that CPU.  A refusal's reason
+ * goes to @rep (may be NULL).
  */
 int hotplug_inject(struct hotplug *hp, unsigned int cpu, enum hp_side side,
-		   int state);
+		   int state, struct hp_report *rep);
 
 #endif
