@@ -39,6 +39,7 @@ static void bus_sipi(void *ctx, unsigned int cpu)
 }
 
 int fake_vm_guest_eject = HOTPLUG_GUEST_EJECT_ALLOW;
+unsigned int fake_vm_prestage;
 
 int fake_vm_create(unsigned int max, unsigned int boot, int timeout_ms,
 		   struct fake_vm **out)
@@ -63,6 +64,7 @@ int fake_vm_create(unsigned int max, unsigned int boot, int timeout_ms,
 				.timeout_ms = timeout_ms,
 				.guest_eject = (enum hotplug_guest_eject)
 					fake_vm_guest_eject,
+				.prestage = fake_vm_prestage,
 			},
 			&fv->hp);
 	if (!ret)

@@ -29,6 +29,8 @@ void fake_vm_destroy(struct fake_vm *fv);
 
 /* --guest-eject of the next fake_vm_create(); ALLOW by default. */
 extern int fake_vm_guest_eject;
+/* --prestage of the next fake_vm_create(); 0 by default. */
+extern unsigned int fake_vm_prestage;
 
 /* The scripted guest's SIPI to AP @id (fake_vcpu.c). */
 void fake_vcpu_sipi(unsigned int id);
