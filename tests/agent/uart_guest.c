@@ -15,16 +15,14 @@ enum { REG_RBR = 0, REG_IER = 1, REG_LSR = 5 };
 static int irq_efd = -1;
 static struct uart_guest *irq_owner;
 
-/* The port's interrupt line: an edge is a rising write of 1. */
-int __wrap_vm_irq_line(struct vm *vm, unsigned int irq, int level);
-int __wrap_vm_irq_line(struct vm *vm, unsigned int irq, int level)
+int uart_guest_line(struct vm *vm, unsigned int irq, int level)
 {
 	uint64_t one = 1;
 
 	if (irq_owner && vm == &irq_owner->vm && irq == UART_GUEST_IRQ &&
 	    level && write(irq_efd, &one, sizeof(one)) < 0)
 		return -errno;
-	return 0;
+	return irq == UART_GUEST_IRQ ? 0 : -EINVAL;
 }
 
 int uart_guest_irq_fd(void)

@@ -3,8 +3,10 @@
  * The guest end of the agent's UART in the unit tests: a driver that
  * talks to the real 16550 model through the I/O bus, as a vCPU's port
  * exits would, and waits for its receive interrupt.  The interrupt line
- * is vm_irq_line(), wrapped at link time (-Wl,--wrap=vm_irq_line), so the
- * test needs no KVM.  The host end is a real struct qga.
+ * is vm_irq_line(), wrapped at link time (-Wl,--wrap=vm_irq_line) by
+ * uart_guest_wrap.c or by a test machine that hands the port's line to
+ * uart_guest_line(), so the test needs no KVM.  The host end is a real
+ * struct qga.
  */
 #ifndef HOTVM_TESTS_UART_GUEST_H
 #define HOTVM_TESTS_UART_GUEST_H
@@ -37,6 +39,9 @@ void uart_guest_rx_irq(struct uart_guest *u, bool on);
 int uart_guest_getc(struct uart_guest *u);
 void uart_guest_putc(struct uart_guest *u, unsigned char c);
 void uart_guest_write(struct uart_guest *u, const void *buf, size_t len);
+
+/* The port's interrupt line (vm_irq_line()'s arguments). */
+int uart_guest_line(struct vm *vm, unsigned int irq, int level);
 
 /*
  * An eventfd that becomes readable at each edge of the port's interrupt;

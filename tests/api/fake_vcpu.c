@@ -162,12 +162,14 @@ void vcpu_destroy(struct vcpu *vcpu)
 
 int __wrap_vm_irq_line(struct vm *vm, unsigned int irq, int level);
 
-/* The GED's edge goes to the guest; no other line is wired. */
+int (*fake_vm_irq_hook)(struct vm *vm, unsigned int irq, int level);
+
+/* The GED's edge goes to the guest; any other line to the hook, if any. */
 int __wrap_vm_irq_line(struct vm *vm, unsigned int irq, int level)
 {
-	(void)vm;
 	if (irq != ABI_GED_IRQ)
-		return -EINVAL;
+		return fake_vm_irq_hook ? fake_vm_irq_hook(vm, irq, level)
+					: -EINVAL;
 	if (level)
 		sim_guest_interrupt();
 	return 0;

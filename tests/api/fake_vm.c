@@ -40,6 +40,7 @@ static void bus_sipi(void *ctx, unsigned int cpu)
 
 int fake_vm_guest_eject = HOTPLUG_GUEST_EJECT_ALLOW;
 unsigned int fake_vm_prestage;
+struct qga *fake_vm_agent;
 
 int fake_vm_create(unsigned int max, unsigned int boot, int timeout_ms,
 		   struct fake_vm **out)
@@ -65,6 +66,7 @@ int fake_vm_create(unsigned int max, unsigned int boot, int timeout_ms,
 				.guest_eject = (enum hotplug_guest_eject)
 					fake_vm_guest_eject,
 				.prestage = fake_vm_prestage,
+				.agent = fake_vm_agent,
 			},
 			&fv->hp);
 	if (!ret)

@@ -12,6 +12,7 @@
 #include "vm.h"
 
 struct hotplug;
+struct qga;
 
 struct fake_vm {
 	struct vm vm; /* no KVM: only its stop request is real */
@@ -31,6 +32,10 @@ void fake_vm_destroy(struct fake_vm *fv);
 extern int fake_vm_guest_eject;
 /* --prestage of the next fake_vm_create(); 0 by default. */
 extern unsigned int fake_vm_prestage;
+/* The guest agent of the next fake_vm_create(); none by default. */
+extern struct qga *fake_vm_agent;
+/* Where interrupt lines other than the GED's go (a test's UART). */
+extern int (*fake_vm_irq_hook)(struct vm *vm, unsigned int irq, int level);
 
 /* The scripted guest's SIPI to AP @id (fake_vcpu.c). */
 void fake_vcpu_sipi(unsigned int id);

@@ -37,6 +37,7 @@ static struct {
 	unsigned int done[SIM_MAX_CPUS]; /* DONE notices reported */
 	bool keep[SIM_MAX_CPUS];
 	bool ready;
+	bool linux_mode, linux_onlines; /* sim_guest_linux() */
 	bool irq_pending; /* an edge while the guest was busy: taken after */
 } g = { .lock = PTHREAD_MUTEX_INITIALIZER };
 
@@ -99,7 +100,7 @@ static void sim_notify(void *ctx, const struct cpuhp_notice *n)
 	(void)ctx;
 	if (n->kind == CPUHP_NOTICE_DONE)
 		g.done[n->cpu]++;
-	if (g.ready)
+	if (g.ready && !g.linux_mode)
 		hpio_report(&g.io, n->cpu, hpio_report_value(n));
 }
 
@@ -146,10 +147,34 @@ static void sim_insert(unsigned int cpu)
 
 	if (cpu >= g.nr || !guest_cpu_removable(cpu))
 		return;
+	/* Linux's ACPI driver takes it; user space may online it later. */
+	if (g.linux_mode && !g.linux_onlines) {
+		hpio_ost(&g.io, cpu, OST_EV_DEVICE_CHECK, OST_SUCCESS);
+		return;
+	}
 	sim_take_fault(cpu);
 	ret = sim_walk(cpu, true, GUEST_ONLINE, cpuhp_cpu_up);
 	hpio_ost(&g.io, cpu, OST_EV_DEVICE_CHECK,
 		 ret ? OST_FAILURE : OST_SUCCESS);
+}
+
+void sim_guest_linux(bool on, bool onlines)
+{
+	pthread_mutex_lock(&g.lock);
+	g.linux_mode = on;
+	g.linux_onlines = onlines;
+	pthread_mutex_unlock(&g.lock);
+}
+
+int sim_guest_online(unsigned int cpu)
+{
+	int ret = -EINVAL;
+
+	pthread_mutex_lock(&g.lock);
+	if (cpu < g.nr)
+		ret = cpuhp_cpu_up(&g.m, cpu, GUEST_ONLINE);
+	pthread_mutex_unlock(&g.lock);
+	return ret;
 }
 
 static void sim_remove(unsigned int cpu)

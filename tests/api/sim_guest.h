@@ -66,6 +66,15 @@ int sim_guest_eject(unsigned int cpu);
  */
 void sim_guest_report(unsigned int cpu, int state);
 
+/*
+ * Before sim_guest_boot(): a guest like Linux, which reports nothing of
+ * its table and answers an insert with _OST alone; with @onlines, its
+ * user space onlines the CPU at once (a udev rule), else only
+ * sim_guest_online() does (the guest agent's guest-set-vcpus).
+ */
+void sim_guest_linux(bool on, bool onlines);
+int sim_guest_online(unsigned int cpu);
+
 /* The guest's own state for @cpu, or -1. */
 int sim_guest_state(unsigned int cpu);
 

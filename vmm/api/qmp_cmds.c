@@ -315,6 +315,8 @@ static struct json_object *steps_json(const struct hp_report *rep)
 static void report_json(struct json_object *o, const struct hp_report *rep)
 {
 	add_int(o, "total-us", (int64_t)(rep->total_ns / 1000));
+	if (rep->onlined_by)
+		add_str(o, "onlined-by", rep->onlined_by);
 	json_object_object_add(o, "steps", steps_json(rep));
 	if (rep->dropped)
 		add_int(o, "steps-dropped", rep->dropped);
@@ -1235,6 +1237,11 @@ static struct json_object *cpu_json(const struct hp_cpu_view *v)
 	add_state(g, "target", HP_SIDE_GUEST, v->guest_target);
 	add_state(g, "fail", HP_SIDE_GUEST, v->guest_fault);
 	add_bool(g, "broken", v->guest_broken);
+	/* With the guest agent: Linux's number for it and its word. */
+	if (v->linux_cpu >= 0) {
+		add_int(g, "linux-cpu", v->linux_cpu);
+		add_bool(g, "linux-online", v->linux_online == 1);
+	}
 	json_object_object_add(o, "guest", g);
 
 	add_int(o, "thread-id", v->host_tid);

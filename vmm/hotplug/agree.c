@@ -164,9 +164,14 @@ void hp_op_exit(struct hotplug *hp)
 	pthread_mutex_lock(&hp->lock);
 	last = hp->op_depth == 1 && hp->running && !hp->stopping;
 	pthread_mutex_unlock(&hp->lock);
-	/* Every operation's end: are the two sides still in agreement? */
-	if (last)
+	/*
+	 * Every operation's end: what does Linux say now (with the agent),
+	 * and are the two sides still in agreement?
+	 */
+	if (last) {
+		hp_linux_refresh(hp, true, NULL);
 		check_all(hp);
+	}
 	pthread_mutex_lock(&hp->lock);
 	work = !--hp->op_depth && hp->eject_work;
 	pthread_cond_broadcast(&hp->cond);

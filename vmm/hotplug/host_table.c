@@ -453,21 +453,92 @@ static int guest_started(const struct hp_slot *s)
 	return s->w.started;
 }
 
+/* With the guest agent: how long Linux gets to online a CPU by itself. */
+#define HP_AGENT_GRACE_MS 1000
+
+/*
+ * With the guest agent, "started" is Linux's word: the CPU is in Linux's
+ * online list.  Linux gets a short grace time to online it by itself
+ * (a udev rule); after that the agent onlines it (guest-set-vcpus) and the
+ * report says so.  Returns 0, a wait's error, or 1 when the agent failed
+ * and the caller should wait as without it (@why says why).
+ */
+static int wait_linux_online(struct hotplug *hp, unsigned int cpu, int *left_ms,
+			     struct hv_err *why)
+{
+	struct hp_slot *s = &hp->slots[cpu];
+	int grace = hp->op_timeout_ms < HP_AGENT_GRACE_MS ? hp->op_timeout_ms
+							  : HP_AGENT_GRACE_MS;
+	uint64_t t0 = hp_now_ns();
+	bool by_guest;
+	int ret;
+
+	pthread_mutex_lock(&hp->lock);
+	ret = hp_wait_locked(hp, s, guest_started, grace);
+	by_guest = s->w.started;
+	pthread_mutex_unlock(&hp->lock);
+	if (ret < 0 && ret != -ETIMEDOUT)
+		return ret; /* the VM stops, or a reset */
+	ret = hp_linux_refresh(hp, false, why);
+	pthread_mutex_lock(&hp->lock);
+	if (!ret && s->linux_online == 1) {
+		if (hp->rep && hp->op_cpu == cpu)
+			hp->rep->onlined_by = "guest";
+		pthread_mutex_unlock(&hp->lock);
+		return 0;
+	}
+	pthread_mutex_unlock(&hp->lock);
+	if (!ret)
+		ret = hp_linux_online(hp, cpu, why);
+	*left_ms = hp->op_timeout_ms - (int)((hp_now_ns() - t0) / 1000000u);
+	if (ret)
+		return 1;
+	pthread_mutex_lock(&hp->lock);
+	if (hp->rep && hp->op_cpu == cpu)
+		hp->rep->onlined_by = by_guest ? "guest" : "agent";
+	ret = s->linux_online == 1 ? 0 : 1;
+	pthread_mutex_unlock(&hp->lock);
+	if (ret)
+		hv_err_set(why, -EIO,
+			   "the agent onlined it, but Linux does not list it "
+			   "online");
+	return ret;
+}
+
 /*
  * A guest that does not report: wait for it to start the vCPU only when
  * the caller asked for that; Linux leaves it to user space, which may
- * never do it.
+ * never do it.  With the guest agent, Linux says when it is online, and
+ * the agent onlines it if Linux does not.
  */
 static int wait_guest_started(struct hotplug *hp, unsigned int cpu)
 {
 	struct hp_slot *s = &hp->slots[cpu];
-	int ret;
+	struct hv_err why = { 0 };
+	int left = hp->op_timeout_ms;
+	int ret = 0;
 
+	if (hp->op_wait != HOTPLUG_WAIT_STARTED)
+		return 0;
+	if (hp->agent) {
+		ret = wait_linux_online(hp, cpu, &left, &why);
+		if (ret <= 0)
+			return ret;
+		pr_err("CPU %u: the guest agent could not online it (%s); "
+		       "waiting for Linux to",
+		       cpu, hv_err_msg(&why));
+	}
 	pthread_mutex_lock(&hp->lock);
-	ret = hp->op_wait == HOTPLUG_WAIT_STARTED
-		      ? hp_wait_locked(hp, s, guest_started, hp->op_timeout_ms)
-		      : 0;
+	ret = hp_wait_locked(hp, s, guest_started, left > 0 ? left : 1);
 	pthread_mutex_unlock(&hp->lock);
+	if (ret == -ETIMEDOUT && hv_err_is_set(&why)) {
+		hp_fail(hp, cpu,
+			"the guest acknowledged it but did not start it "
+			"within %d ms, and the guest agent could not online "
+			"it: %s",
+			hp->op_timeout_ms, hv_err_msg(&why));
+		return -ETIME;
+	}
 	if (ret == -ETIMEDOUT) {
 		hp_fail(hp, cpu,
 			"the guest acknowledged it but did not start it "

@@ -150,6 +150,7 @@ static int init_locks(struct hotplug *hp)
 	if (ret)
 		return -ret;
 	pthread_mutex_init(&hp->lock, NULL);
+	pthread_mutex_init(&hp->agent_lock, NULL);
 	pthread_condattr_init(&ca);
 	/* Timeouts must not jump with the wall clock. */
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
@@ -190,6 +191,7 @@ int hotplug_create(const struct hotplug_config *cfg, struct hotplug **out)
 				? HOTPLUG_WAIT_STARTED
 				: HOTPLUG_WAIT_ACKNOWLEDGED,
 		.guest_eject = cfg->guest_eject,
+		.agent = cfg->agent,
 		.plat = {
 			.lock = plat_lock,
 			.unlock = plat_unlock,
@@ -205,7 +207,8 @@ int hotplug_create(const struct hotplug_config *cfg, struct hotplug **out)
 	}
 	hp->slots = calloc(cfg->max_cpus, sizeof(*hp->slots));
 	hp->hcpus = calloc(cfg->max_cpus, sizeof(*hp->hcpus));
-	if (!hp->slots || !hp->hcpus) {
+	hp->linux_slot = calloc(cfg->max_cpus, sizeof(*hp->linux_slot));
+	if (!hp->slots || !hp->hcpus || !hp->linux_slot) {
 		ret = -ENOMEM;
 		goto fail;
 	}
@@ -217,6 +220,8 @@ int hotplug_create(const struct hotplug_config *cfg, struct hotplug **out)
 			.coldplug_state = HOST_ONLINE,
 			.guest_target = CPUHP_INVALID,
 			.fault_given = CPUHP_INVALID,
+			.linux_cpu = -1,
+			.linux_online = -1,
 		};
 	hp_host_table_init(hp);
 	ret = cpuhp_init(&hp->m, &hp->plat, hp->steps, HOST_NR_STATES,
@@ -359,6 +364,7 @@ void hotplug_unboot(struct hotplug *hp)
 	}
 	hp->forced = false;
 	forget_guest(hp);
+	hp_linux_forget(hp);
 	hp_op_exit(hp);
 }
 
@@ -402,7 +408,9 @@ void hotplug_destroy(struct hotplug *hp)
 		ged_destroy(&hp->ged);
 	pthread_cond_destroy(&hp->cond);
 	pthread_mutex_destroy(&hp->lock);
+	pthread_mutex_destroy(&hp->agent_lock);
 	pthread_mutex_destroy(&hp->table_lock);
+	free(hp->linux_slot);
 	free(hp->slots);
 	free(hp->hcpus);
 	free(hp->guest_cpus);
@@ -456,6 +464,8 @@ int hotplug_cpu_view(struct hotplug *hp, unsigned int cpu,
 	v->guest_broken = s->guest_broken;
 	v->guest_reports = hp->guest_ext;
 	v->stage = s->stage;
+	v->linux_cpu = s->linux_cpu;
+	v->linux_online = s->linux_online;
 	v->prestaged = s->prestaged && v->host.state == HOST_VCPU_CREATE &&
 		       !v->present;
 	v->disagree = s->disagree;

@@ -115,6 +115,12 @@ struct hp_step_time {
  * failed step in steps[] says it).
  */
 struct hp_report {
+	/*
+	 * A hot-add that waited for "started" with the guest agent: who
+	 * onlined the CPU in Linux, "guest" (Linux by itself, within the
+	 * grace time) or "agent" (guest-set-vcpus after it); else NULL.
+	 */
+	const char *onlined_by;
 	struct hp_step_time steps[HP_REPORT_MAX];
 	unsigned int n; /* steps beyond HP_REPORT_MAX are counted, not kept */
 	unsigned int dropped;
@@ -145,6 +151,9 @@ struct hp_cpu_view {
 	 */
 	bool disagree;
 	char disagree_why[128];
+	/* With the guest agent: Linux's CPU number and online, or -1. */
+	int linux_cpu;
+	int linux_online;
 };
 
 /*
@@ -182,6 +191,8 @@ struct hotplug;
 void hotplug_set_events(struct hotplug *hp, const struct hp_events *ev);
 
 unsigned int hotplug_max_cpus(const struct hotplug *hp);
+/* Whether the VM has the guest agent (--agent). */
+bool hotplug_has_agent(const struct hotplug *hp);
 int hotplug_cpu_view(struct hotplug *hp, unsigned int cpu,
 		     struct hp_cpu_view *v);
 

@@ -84,6 +84,13 @@ struct hp_slot {
 	/* hotplug_check() found the sides apart: under lock. */
 	bool disagree;
 	char disagree_why[128];
+	/*
+	 * With the guest agent (linux_view.c), under lock: Linux's number
+	 * for the CPU (-1 unknown) and whether Linux has it online (-1
+	 * unknown, 0, 1).
+	 */
+	int linux_cpu;
+	int8_t linux_online;
 };
 
 struct hotplug {
@@ -150,6 +157,17 @@ struct hotplug {
 	struct ged ged;
 	struct hpregs regs;
 	bool ged_init, regs_init;
+
+	/*
+	 * The guest agent (NULL: none) and linux_view.c's state, under
+	 * agent_lock (taken before hp->lock, never with table_lock wanted
+	 * after it): Linux's logical id -> slot + 1 (0 unknown), and whether
+	 * the agent answered last time.
+	 */
+	struct qga *agent;
+	pthread_mutex_t agent_lock;
+	int *linux_slot;
+	bool agent_up;
 };
 
 /*
@@ -157,6 +175,7 @@ struct hotplug {
  *
  *   slot.c          a slot's bookkeeping: stage, report, reason, waits,
  *                   the online set
+ *   linux_view.c    Linux's word on its CPUs through the guest agent
  *   hotplug_guest.c the guest's side of the wire and the mirror of its table
  *   host_table.c    the host table's callbacks
  *   agree.c         the operation gate and the agreement check at its end
@@ -213,6 +232,20 @@ int hp_refuse(struct hp_report *rep, unsigned int cpu, int code,
  * QMP layer the new online set.  Without hp->lock held.
  */
 void hp_online_changed(struct hotplug *hp, unsigned int cpu, bool online);
+
+/* --- linux_view.c -------------------------------------------------------- */
+
+/*
+ * Asks Linux (guest-get-vcpus) which CPUs it has online and follows it:
+ * stages, the online set, with their events.  @quick: not when the agent
+ * did not answer last time (-EAGAIN): a query must not wait for a
+ * missing agent.  -ENODEV without an agent.
+ */
+int hp_linux_refresh(struct hotplug *hp, bool quick, struct hv_err *err);
+/* Has Linux online @cpu (guest-set-vcpus), then refreshes. */
+int hp_linux_online(struct hotplug *hp, unsigned int cpu, struct hv_err *err);
+/* A reset: Linux's numbers and word are void. */
+void hp_linux_forget(struct hotplug *hp);
 
 /* --- hotplug_guest.c ----------------------------------------------------- */
 

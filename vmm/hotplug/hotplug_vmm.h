@@ -13,6 +13,7 @@
 
 struct hooks;
 struct hotplug;
+struct qga;
 struct bus;
 struct vm;
 
@@ -27,6 +28,11 @@ struct hotplug_config {
 	enum hotplug_wait wait;	   /* DEFAULT: ACKNOWLEDGED */
 	unsigned int prestage;	   /* free slots kept at vcpu:create */
 	enum hotplug_guest_eject guest_eject;
+	/*
+	 * The guest agent on the second UART (--agent), or NULL: then
+	 * nothing is asked of the guest beyond the wire, as before.
+	 */
+	struct qga *agent;
 };
 
 /* Allocates the controller, its devices and tables; no vCPU yet. */
@@ -82,6 +88,13 @@ void hotplug_guest_work(struct hotplug *hp);
  * with -ESHUTDOWN) and refuses new operations.  Any thread.
  */
 void hotplug_shutdown(struct hotplug *hp);
+
+/*
+ * The periodic check of Linux's CPUs through the agent (machine thread):
+ * stages and the online set follow what Linux says.  @quick as
+ * hp_linux_refresh().  0, -ENODEV without an agent, or the agent's error.
+ */
+int hotplug_agent_refresh(struct hotplug *hp, bool quick);
 
 /* Closes every vCPU fd, frees everything.  NULL is fine. */
 void hotplug_destroy(struct hotplug *hp);

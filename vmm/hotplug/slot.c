@@ -119,24 +119,37 @@ void hp_fail(struct hotplug *hp, unsigned int cpu, const char *fmt, ...)
 	va_end(ap);
 }
 
-/* Linux's cpulist ("0-2,5") of the slots marked online, into @buf. */
-static void online_cpulist(struct hotplug *hp, char *buf, size_t len)
+/*
+ * Online in the announced set: accounted by the online state, unless the
+ * guest agent says Linux has it offline (linux_view.c).  Locked.
+ */
+static bool announced_online(const struct hp_slot *s)
 {
+	return s->online && s->linux_online != 0;
+}
+
+/* Linux's cpulist ("0-2,5") of the slots announced online, into @buf. */
+static unsigned int online_cpulist(struct hotplug *hp, char *buf, size_t len)
+{
+	unsigned int count = 0;
 	size_t at = 0;
 
 	buf[0] = 0;
 	for (unsigned int i = 0; i < hp->max_cpus && at < len; i++) {
 		unsigned int j = i;
 
-		if (!hp->slots[i].online)
+		if (!announced_online(&hp->slots[i]))
 			continue;
-		while (j + 1 < hp->max_cpus && hp->slots[j + 1].online)
+		while (j + 1 < hp->max_cpus &&
+		       announced_online(&hp->slots[j + 1]))
 			j++;
+		count += j - i + 1;
 		at += (size_t)snprintf(buf + at, len - at,
 				       j == i ? "%s%u" : "%s%u-%u",
 				       at ? "," : "", i, j);
 		i = j;
 	}
+	return count;
 }
 
 void hp_online_changed(struct hotplug *hp, unsigned int cpu, bool online)
@@ -152,8 +165,7 @@ void hp_online_changed(struct hotplug *hp, unsigned int cpu, bool online)
 		return;
 	}
 	pthread_mutex_lock(&hp->lock);
-	online_cpulist(hp, list, len);
-	count = hp->nr_online;
+	count = online_cpulist(hp, list, len);
 	ev = hp->ev;
 	pthread_mutex_unlock(&hp->lock);
 	if (ev.online)

@@ -125,6 +125,12 @@ static const unsigned long ioctls_vcpu[] = {
 	0,
 };
 
+/* A query asks Linux through the guest agent, whose UART interrupts. */
+static const unsigned long ioctls_irq[] = {
+	KVM_IRQ_LINE,
+	0,
+};
+
 /* Creating, configuring and unparking vCPUs (vcpu.c, cpuid.c, msr.c). */
 static const unsigned long ioctls_op[] = {
 	KVM_CHECK_EXTENSION,
@@ -183,6 +189,7 @@ static const struct seccomp_spec seccomp_specs[SECCOMP_NR_THREADS] = {
 	[SECCOMP_THREAD_QMP_QUERY] = {
 		.name = "qmp-query",
 		.calls = { calls_base },
+		.ioctls = { ioctls_irq },
 	},
 	[SECCOMP_THREAD_QMP_OP] = {
 		.name = "qmp-op",

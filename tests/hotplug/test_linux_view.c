@@ -1,0 +1,427 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Linux's word through the guest agent (vmm/hotplug/linux_view.c) on the
+ * real controller over the fake machine of the API tests, with a fake
+ * Linux agent on the real UART: it numbers its CPUs its own way (logical
+ * ids are not slots), answers guest-get-vcpus and the firmware-node reads
+ * that match ids to slots, and onlines CPUs for guest-set-vcpus.  What is
+ * checked: a CPU Linux offlines or onlines by itself changes the announced
+ * online set (CPUS_CHANGED) and what query-cpuhp shows; a bad answer
+ * (two ids for one slot, an id out of range, a path naming no slot) is
+ * refused and changes nothing; an agent that stops answering costs one
+ * timeout, after which quick refreshes do not wait for it.
+ */
+#include <errno.h>
+#include <json-c/json.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "check.h"
+#include "fake_vm.h"
+#include "hotplug.h"
+#include "hotplug_vmm.h"
+#include "hotvm/guest_states.h"
+#include "sim_guest.h"
+#include "uart_guest.h"
+
+#define MAX	   4
+#define T_GUEST_MS 300
+
+enum linux_mode {
+	LINUX_OK,
+	LINUX_DUP,     /* two logical ids claim one slot */
+	LINUX_RANGE,   /* a logical id past every possible CPU */
+	LINUX_BADPATH, /* a firmware node that names no slot */
+	LINUX_MUTE,    /* answers nothing */
+};
+
+static struct {
+	struct uart_guest u;
+	pthread_t thread;
+	_Atomic bool stop;
+	_Atomic int mode;
+	pthread_mutex_t lock; /* the fake Linux's CPUs, set by the test */
+	int slot_of[MAX];     /* logical id -> slot, -1 not present */
+	bool online[MAX];
+	char line[4096];
+	size_t len;
+	unsigned int file_reads;
+} lx;
+
+/* What the events said last: the online set. */
+static struct {
+	pthread_mutex_t lock;
+	char cpulist[64];
+	unsigned int count, events;
+} seen = { .lock = PTHREAD_MUTEX_INITIALIZER };
+
+static void ev_online(void *ctx, unsigned int cpu, bool online,
+		      unsigned int count, const char *cpulist)
+{
+	(void)ctx;
+	(void)cpu;
+	(void)online;
+	pthread_mutex_lock(&seen.lock);
+	snprintf(seen.cpulist, sizeof(seen.cpulist), "%s", cpulist);
+	seen.count = count;
+	seen.events++;
+	pthread_mutex_unlock(&seen.lock);
+}
+
+static void say(const char *s)
+{
+	uart_guest_write(&lx.u, s, strlen(s));
+}
+
+static void say_json(struct json_object *ret)
+{
+	struct json_object *o = json_object_new_object();
+
+	json_object_object_add(o, "return", ret);
+	say(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN));
+	say("\n");
+	json_object_put(o);
+}
+
+static void b64(const char *in, char *out)
+{
+	static const char d[] =
+		"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvw"
+		"xyz0123456789+/";
+	size_t n = strlen(in), o = 0;
+
+	for (size_t i = 0; i < n; i += 3) {
+		unsigned int v = (unsigned char)in[i] << 16;
+
+		v |= i + 1 < n ? (unsigned char)in[i + 1] << 8 : 0;
+		v |= i + 2 < n ? (unsigned char)in[i + 2] : 0;
+		out[o++] = d[(v >> 18) & 63];
+		out[o++] = d[(v >> 12) & 63];
+		out[o++] = i + 1 < n ? d[(v >> 6) & 63] : '=';
+		out[o++] = i + 2 < n ? d[v & 63] : '=';
+	}
+	out[o] = 0;
+}
+
+static struct json_object *get_vcpus(int mode)
+{
+	struct json_object *a = json_object_new_array();
+
+	for (int l = 0; l < MAX; l++) {
+		struct json_object *e;
+
+		if (lx.slot_of[l] < 0)
+			continue;
+		e = json_object_new_object();
+		json_object_object_add(
+			e, "logical-id",
+			json_object_new_int(mode == LINUX_RANGE && l == 1 ? 99
+									  : l));
+		/* Online: not offlined by hand, and up in the guest's table. */
+		json_object_object_add(
+			e, "online",
+			json_object_new_boolean(
+				lx.online[l] &&
+				sim_guest_state((unsigned int)lx.slot_of[l]) ==
+					GUEST_ONLINE));
+		json_object_object_add(e, "can-offline",
+				       json_object_new_boolean(l != 0));
+		json_object_array_add(a, e);
+	}
+	return a;
+}
+
+/* The firmware node's path of Linux's CPU @l, as the DSDT names it. */
+static struct json_object *file_read(int l, int mode)
+{
+	struct json_object *o = json_object_new_object();
+	char path[64], enc[96];
+	int slot = lx.slot_of[l];
+
+	if (mode == LINUX_DUP && l == 2)
+		slot = lx.slot_of[1];
+	snprintf(path, sizeof(path), "\\_SB_.CPUS.C%03X\n",
+		 mode == LINUX_BADPATH ? 0xfff : slot);
+	b64(path, enc);
+	lx.file_reads++;
+	json_object_object_add(o, "count",
+			       json_object_new_int((int)strlen(path)));
+	json_object_object_add(o, "buf-b64", json_object_new_string(enc));
+	json_object_object_add(o, "eof", json_object_new_boolean(true));
+	return o;
+}
+
+static void set_vcpus(struct json_object *args)
+{
+	struct json_object *v = json_object_object_get(args, "vcpus");
+	int n = 0;
+
+	for (size_t i = 0; i < json_object_array_length(v); i++) {
+		struct json_object *e = json_object_array_get_idx(v, i);
+		int l = json_object_get_int(
+			json_object_object_get(e, "logical-id"));
+
+		if (l >= 0 && l < MAX && lx.slot_of[l] >= 0) {
+			lx.online[l] = json_object_get_boolean(
+				json_object_object_get(e, "online"));
+			/* Writing 1 to cpuN/online starts the CPU. */
+			if (lx.online[l] &&
+			    sim_guest_online((unsigned int)lx.slot_of[l]))
+				continue;
+			n++;
+		}
+	}
+	say_json(json_object_new_int(n));
+}
+
+static void on_request(const char *cmd, struct json_object *args, int mode)
+{
+	int l;
+
+	if (!strcmp(cmd, "guest-get-vcpus")) {
+		say_json(get_vcpus(mode));
+	} else if (!strcmp(cmd, "guest-file-open") &&
+		   sscanf(json_object_get_string(
+				  json_object_object_get(args, "path")),
+			  "/sys/devices/system/cpu/cpu%d/firmware_node/path",
+			  &l) == 1 &&
+		   l >= 0 && l < MAX && lx.slot_of[l] >= 0) {
+		say_json(json_object_new_int(1000 + l));
+	} else if (!strcmp(cmd, "guest-file-read")) {
+		l = json_object_get_int(json_object_object_get(args, "handle"));
+		say_json(file_read(
+			l - 1000 >= 0 && l - 1000 < MAX ? l - 1000 : 0, mode));
+	} else if (!strcmp(cmd, "guest-file-close")) {
+		say_json(json_object_new_object());
+	} else if (!strcmp(cmd, "guest-set-vcpus")) {
+		set_vcpus(args);
+	} else {
+		say("{\"error\": {\"class\": \"GenericError\", \"desc\": "
+		    "\"no\"}}\n");
+	}
+}
+
+static void on_line(void)
+{
+	struct json_object *o, *c, *args = NULL;
+	int mode = atomic_load(&lx.mode);
+
+	lx.line[lx.len] = 0;
+	o = json_tokener_parse(lx.line);
+	if (!o || !json_object_object_get_ex(o, "execute", &c) ||
+	    mode == LINUX_MUTE) {
+		json_object_put(o);
+		return;
+	}
+	json_object_object_get_ex(o, "arguments", &args);
+	pthread_mutex_lock(&lx.lock);
+	if (!strcmp(json_object_get_string(c), "guest-sync-delimited")) {
+		char buf[64];
+
+		snprintf(buf, sizeof(buf), "\xff{\"return\": %lld}\n",
+			 (long long)json_object_get_int64(
+				 json_object_object_get(args, "id")));
+		say(buf);
+	} else {
+		on_request(json_object_get_string(c), args, mode);
+	}
+	pthread_mutex_unlock(&lx.lock);
+	json_object_put(o);
+}
+
+static void *linux_main(void *arg)
+{
+	struct pollfd p = { .fd = uart_guest_irq_fd(), .events = POLLIN };
+	int c;
+
+	(void)arg;
+	uart_guest_rx_irq(&lx.u, true);
+	while (!atomic_load(&lx.stop)) {
+		if (poll(&p, 1, -1) < 0)
+			continue;
+		uart_guest_irq_ack();
+		while ((c = uart_guest_getc(&lx.u)) >= 0) {
+			if (c == 0xff) {
+				lx.len = 0;
+			} else if (c == '\n') {
+				on_line();
+				lx.len = 0;
+			} else if (lx.len < sizeof(lx.line) - 1) {
+				lx.line[lx.len++] = (char)c;
+			}
+		}
+	}
+	return NULL;
+}
+
+static struct fake_vm *fv;
+
+/* @boot boot CPUs; Linux calls slot 0..3 its CPUs 0, 2, 3, 1. */
+static void setup_boot(unsigned int boot)
+{
+	static const int order[MAX] = { 0, 3, 1, 2 };
+
+	memset(&lx.u, 0, sizeof(lx.u));
+	atomic_store(&lx.stop, false);
+	atomic_store(&lx.mode, LINUX_OK);
+	pthread_mutex_init(&lx.lock, NULL);
+	for (int l = 0; l < MAX; l++) {
+		lx.slot_of[l] = order[l];
+		lx.online[l] = true;
+	}
+	lx.file_reads = 0;
+	CHECK_EQ(uart_guest_init(&lx.u), 0);
+	fake_vm_irq_hook = uart_guest_line;
+	fake_vm_agent = &lx.u.agent;
+	CHECK_EQ(pthread_create(&lx.thread, NULL, linux_main, NULL), 0);
+	CHECK_EQ(fake_vm_create(MAX, boot, T_GUEST_MS, &fv), 0);
+	hotplug_set_events(fv->hp, &(struct hp_events){ .online = ev_online });
+	seen.events = 0;
+}
+
+static void setup(void)
+{
+	setup_boot(MAX);
+}
+
+static void teardown(void)
+{
+	fake_vm_destroy(fv);
+	fake_vm_agent = NULL;
+	atomic_store(&lx.stop, true);
+	uart_guest_kick();
+	pthread_join(lx.thread, NULL);
+	fake_vm_irq_hook = NULL;
+	uart_guest_destroy(&lx.u);
+	pthread_mutex_destroy(&lx.lock);
+	sim_guest_linux(false, false);
+}
+
+/* Linux's CPU @l goes @on by itself (echo 0 > cpuN/online). */
+static void linux_set(int l, bool on)
+{
+	pthread_mutex_lock(&lx.lock);
+	lx.online[l] = on;
+	pthread_mutex_unlock(&lx.lock);
+}
+
+static void check_view(unsigned int cpu, int linux_cpu, int online)
+{
+	struct hp_cpu_view v;
+
+	CHECK_EQ(hotplug_cpu_view(fv->hp, cpu, &v), 0);
+	CHECK_EQ(v.linux_cpu, linux_cpu);
+	CHECK_EQ(v.linux_online, online);
+}
+
+static void test_follows_linux(void)
+{
+	setup();
+	CHECK(hotplug_has_agent(fv->hp));
+	/* Nothing known before the first answer. */
+	check_view(1, -1, -1);
+	CHECK_EQ(hotplug_agent_refresh(fv->hp, false), 0);
+	CHECK_EQ(lx.file_reads, MAX); /* each id matched once */
+	check_view(1, 2, 1);
+	check_view(3, 1, 1);
+	CHECK_EQ(seen.events, 0); /* nothing changed */
+	/* Linux offlines its CPU 2, which is slot 1. */
+	linux_set(2, false);
+	CHECK_EQ(hotplug_agent_refresh(fv->hp, true), 0);
+	check_view(1, 2, 0);
+	CHECK_EQ(seen.events, 1);
+	CHECK_STREQ(seen.cpulist, "0,2-3");
+	CHECK_EQ(seen.count, 3);
+	/* The same answer again: no event; no more file reads. */
+	CHECK_EQ(hotplug_agent_refresh(fv->hp, true), 0);
+	CHECK_EQ(seen.events, 1);
+	CHECK_EQ(lx.file_reads, MAX);
+	/* query-cpuhp's check asks too. */
+	linux_set(2, true);
+	CHECK(hotplug_check(fv->hp) >= 0);
+	check_view(1, 2, 1);
+	CHECK_EQ(seen.events, 2);
+	CHECK_STREQ(seen.cpulist, "0-3");
+	CHECK_EQ(hotplug_check(fv->hp), 0); /* the sides still agree */
+	teardown();
+}
+
+/* A bad answer is refused whole: nothing changes, nothing is believed. */
+static void check_refused(enum linux_mode mode)
+{
+	setup();
+	linux_set(2, false);
+	atomic_store(&lx.mode, mode);
+	CHECK_EQ(hotplug_agent_refresh(fv->hp, false),
+		 mode == LINUX_BADPATH ? 0 : -EPROTO);
+	check_view(1, -1, -1);
+	CHECK_EQ(seen.events, 0);
+	atomic_store(&lx.mode, LINUX_OK);
+	CHECK_EQ(hotplug_agent_refresh(fv->hp, false), 0);
+	check_view(1, 2, 0);
+	CHECK_EQ(seen.events, 1);
+	teardown();
+}
+
+static void test_bad_answers(void)
+{
+	check_refused(LINUX_DUP);
+	check_refused(LINUX_RANGE);
+	check_refused(LINUX_BADPATH);
+}
+
+/* A silent agent: one timeout, then quick refreshes do not wait. */
+static void test_silent_agent(void)
+{
+	setup();
+	CHECK_EQ(hotplug_agent_refresh(fv->hp, false), 0);
+	atomic_store(&lx.mode, LINUX_MUTE);
+	CHECK_EQ(hotplug_agent_refresh(fv->hp, true), -ETIMEDOUT);
+	CHECK_EQ(hotplug_agent_refresh(fv->hp, true), -EAGAIN);
+	check_view(1, 2, 1); /* as last known */
+	atomic_store(&lx.mode, LINUX_OK);
+	CHECK_EQ(hotplug_agent_refresh(fv->hp, false), 0);
+	CHECK_EQ(hotplug_agent_refresh(fv->hp, true), 0);
+	teardown();
+}
+
+/*
+ * "wait": "started" on a Linux-like guest: without an onlining rule the
+ * agent onlines the CPU after the grace time, and the report says so;
+ * with one, Linux does it itself.
+ */
+static void test_wait_started(void)
+{
+	struct hp_report rep;
+	struct hp_cpu_view v;
+
+	sim_guest_linux(true, false);
+	setup_boot(2);
+	/* Linux's CPUs 2 and 3 will be slots 1 and 2 (order above). */
+	CHECK_EQ(hotplug_agent_refresh(fv->hp, false), 0);
+	CHECK_EQ(hotplug_cpu_add(fv->hp, 2, "c2", 3000, HOTPLUG_WAIT_STARTED,
+				 &rep),
+		 0);
+	if (rep.err.code)
+		printf("# %s\n", hv_err_msg(&rep.err));
+	CHECK_STREQ(rep.onlined_by, "agent");
+	CHECK_EQ(hotplug_cpu_view(fv->hp, 2, &v), 0);
+	CHECK_EQ(v.linux_online, 1);
+	CHECK_EQ(v.linux_cpu, 3);
+	CHECK_EQ(v.stage, HP_STAGE_STARTED);
+	CHECK_STREQ(seen.cpulist, "0-2");
+	/* Without the agent's help the same add would have timed out. */
+	sim_guest_linux(true, true);
+	CHECK_EQ(hotplug_cpu_add(fv->hp, 3, "c3", 3000, HOTPLUG_WAIT_STARTED,
+				 &rep),
+		 0);
+	CHECK_STREQ(rep.onlined_by, "guest");
+	CHECK_EQ(hotplug_check(fv->hp), 0);
+	teardown();
+}
+
+CHECK_MAIN(TEST(test_follows_linux), TEST(test_bad_answers),
+	   TEST(test_silent_agent), TEST(test_wait_started))

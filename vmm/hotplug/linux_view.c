@@ -1,0 +1,396 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Linux's own word on its CPUs, through the guest agent (docs/design.md
+ * §6.6 and §4): which CPUs Linux has online (guest-get-vcpus), and
+ * onlining one that Linux left offline (guest-set-vcpus).  Without it the
+ * host sees only the wire, and a CPU Linux offlines by itself looks
+ * started for ever.
+ *
+ * Linux numbers its CPUs itself (logical ids, given out as it meets
+ * them), so each logical id is matched to its slot once, by the ACPI path
+ * of its firmware node: "\_SB_.CPUS.C00A" is slot 10 (the names the DSDT
+ * gives, hpregs_build_aml()).  The match is forgotten when the id leaves
+ * Linux's list (the CPU was removed) and at a reset.
+ *
+ * Everything the agent says is checked: an id out of range, a path that
+ * names no slot, two ids for one slot make the answer unusable, never a
+ * crash; an agent that does not answer costs one timeout, after which
+ * queries use what was last known until the periodic check finds the
+ * agent again.
+ */
+#include <errno.h>
+#include <json-c/json.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hotplug_internal.h"
+#include "log.h"
+#include "qga.h"
+
+/* Each agent call's deadline: the agent answers in milliseconds. */
+#define LINUX_AGENT_TIMEOUT_MS 1000
+/* The firmware node's path: "\_SB_.CPUS.Cxxx" and a newline. */
+#define LINUX_PATH_MAX 64
+
+bool hotplug_has_agent(const struct hotplug *hp)
+{
+	return hp->agent != NULL;
+}
+
+/* "\_SB_.CPUS.C00A\n" -> 10; -1 for anything else. */
+static int path_slot(const char *p, size_t len, unsigned int max)
+{
+	static const char pre[] = "\\_SB_.CPUS.C";
+	char *end;
+	long v;
+
+	while (len && (p[len - 1] == '\n' || p[len - 1] == '\0'))
+		len--;
+	if (len != sizeof(pre) - 1 + 3 || memcmp(p, pre, sizeof(pre) - 1))
+		return -1;
+	p += sizeof(pre) - 1;
+	for (int i = 0; i < 3; i++)
+		if (!strchr("0123456789ABCDEF", p[i]) || !p[i])
+			return -1;
+	v = strtol((char[4]){ p[0], p[1], p[2], 0 }, &end, 16);
+	return v >= 0 && (unsigned long)v < max ? (int)v : -1;
+}
+
+/* A member of an agent reply as an int in [0, max), or -1. */
+static long member_int(struct json_object *o, const char *key, long max)
+{
+	struct json_object *v;
+	int64_t n;
+
+	if (!json_object_object_get_ex(o, key, &v) ||
+	    !json_object_is_type(v, json_type_int))
+		return -1;
+	n = json_object_get_int64(v);
+	return n >= 0 && n < max ? (long)n : -1;
+}
+
+/* One base64 digit's value, or -1. */
+static int b64_digit(char c)
+{
+	if (c >= 'A' && c <= 'Z')
+		return c - 'A';
+	if (c >= 'a' && c <= 'z')
+		return c - 'a' + 26;
+	if (c >= '0' && c <= '9')
+		return c - '0' + 52;
+	return c == '+' ? 62 : c == '/' ? 63 : -1;
+}
+
+/* Decodes @len base64 characters into at most @max bytes; -EPROTO. */
+static long b64_decode(const char *s, size_t len, char *out, size_t max)
+{
+	uint32_t acc = 0;
+	size_t n = 0;
+	int bits = 0;
+
+	while (len && s[len - 1] == '=')
+		len--;
+	for (size_t i = 0; i < len; i++) {
+		int d = b64_digit(s[i]);
+
+		if (d < 0)
+			return -EPROTO;
+		acc = (acc << 6) | (uint32_t)d;
+		bits += 6;
+		if (bits >= 8) {
+			bits -= 8;
+			if (n == max)
+				return -EPROTO;
+			out[n++] = (char)(acc >> bits);
+		}
+	}
+	return (long)n;
+}
+
+/* guest-file-open/read/close of one small file; returns its length. */
+static long read_guest_file(struct hotplug *hp, const char *path, char *buf,
+			    size_t len, struct hv_err *err)
+{
+	struct json_object *a = json_object_new_object(), *r = NULL, *v;
+	long handle, n = -EPROTO;
+	int ret;
+
+	json_object_object_add(a, "path", json_object_new_string(path));
+	ret = qga_call(hp->agent, "guest-file-open", a, &r,
+		       LINUX_AGENT_TIMEOUT_MS, err);
+	json_object_put(a);
+	if (ret)
+		return ret;
+	handle = json_object_is_type(r, json_type_int)
+			 ? (long)json_object_get_int64(r)
+			 : -1;
+	json_object_put(r);
+	if (handle < 0)
+		return hv_err_set(err, -EPROTO,
+				  "the guest agent gave no file handle");
+	a = json_object_new_object();
+	json_object_object_add(a, "handle", json_object_new_int64(handle));
+	json_object_object_add(a, "count", json_object_new_int((int)len));
+	ret = qga_call(hp->agent, "guest-file-read", a, &r,
+		       LINUX_AGENT_TIMEOUT_MS, err);
+	if (!ret && json_object_object_get_ex(r, "buf-b64", &v) &&
+	    json_object_is_type(v, json_type_string)) {
+		n = b64_decode(json_object_get_string(v),
+			       (size_t)json_object_get_string_len(v), buf, len);
+		if (n < 0)
+			hv_err_set(err, -EPROTO,
+				   "the guest agent's file data is not base64");
+	} else if (!ret) {
+		hv_err_set(err, -EPROTO, "the guest agent's read has no data");
+	} else {
+		n = ret;
+	}
+	json_object_put(r);
+	json_object_object_del(a, "count");
+	/* Closed whatever happened, or the agent keeps it open. */
+	qga_call(hp->agent, "guest-file-close", a, NULL, LINUX_AGENT_TIMEOUT_MS,
+		 NULL);
+	json_object_put(a);
+	return n;
+}
+
+/* The slot of Linux's CPU @lid, read from the guest; -1 if none. */
+static int find_slot(struct hotplug *hp, long lid, struct hv_err *err)
+{
+	char path[96], buf[LINUX_PATH_MAX];
+	long n;
+
+	snprintf(path, sizeof(path),
+		 "/sys/devices/system/cpu/cpu%ld/firmware_node/path", lid);
+	n = read_guest_file(hp, path, buf, sizeof(buf), err);
+	if (n < 0)
+		return (int)n;
+	return path_slot(buf, (size_t)n, hp->max_cpus);
+}
+
+/*
+ * One entry of guest-get-vcpus: its logical id (in [0, max_cpus): Linux
+ * has no more possible CPUs than the firmware lists) and whether online.
+ */
+static int parse_vcpu(struct hotplug *hp, struct json_object *e, long *lid,
+		      bool *online)
+{
+	struct json_object *v;
+
+	*lid = member_int(e, "logical-id", hp->max_cpus);
+	if (*lid < 0 || !json_object_object_get_ex(e, "online", &v) ||
+	    !json_object_is_type(v, json_type_boolean))
+		return -EPROTO;
+	*online = json_object_get_boolean(v);
+	return 0;
+}
+
+/*
+ * Matches every logical id in @list to its slot (reading the ones not
+ * known yet) and fills @state[slot] (-1 not listed, 0 offline, 1
+ * online) and @lids[slot].  Agent lock held.
+ */
+static int map_vcpus(struct hotplug *hp, struct json_object *list,
+		     int8_t *state, int *lids, struct hv_err *err)
+{
+	size_t n = json_object_array_length(list);
+	bool *seen = calloc(hp->max_cpus, sizeof(*seen));
+	int ret = 0;
+
+	if (!seen)
+		return -ENOMEM;
+	for (unsigned int i = 0; i < hp->max_cpus; i++)
+		state[i] = -1, lids[i] = -1;
+	for (size_t i = 0; i < n && !ret; i++) {
+		long lid;
+		bool online;
+		int slot;
+
+		ret = parse_vcpu(hp, json_object_array_get_idx(list, i), &lid,
+				 &online);
+		if (ret || seen[lid]) {
+			ret = hv_err_set(err, -EPROTO,
+					 "the guest agent's CPU list is bad "
+					 "(entry %zu)",
+					 i);
+			break;
+		}
+		seen[lid] = true;
+		slot = hp->linux_slot[lid] - 1;
+		if (slot < 0) {
+			slot = find_slot(hp, lid, err);
+			if (slot == -ETIMEDOUT) {
+				ret = slot;
+				break;
+			}
+			if (slot < 0)
+				continue; /* not ours to judge: left alone */
+			hp->linux_slot[lid] = slot + 1;
+		}
+		if (lids[slot] >= 0) {
+			ret = hv_err_set(err, -EPROTO,
+					 "the guest names slot %d twice (Linux "
+					 "CPUs %d and %ld)",
+					 slot, lids[slot], lid);
+			break;
+		}
+		lids[slot] = (int)lid;
+		state[slot] = online;
+	}
+	/*
+	 * An id Linux no longer lists may be another slot next time; after
+	 * a bad answer none of the matches is believed.
+	 */
+	for (unsigned int l = 0; l < hp->max_cpus; l++)
+		if (ret || !seen[l])
+			hp->linux_slot[l] = 0;
+	free(seen);
+	return ret;
+}
+
+/*
+ * Applies Linux's word to each slot the host holds and says what changed:
+ * the stage (started while Linux has it online, acknowledged while
+ * offline) and the online set.
+ */
+static void apply_vcpus(struct hotplug *hp, const int8_t *state,
+			const int *lids)
+{
+	for (unsigned int cpu = 0; cpu < hp->max_cpus; cpu++) {
+		struct hp_slot *s = &hp->slots[cpu];
+		char id[sizeof(s->id)];
+		struct hp_events ev = { 0 };
+		bool was, now, held;
+
+		pthread_mutex_lock(&hp->lock);
+		held = s->stage == HP_STAGE_ACKNOWLEDGED ||
+		       s->stage == HP_STAGE_STARTED;
+		was = s->online && s->linux_online != 0;
+		s->linux_cpu = lids[cpu];
+		s->linux_online = state[cpu];
+		now = s->online && s->linux_online != 0;
+		if (held && !hp->guest_ext && state[cpu] >= 0)
+			hp_set_stage_locked(hp, cpu,
+					    state[cpu] ? HP_STAGE_STARTED
+						       : HP_STAGE_ACKNOWLEDGED,
+					    &ev, id, sizeof(id));
+		pthread_mutex_unlock(&hp->lock);
+		hp_stage_notify(&ev, cpu, id,
+				state[cpu] ? HP_STAGE_STARTED
+					   : HP_STAGE_ACKNOWLEDGED);
+		if (was != now) {
+			pr_err("CPU %u: Linux (its CPU %d) has it %s", cpu,
+			       lids[cpu], now ? "online" : "offline");
+			hp_online_changed(hp, cpu, now);
+		}
+	}
+}
+
+/* Says once when the agent goes away or comes back. */
+static void agent_health(struct hotplug *hp, int ret, struct hv_err *err)
+{
+	bool up = ret != -ETIMEDOUT;
+
+	if (up != hp->agent_up) {
+		if (up)
+			pr_err("the guest agent answers");
+		else
+			pr_err("the guest agent does not answer: %s; the "
+			       "CPUs' Linux view is as last known",
+			       hv_err_msg(err));
+	}
+	hp->agent_up = up;
+}
+
+int hp_linux_refresh(struct hotplug *hp, bool quick, struct hv_err *err)
+{
+	struct json_object *list = NULL;
+	int8_t *state;
+	int *lids;
+	int ret;
+
+	if (!hp->agent)
+		return -ENODEV;
+	pthread_mutex_lock(&hp->agent_lock);
+	if (quick && !hp->agent_up) {
+		pthread_mutex_unlock(&hp->agent_lock);
+		return -EAGAIN;
+	}
+	state = malloc(hp->max_cpus * sizeof(*state));
+	lids = malloc(hp->max_cpus * sizeof(*lids));
+	ret = state && lids ? 0 : -ENOMEM;
+	if (!ret)
+		ret = qga_call(hp->agent, "guest-get-vcpus", NULL, &list,
+			       LINUX_AGENT_TIMEOUT_MS, err);
+	if (!ret && !json_object_is_type(list, json_type_array))
+		ret = hv_err_set(err, -EPROTO,
+				 "the guest agent's CPU list is not a list");
+	if (!ret)
+		ret = map_vcpus(hp, list, state, lids, err);
+	if (!ret)
+		apply_vcpus(hp, state, lids);
+	agent_health(hp, ret, err);
+	pthread_mutex_unlock(&hp->agent_lock);
+	json_object_put(list);
+	free(state);
+	free(lids);
+	return ret;
+}
+
+int hotplug_agent_refresh(struct hotplug *hp, bool quick)
+{
+	struct hv_err err = { 0 };
+
+	return hp_linux_refresh(hp, quick, &err);
+}
+
+int hp_linux_online(struct hotplug *hp, unsigned int cpu, struct hv_err *err)
+{
+	struct json_object *a, *e, *r = NULL;
+	int lid, ret = hp_linux_refresh(hp, false, err);
+
+	if (ret)
+		return ret;
+	pthread_mutex_lock(&hp->lock);
+	lid = hp->slots[cpu].linux_cpu;
+	pthread_mutex_unlock(&hp->lock);
+	if (lid < 0)
+		return hv_err_set(err, -ENOENT,
+				  "Linux does not list the CPU (yet)");
+	e = json_object_new_object();
+	json_object_object_add(e, "logical-id", json_object_new_int(lid));
+	json_object_object_add(e, "online", json_object_new_boolean(true));
+	a = json_object_new_object();
+	json_object_object_add(a, "vcpus", json_object_new_array());
+	json_object_array_add(json_object_object_get(a, "vcpus"), e);
+	ret = qga_call(hp->agent, "guest-set-vcpus", a, &r,
+		       LINUX_AGENT_TIMEOUT_MS * 5, err);
+	json_object_put(a);
+	/* It answers with how many of the list it changed: 1. */
+	if (!ret && !(json_object_is_type(r, json_type_int) &&
+		      json_object_get_int64(r) == 1))
+		ret = hv_err_set(err, -EIO,
+				 "Linux did not online its CPU %d (the agent "
+				 "changed none)",
+				 lid);
+	json_object_put(r);
+	if (!ret)
+		ret = hp_linux_refresh(hp, false, err);
+	return ret;
+}
+
+void hp_linux_forget(struct hotplug *hp)
+{
+	if (!hp->agent)
+		return;
+	pthread_mutex_lock(&hp->agent_lock);
+	memset(hp->linux_slot, 0, hp->max_cpus * sizeof(*hp->linux_slot));
+	pthread_mutex_lock(&hp->lock);
+	for (unsigned int i = 0; i < hp->max_cpus; i++) {
+		hp->slots[i].linux_cpu = -1;
+		hp->slots[i].linux_online = -1;
+	}
+	pthread_mutex_unlock(&hp->lock);
+	pthread_mutex_unlock(&hp->agent_lock);
+}
