@@ -14,12 +14,24 @@
 #include "sim_guest.h"
 
 /* The guest's MMIO, as a vCPU's exit would dispatch it. */
+/*
+ * The scripted guest's MMIO access: what KVM_EXIT_MMIO would bring, so it
+ * is counted as one (vmexit.h), then dispatched.
+ */
+static int guest_mmio(struct fake_vm *fv, uint64_t addr, uint8_t *d,
+		      unsigned int width, bool is_write)
+{
+	vmexit_count(&fv->vm.exits, VMEXIT_MMIO,
+		     bus_find(&fv->mmio, addr, width));
+	return bus_dispatch(&fv->mmio, addr, d, width, is_write);
+}
+
 static uint32_t bus_read(void *ctx, uint64_t addr, unsigned int width)
 {
 	uint8_t d[8] = { 0 };
 	uint32_t v = 0;
 
-	bus_dispatch(ctx, addr, d, width, false);
+	guest_mmio(ctx, addr, d, width, false);
 	memcpy(&v, d, width < sizeof(v) ? width : sizeof(v));
 	return v;
 }
@@ -29,7 +41,7 @@ static void bus_write(void *ctx, uint64_t addr, unsigned int width, uint32_t v)
 	uint8_t d[8] = { 0 };
 
 	memcpy(d, &v, width < sizeof(v) ? width : sizeof(v));
-	bus_dispatch(ctx, addr, d, width, true);
+	guest_mmio(ctx, addr, d, width, true);
 }
 
 static void bus_sipi(void *ctx, unsigned int cpu)
@@ -51,6 +63,7 @@ int fake_vm_create(unsigned int max, unsigned int boot, int timeout_ms,
 	if (!fv)
 		return -ENOMEM;
 	fv->mmio = (struct bus)BUS_INIT_MMIO;
+	fv->vm.exits.bus[VMEXIT_SPACE_MMIO] = &fv->mmio;
 	pthread_mutex_init(&fv->vm.stop_lock, NULL);
 	fv->vm.kvm_fd = fv->vm.vm_fd = -1;
 	fv->vm.stop_efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
@@ -77,7 +90,7 @@ int fake_vm_create(unsigned int max, unsigned int boot, int timeout_ms,
 					     .read = bus_read,
 					     .write = bus_write,
 					     .sipi = bus_sipi,
-					     .ctx = &fv->mmio,
+					     .ctx = fv,
 				     });
 	if (ret) {
 		fake_vm_destroy(fv);

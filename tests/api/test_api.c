@@ -937,10 +937,46 @@ static void test_guest_not_yet_reporting(void)
 	teardown();
 }
 
+/* The exits device @prefix ("ged@") took, by its name in "by-device". */
+static long long exits_on(struct json_object *x, const char *prefix)
+{
+	json_object_object_foreach(get(x, "by-device"), name, n)
+	{
+		if (!strncmp(name, prefix, strlen(prefix)))
+			return json_object_get_int64(n);
+	}
+	return 0;
+}
+
+/*
+ * Exits on the fake machine: the scripted guest's MMIO accesses, each
+ * counted as the exit KVM would make of it, every one taken by the
+ * register block or the GED.
+ */
+static void check_exits(struct json_object *x)
+{
+	static const char *const kinds[] = { "total",	  "pio",      "mmio",
+					     "hlt",	  "shutdown", "other",
+					     "by-device", NULL };
+	long long sum = 0;
+
+	keys(x, kinds);
+	CHECK_EQ(gi(x, "total"), gi(x, "mmio"));
+	json_object_object_foreach(get(x, "by-device"), name, n)
+	{
+		(void)name;
+		sum += json_object_get_int64(n);
+	}
+	CHECK_EQ(sum, gi(x, "mmio"));
+	CHECK(exits_on(x, "cpuhp-regs@") > 0);
+	CHECK(exits_on(x, "ged@") > 0);
+	CHECK_EQ(sum, exits_on(x, "cpuhp-regs@") + exits_on(x, "ged@"));
+}
+
 static void test_inject_and_hotplug(void)
 {
-	static const char *const rep[] = { "cpu", "state", "total-us", "steps",
-					   NULL };
+	static const char *const rep[] = { "cpu",   "state", "total-us",
+					   "exits", "steps", NULL };
 	struct json_object *r, *s, *ev;
 	bool down = false, named = false;
 	long long us = 0;
@@ -962,6 +998,16 @@ static void test_inject_and_hotplug(void)
 	}
 	/* Each step's time runs from the one before: they add up. */
 	CHECK(gi(r, "total-us") >= us);
+	check_exits(get(r, "exits"));
+	json_object_put(r);
+	/*
+	 * Since the start, as query-hotplug-stats counts them: every access
+	 * the register block saw was one exit.
+	 */
+	r = ok("query-hotplug-stats", NULL);
+	check_exits(get(r, "exits"));
+	CHECK_EQ(exits_on(get(r, "exits"), "cpuhp-regs@"),
+		 gi(get(r, "cpuhp-regs"), "accesses"));
 	json_object_put(r);
 	/* Already online: a no-op, like Linux's online file. */
 	json_object_put(

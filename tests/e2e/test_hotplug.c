@@ -88,10 +88,51 @@ static void expect_created(struct expect *e, struct vmproc *v,
 			(vmproc_fds(v) - e->base_fds) / popcount(e->created);
 }
 
+/* Whether every guest table in query-cpuhp's reply @r is where @e says. */
+static bool guest_settled(struct json_object *r, const struct expect *e)
+{
+	for (unsigned int cpu = 0; cpu < e->max; cpu++) {
+		struct json_object *c = vmproc_cpu(r, cpu);
+		const char *name = c ? vmproc_str(c, "guest", "name") : NULL;
+
+		if (!name || strcmp(name, e->online & (1u << cpu) ? "online"
+								  : "offline"))
+			return false;
+	}
+	return true;
+}
+
+/*
+ * query-cpuhp once the guest's tables have settled: a reply can come
+ * before the guest has finished walking a CPU back after a failure (the
+ * host's part is done; the guest's rollback still runs and reports its
+ * steps), so each further step's event is waited for, up to WAIT_MS.  The
+ * last reply is returned either way; the caller's checks say what is off.
+ */
+static struct json_object *settled_cpuhp(struct vmproc *v,
+					 const struct expect *e)
+{
+	struct json_object *r = NULL, *ev = NULL;
+	char err[600];
+
+	for (int tries = 0; tries < 64; tries++) {
+		json_object_put(r);
+		r = NULL;
+		if (vmproc_qmp(v, "query-cpuhp", &r, err, sizeof(err), NULL))
+			return NULL;
+		if (guest_settled(r, e) ||
+		    qmp_client_next_event(v->c, &ev, WAIT_MS))
+			break;
+		json_object_put(ev);
+		ev = NULL;
+	}
+	return r;
+}
+
 static int check_tables(struct vmproc *v, struct expect *e)
 {
 	struct json_object *r = NULL;
-	char list[128], err[600];
+	char list[128];
 	int before = check_failures;
 
 	cpulist(e->online, list, sizeof(list));
@@ -100,7 +141,8 @@ static int check_tables(struct vmproc *v, struct expect *e)
 		       list);
 		check_failures++;
 	}
-	CHECK_EQ(vmproc_qmp(v, "query-cpuhp", &r, err, sizeof(err), NULL), 0);
+	r = settled_cpuhp(v, e);
+	CHECK(r != NULL);
 	for (unsigned int cpu = 0; r && cpu < e->max; cpu++) {
 		struct json_object *c = vmproc_cpu(r, cpu);
 		bool on = e->online & (1u << cpu);
@@ -164,6 +206,64 @@ static int inject(struct vmproc *v, unsigned int cpu, const char *side,
 	if (ret)
 		printf("# inject %s %s on cpu %u: %s\n", side, state, cpu, err);
 	return ret;
+}
+
+static long long exits_of(struct json_object *x, const char *k)
+{
+	struct json_object *n;
+
+	return json_object_object_get_ex(x, k, &n) ? json_object_get_int64(n)
+						   : -1;
+}
+
+/*
+ * The exits one hot-add and one removal of the tiny guest make to user
+ * space, as the cpu-hotplug reply counts them: the kinds add up to the
+ * total, the devices to port I/O plus MMIO, and the register block and
+ * the GED are among them (the guest reads the event, then the block).
+ */
+static void test_exits(void)
+{
+	struct vmproc v;
+	char err[600];
+
+	CHECK_EQ(vmproc_start(&v, "boot=1,max=2", "", NULL), 0);
+	for (int up = 1; up >= 0; up--) {
+		struct json_object *r = NULL, *x = NULL, *dev = NULL;
+		long long kinds = 0, devs = 0, regs = 0, ged = 0;
+
+		CHECK_EQ(vmproc_qmp(&v, "cpu-hotplug", &r, err, sizeof(err),
+				    "{\"cpu\": 1, \"state\": \"%s\"}",
+				    up ? "online" : "offline"),
+			 0);
+		CHECK(json_object_object_get_ex(r, "exits", &x));
+		CHECK(json_object_object_get_ex(x, "by-device", &dev));
+		if (!dev) {
+			json_object_put(r);
+			break;
+		}
+		for (const char *const *k =
+			     (const char *const[]){ "pio", "mmio", "hlt",
+						    "shutdown", "other", NULL };
+		     *k; k++)
+			kinds += exits_of(x, *k);
+		json_object_object_foreach(dev, name, n)
+		{
+			devs += json_object_get_int64(n);
+			regs += !strncmp(name, "cpuhp-regs@", 11) *
+				json_object_get_int64(n);
+			ged += !strncmp(name, "ged@", 4) *
+			       json_object_get_int64(n);
+		}
+		printf("# %s: %lld exits: %s\n", up ? "hot-add" : "removal",
+		       exits_of(x, "total"), json_object_to_json_string(x));
+		CHECK_EQ(kinds, exits_of(x, "total"));
+		CHECK_EQ(devs, exits_of(x, "pio") + exits_of(x, "mmio"));
+		CHECK(regs > 0);
+		CHECK(ged > 0);
+		json_object_put(r);
+	}
+	CHECK_EQ(vmproc_stop(&v), 0);
 }
 
 static void test_add_remove_cycles(void)
@@ -535,15 +635,11 @@ int check_failures;
 int main(void)
 {
 	static const struct check_case cases[] = {
-		TEST(test_add_remove_cycles),
-		TEST(test_boot_cpu_removal),
-		TEST(test_resize),
-		TEST(test_faults_host),
-		TEST(test_faults_guest),
-		TEST(test_guest_ignores_hotplug),
-		TEST(test_vetoing_hook),
-		TEST(test_hostile_guest),
-		TEST(test_random_stress),
+		TEST(test_add_remove_cycles),	  TEST(test_exits),
+		TEST(test_boot_cpu_removal),	  TEST(test_resize),
+		TEST(test_faults_host),		  TEST(test_faults_guest),
+		TEST(test_guest_ignores_hotplug), TEST(test_vetoing_hook),
+		TEST(test_hostile_guest),	  TEST(test_random_stress),
 	};
 	char help[256];
 	FILE *p;

@@ -312,9 +312,36 @@ static struct json_object *steps_json(const struct hp_report *rep)
 	return a;
 }
 
+/*
+ * {"total", "pio", "mmio", "hlt", "shutdown", "other", "by-device":
+ * {"cpuhp-regs@0x...": n...}}: exits to user space, the devices that took
+ * none left out.
+ */
+static struct json_object *exits_json(const struct vmexit_counts *x)
+{
+	struct json_object *o = json_object_new_object();
+	struct json_object *dev = json_object_new_object();
+	char name[48];
+
+	add_int(o, "total", (int64_t)vmexit_total(x));
+	for (unsigned int k = 0; k < VMEXIT_NR; k++)
+		add_int(o, vmexit_kind_name(k), (int64_t)x->kind[k]);
+	for (unsigned int sp = 0; sp < VMEXIT_SPACES; sp++)
+		for (unsigned int i = 0; i < VMEXIT_DEVS; i++)
+			if (x->dev[sp][i])
+				add_int(dev,
+					vmexit_dev_name(
+						qc.vm ? &qc.vm->exits : NULL,
+						sp, i, name, sizeof(name)),
+					(int64_t)x->dev[sp][i]);
+	json_object_object_add(o, "by-device", dev);
+	return o;
+}
+
 static void report_json(struct json_object *o, const struct hp_report *rep)
 {
 	add_int(o, "total-us", (int64_t)(rep->total_ns / 1000));
+	json_object_object_add(o, "exits", exits_json(&rep->exits));
 	if (rep->onlined_by)
 		add_str(o, "onlined-by", rep->onlined_by);
 	json_object_object_add(o, "steps", steps_json(rep));
@@ -1101,6 +1128,7 @@ static int cmd_query_hotplug_stats(void *ctx, struct json_object *args,
 	struct json_object *o, *r, *g, *ign;
 	struct hpregs_stats rs;
 	struct ged_stats gs;
+	struct vmexit_counts x;
 	struct qmp_server *s;
 
 	(void)ctx;
@@ -1133,6 +1161,10 @@ static int cmd_query_hotplug_stats(void *ctx, struct json_object *args,
 	o = json_object_new_object();
 	json_object_object_add(o, "cpuhp-regs", r);
 	json_object_object_add(o, "ged", g);
+	memset(&x, 0, sizeof(x));
+	if (qc.vm)
+		vmexit_read(&qc.vm->exits, &x);
+	json_object_object_add(o, "exits", exits_json(&x));
 	/* Waiting for the operation thread: the next batch, if they can. */
 	add_int(o, "queued-operations", s ? qmp_server_queued(s) : 0);
 	*ret = o;
@@ -1771,7 +1803,8 @@ static const struct qmp_command qc_commands[] = {
 	  .handler = cmd_query_hotplug_stats,
 	  .flags = QMP_CMD_QUERY,
 	  .help = "guest accesses to the GED and register block, and the "
-		  "ignored ones by reason; operations queued" },
+		  "ignored ones by reason; exits to user space by kind and "
+		  "device; operations queued" },
 };
 
 const struct qmp_command *qmp_cmds_table(size_t *n)

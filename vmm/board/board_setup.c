@@ -314,6 +314,8 @@ int board_setup_devices(struct board *b)
 	pm_init(&b->pm, &board_pm_ops, &b->vm);
 	if (!ret)
 		ret = pm_register(&b->pm, &b->io);
+	b->vm.exits.bus[VMEXIT_SPACE_PIO] = &b->io;
+	b->vm.exits.bus[VMEXIT_SPACE_MMIO] = &b->mmio;
 	if (ret) {
 		pr_err("cannot register the I/O ports: %s", strerror(-ret));
 		serial_close(&b->serial);

@@ -75,6 +75,7 @@ int pm_register(struct pm *pm, struct bus *io)
 {
 	return bus_register(
 		io, &(struct bus_dev){
+			    .name = "pm",
 			    .base = ABI_PM_PORT,
 			    .len = ABI_PM_SIZE,
 			    .regs = pm_regs,

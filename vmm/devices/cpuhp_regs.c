@@ -548,6 +548,7 @@ static struct bus_dev hpregs_dev(struct hpregs *r)
 		.len = ABI_CPUHP_SIZE,
 		.regs = hpregs_layout,
 		.nr_regs = sizeof(hpregs_layout) / sizeof(hpregs_layout[0]),
+		.name = "cpuhp-regs",
 		.ignored = &r->bus_ign,
 		.fn = hpregs_trap,
 		.ctx = r,

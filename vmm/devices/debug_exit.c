@@ -28,6 +28,7 @@ static int debug_exit_io(void *opaque, uint64_t offset, uint64_t *data,
 int debug_exit_register(struct bus *bus, struct vm *vm, uint16_t port)
 {
 	return bus_register(bus, &(struct bus_dev){
+					 .name = "debug-exit",
 					 .base = port,
 					 .len = 1,
 					 .fn = debug_exit_io,

@@ -77,6 +77,7 @@ static struct bus_dev ged_dev(struct ged *g)
 		.len = ABI_GED_SIZE,
 		.regs = ged_regs,
 		.nr_regs = sizeof(ged_regs) / sizeof(ged_regs[0]),
+		.name = "ged",
 		.ignored = &g->bus_ign,
 		.fn = ged_trap,
 		.ctx = g,

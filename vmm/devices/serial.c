@@ -238,6 +238,7 @@ static int serial_io(void *opaque, uint64_t offset, uint64_t *data,
 int serial_register(struct serial *s, struct bus *bus, uint16_t base)
 {
 	return bus_register(bus, &(struct bus_dev){
+					 .name = "uart",
 					 .base = base,
 					 .len = SERIAL_PORTS,
 					 .fn = serial_io,

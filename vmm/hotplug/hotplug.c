@@ -582,6 +582,7 @@ static int op_begin(struct hotplug *hp, unsigned int cpu, int timeout_ms,
 	hp->op_wait = hp->wait;
 	hp->rep = rep;
 	hp->op_start_ns = hp->op_last_ns = hp_now_ns();
+	vmexit_read(&hp->vm->exits, &hp->op_exits0);
 	pthread_mutex_unlock(&hp->lock);
 	return 0;
 }
@@ -593,8 +594,11 @@ static void op_end(struct hotplug *hp, int ret)
 	pthread_mutex_lock(&hp->lock);
 	if (hp->rep && ret && hv_err_is_set(&hp->rep->err))
 		hp->rep->err.code = ret;
-	if (hp->rep)
+	if (hp->rep) {
 		hp->rep->total_ns = hp_now_ns() - hp->op_start_ns;
+		vmexit_read(&hp->vm->exits, &hp->rep->exits);
+		vmexit_sub(&hp->rep->exits, &hp->op_exits0);
+	}
 	hp->op_active = false;
 	hp->rep = NULL;
 	pthread_mutex_unlock(&hp->lock);

@@ -15,6 +15,7 @@
 #include "cpuhp_regs.h"
 #include "ged.h"
 #include "hv_err.h"
+#include "vmexit.h"
 
 /* The host table's states; their names, callbacks, flags: host_table.c. */
 enum host_state {
@@ -125,6 +126,8 @@ struct hp_report {
 	unsigned int n; /* steps beyond HP_REPORT_MAX are counted, not kept */
 	unsigned int dropped;
 	uint64_t total_ns;
+	/* Every vCPU's exits to user space while it ran (vmexit.h). */
+	struct vmexit_counts exits;
 	struct hv_err err;
 };
 

@@ -153,6 +153,7 @@ struct hotplug {
 	enum hotplug_wait op_wait;
 	struct hp_report *rep;
 	uint64_t op_start_ns, op_last_ns;
+	struct vmexit_counts op_exits0; /* the VM's exits when it began */
 
 	struct ged ged;
 	struct hpregs regs;

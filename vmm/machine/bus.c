@@ -100,30 +100,40 @@ int bus_dev_access(const struct bus_dev *dev, uint64_t off, uint64_t *val,
 	return dev->fn(dev->ctx, off, val, len, is_write);
 }
 
-int bus_dispatch(const struct bus *bus, uint64_t addr, uint8_t *data,
-		 unsigned int len, bool is_write)
+int bus_find(const struct bus *bus, uint64_t addr, unsigned int len)
 {
-	if (!len || len > 8) {
-		/* KVM never does this; the run area is shared, so check. */
-		return BUS_UNCLAIMED;
-	}
 	for (unsigned int i = 0; i < bus->nr; i++) {
 		const struct bus_dev *d = &bus->devs[i];
-		uint64_t off = addr - d->base, val;
-		int ret;
+		uint64_t off = addr - d->base;
 
 		if (addr < d->base || off >= d->len ||
 		    (!bus->first_byte_decodes && len > d->len - off))
 			continue;
-		val = is_write ? get_le(data, len) : 0;
-		ret = bus_dev_access(d, off, &val, len, is_write);
-		if (!is_write && ret < 0)
-			memset(data, bus->unclaimed, len);
-		else if (!is_write)
-			put_le(data, len, val);
-		return ret;
+		return (int)i;
 	}
-	if (!is_write)
-		memset(data, bus->unclaimed, len);
 	return BUS_UNCLAIMED;
+}
+
+int bus_dispatch(const struct bus *bus, uint64_t addr, uint8_t *data,
+		 unsigned int len, bool is_write)
+{
+	const struct bus_dev *d;
+	uint64_t val;
+	int i, ret;
+
+	/* KVM never sends a bad length; the run area is shared, so check. */
+	i = len && len <= 8 ? bus_find(bus, addr, len) : BUS_UNCLAIMED;
+	if (i < 0) {
+		if (!is_write)
+			memset(data, bus->unclaimed, len <= 8 ? len : 0);
+		return BUS_UNCLAIMED;
+	}
+	d = &bus->devs[i];
+	val = is_write ? get_le(data, len) : 0;
+	ret = bus_dev_access(d, addr - d->base, &val, len, is_write);
+	if (!is_write && ret < 0)
+		memset(data, bus->unclaimed, len);
+	else if (!is_write)
+		put_le(data, len, val);
+	return ret;
 }

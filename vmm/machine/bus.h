@@ -46,6 +46,7 @@ struct bus_ignored {
 };
 
 struct bus_dev {
+	const char *name; /* for counters and reports; may be NULL */
 	uint64_t base, len;
 	/* NULL: every access in the window, any width, reaches fn. */
 	const struct bus_reg *regs;
@@ -92,6 +93,12 @@ enum bus_result {
 	BUS_IGN_WIDTH = -3,
 	/* >= 0: the device's return value */
 };
+
+/*
+ * The index in bus->devs of the device an access of len bytes at addr
+ * belongs to, or BUS_UNCLAIMED.
+ */
+int bus_find(const struct bus *bus, uint64_t addr, unsigned int len);
 
 /*
  * One access of len (1..8) bytes at data, little-endian, as kvm_run holds

@@ -404,11 +404,42 @@ static bool vcpu_handle_io(struct vcpu *vcpu)
 	return true;
 }
 
+/* What the exit counters call this exit, and whose device it was for. */
+static void vcpu_count_exit(struct vcpu *vcpu)
+{
+	struct kvm_run *run = vcpu->run;
+	struct vmexit_counters *c = &vcpu->vm->exits;
+
+	switch (run->exit_reason) {
+	case KVM_EXIT_IO:
+		vmexit_count(c, VMEXIT_PIO,
+			     bus_find(vcpu->io, run->io.port, run->io.size));
+		break;
+	case KVM_EXIT_MMIO:
+		vmexit_count(c, VMEXIT_MMIO,
+			     vcpu->mmio && run->mmio.len <= 8
+				     ? bus_find(vcpu->mmio, run->mmio.phys_addr,
+						run->mmio.len)
+				     : BUS_UNCLAIMED);
+		break;
+	case KVM_EXIT_HLT:
+		vmexit_count(c, VMEXIT_HLT, 0);
+		break;
+	case KVM_EXIT_SHUTDOWN:
+		vmexit_count(c, VMEXIT_SHUTDOWN, 0);
+		break;
+	default:
+		vmexit_count(c, VMEXIT_OTHER, 0);
+		break;
+	}
+}
+
 static bool vcpu_handle_exit(struct vcpu *vcpu)
 {
 	struct kvm_run *run = vcpu->run;
 	struct vm *vm = vcpu->vm;
 
+	vcpu_count_exit(vcpu);
 	switch (run->exit_reason) {
 	case KVM_EXIT_IO:
 		return vcpu_handle_io(vcpu);
@@ -622,8 +653,11 @@ static void *vcpu_thread(void *arg)
 			 * EINTR: kicked (or a stray signal).  EAGAIN: an AP
 			 * received INIT and must simply run again.
 			 */
-			if (errno == EINTR || errno == EAGAIN)
+			if (errno == EINTR || errno == EAGAIN) {
+				/* A return to user space all the same. */
+				vmexit_count(&vcpu->vm->exits, VMEXIT_OTHER, 0);
 				continue;
+			}
 			vm_request_stop(vcpu->vm, ABI_STATUS_VMFAIL,
 					"vCPU %u: KVM_RUN failed: %s", vcpu->id,
 					strerror(errno));

@@ -13,6 +13,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "vmexit.h"
+
 #define VM_MIN_MEMORY (8ULL << 20)
 /* RAM above this goes above 4 GiB: the gap holds the IOAPIC and LAPIC. */
 #define VM_LOW_RAM_MAX	0xc0000000ULL
@@ -83,6 +85,8 @@ struct vm {
 	/* --no-reboot: a reset request stops the machine instead. */
 	bool no_reboot;
 	_Atomic int reset_cause; /* a pending reset's vm_cause, or NONE */
+	/* Every vCPU's exits to user space (vmexit.h). */
+	struct vmexit_counters exits;
 };
 
 /* Opens /dev/kvm and checks the API.  Prints the reason on failure. */

@@ -1,0 +1,78 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Counting the vCPUs' exits to user space, by kind and, for port I/O and
+ * MMIO, by the device on the bus that took the access.  Every exit is a
+ * round trip out of KVM_RUN and back: their number is what a hot-add
+ * costs on every host, however fast its exits are (docs/design.md §14).
+ * One set of counters per VM, bumped by each vCPU thread with relaxed
+ * atomics, read as a copy; the difference of two copies is what one
+ * operation cost.
+ */
+#ifndef HOTVM_VMM_VMEXIT_H
+#define HOTVM_VMM_VMEXIT_H
+
+#include <stdatomic.h>
+#include <stdint.h>
+
+#include "bus.h"
+
+enum vmexit_kind {
+	VMEXIT_PIO,
+	VMEXIT_MMIO,
+	VMEXIT_HLT,
+	VMEXIT_SHUTDOWN,
+	VMEXIT_OTHER, /* a signal's kick, a system event, an error */
+	VMEXIT_NR,
+};
+
+/* The two buses whose devices are counted. */
+enum vmexit_space {
+	VMEXIT_SPACE_PIO,
+	VMEXIT_SPACE_MMIO,
+	VMEXIT_SPACES,
+};
+
+/* A device's index on its bus, then one slot for "no device there". */
+#define VMEXIT_DEVS	     (BUS_MAX_DEVS + 1)
+#define VMEXIT_DEV_UNCLAIMED BUS_MAX_DEVS
+
+struct vmexit_counters {
+	_Atomic uint64_t kind[VMEXIT_NR];
+	_Atomic uint64_t dev[VMEXIT_SPACES][VMEXIT_DEVS];
+	/* Where the devices' names come from; either may be NULL. */
+	const struct bus *bus[VMEXIT_SPACES];
+};
+
+/* A copy of the counters at one moment, or a difference of two. */
+struct vmexit_counts {
+	uint64_t kind[VMEXIT_NR];
+	uint64_t dev[VMEXIT_SPACES][VMEXIT_DEVS];
+};
+
+/* "pio", "mmio", "hlt", "shutdown", "other". */
+const char *vmexit_kind_name(enum vmexit_kind k);
+
+/*
+ * One exit of kind @k; for PIO and MMIO, @dev is bus_find()'s index on
+ * that bus (negative: nobody's).
+ */
+void vmexit_count(struct vmexit_counters *c, enum vmexit_kind k, int dev);
+
+void vmexit_read(const struct vmexit_counters *c, struct vmexit_counts *out);
+
+/* *a -= *b, counter by counter (b read before a). */
+void vmexit_sub(struct vmexit_counts *a, const struct vmexit_counts *b);
+
+uint64_t vmexit_total(const struct vmexit_counts *c);
+
+/*
+ * The name of device @i of @space for a report, unique on the machine:
+ * "uart@0x3f8" (its name, or the space's when it has none, and its base),
+ * or "pio-unclaimed" / "mmio-unclaimed" for VMEXIT_DEV_UNCLAIMED.  Written
+ * into buf (len bytes), which is returned.  @c may be NULL (no names).
+ */
+const char *vmexit_dev_name(const struct vmexit_counters *c,
+			    enum vmexit_space space, unsigned int i, char *buf,
+			    size_t len);
+
+#endif
