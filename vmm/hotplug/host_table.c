@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The host state table (DESIGN.md section 2): host:prepare, vcpu:create,
+ * The host state table (docs/design.md §4): host:prepare, vcpu:create,
  * guest:ap-starting, a dynamic range, online.  Each callback does its own
  * work and runs the --hook executables, after that work going up (a hook
  * failure undoes it and vetoes the step) and before it going down (a hook

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * The hotplug controller: hotvm's per-vCPU host state table (DESIGN.md
- * section 2), its mirror of the guest's table, and the operations the
- * control API drives.  Every operation is synchronous and returns a
+ * The hotplug controller: hotvm's per-vCPU host state table
+ * (docs/design.md §4), its mirror of the guest's table, and the
+ * operations the control API drives.  Every operation is synchronous and returns a
  * negative errno; the caller (the QMP thread) serialises them.
  */
 #ifndef HOTVM_HOTPLUG_H
