@@ -346,7 +346,9 @@ for how in TERM quit; do
 	TERM) name="SIGTERM during a 20 s hook" ;;
 	quit) name="quit during a 20 s hook" ;;
 	esac
-	name="$name: hotvm exits within 1 s, status 0, the hook's group gone"
+	# The bound says hotvm does not wait for the hook (20 s): generous,
+	# since an ASan build in the lab under a loaded host takes over 1 s.
+	name="$name: hotvm exits within 5 s, status 0, the hook's group gone"
 	if ! start_slow "$how"; then
 		[ -n "$pid" ] && kill -KILL "$pid" 2>/dev/null
 		pid=
@@ -363,7 +365,7 @@ for how in TERM quit; do
 	stopped="hook $slow (cpu 1, host:prepare, up) stopped: the VMM is"
 	if [ "$status" != 0 ]; then
 		not_ok "$name" "exit status $status, expected 0 (in $took cs)"
-	elif [ "$took" -gt 100 ]; then
+	elif [ "$took" -gt 500 ]; then
 		not_ok "$name" "hotvm took $took cs to exit"
 	elif [ -n "$left" ]; then
 		not_ok "$name" "left in the hook's group $pgid:$left"
