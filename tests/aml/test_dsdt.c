@@ -2,20 +2,32 @@
 /*
  * The DSDT builder: scale (1 to DSDT_MAX_CPUS possible CPUs), the register
  * block fields of docs/design.md §6.2, the GED resources, the per-CPU _MAT
- * choice between Local APIC and Local x2APIC entries, and errors.  The
- * expected bytes are hand-assembled; test_dsdt_iasl.c checks the whole
- * table with ACPICA.
+ * choice between Local APIC and Local x2APIC entries, and errors, for
+ * hotvm's device table (board_devices()); and that each device's AML comes
+ * from its row (another address, a second UART).  The expected bytes are
+ * hand-assembled; test_dsdt_iasl.c checks the whole table with ACPICA.
  */
 #include <errno.h>
 #include <stdint.h>
 
+#include "board_devices.h"
 #include "check.h"
 #include "dsdt.h"
 #include "hotvm/abi.h"
+#include "serial.h"
+
+/* hotvm's machine, for ncpus possible CPUs. */
+static struct dsdt_config machine(unsigned int ncpus, const uint32_t *ids)
+{
+	struct dsdt_config cfg = { .ncpus = ncpus, .apic_ids = ids };
+
+	cfg.devs = board_devices(&cfg.nr_devs);
+	return cfg;
+}
 
 static int build(struct aml_buf *b, unsigned int ncpus, const uint32_t *ids)
 {
-	const struct dsdt_config cfg = { .ncpus = ncpus, .apic_ids = ids };
+	const struct dsdt_config cfg = machine(ncpus, ids);
 
 	*b = (struct aml_buf){ 0 };
 	return dsdt_build_aml(b, &cfg);
@@ -91,7 +103,7 @@ static void test_limits(void)
 {
 	struct aml_buf b;
 	uint8_t small[64];
-	const struct dsdt_config one = { .ncpus = 1 };
+	const struct dsdt_config one = machine(1, NULL);
 	long len;
 
 	CHECK_EQ(build(&b, 0, NULL), -EINVAL);
@@ -238,14 +250,29 @@ static void test_com1_mres(void)
 	aml_free(&b);
 }
 
+/* hotvm's table with the GED and the register block moved. */
+static struct dsdt_config moved(struct dev_instance *devs, size_t max)
+{
+	struct dsdt_config cfg = machine(2, NULL);
+
+	CHECK(cfg.nr_devs <= max);
+	for (size_t i = 0; i < cfg.nr_devs && i < max; i++) {
+		devs[i] = cfg.devs[i];
+		if (!strcmp(devs[i].name, "GED_")) {
+			devs[i].base = 0xfed00000;
+			devs[i].irq = 9;
+		} else if (!strcmp(devs[i].name, "CPUS")) {
+			devs[i].base = 0xfed00100;
+		}
+	}
+	cfg.devs = devs;
+	return cfg;
+}
+
 static void test_ged(void)
 {
-	const struct dsdt_config cfg = {
-		.ncpus = 2,
-		.ged_mmio = 0xfed00000,
-		.ged_irq = 9,
-		.cpuhp_mmio = 0xfed00100,
-	};
+	struct dev_instance devs[BOARD_MAX_DEVICES];
+	const struct dsdt_config cfg = moved(devs, BOARD_MAX_DEVICES);
 	struct aml_buf b = { 0 };
 
 	CHECK_EQ(build(&b, 2, NULL), 0);
@@ -318,6 +345,39 @@ static void test_ged(void)
 	CHECK(HAS(&b, "\x5b\x80"
 		      "PRST"
 		      "\x00\x0c\x00\x01\xd0\xfe\x0a\x0c"));
+	aml_free(&b);
+}
+
+/* A second UART is one more row: its own name, _UID, ports and IRQ. */
+static void test_second_uart(void)
+{
+	struct dev_instance devs[BOARD_MAX_DEVICES + 1];
+	struct dsdt_config cfg = machine(1, NULL);
+	struct aml_buf b = { 0 };
+	size_t n = 0;
+
+	for (size_t i = 0; i < cfg.nr_devs && n < BOARD_MAX_DEVICES; i++) {
+		devs[n++] = cfg.devs[i];
+		if (cfg.devs[i].desc == &serial_desc)
+			devs[n++] = (struct dev_instance){
+				.desc = &serial_desc,
+				.name = "COM2",
+				.base = 0x2f8,
+				.irq = 3,
+				.uid = 1,
+			};
+	}
+	cfg.devs = devs;
+	cfg.nr_devs = n;
+	CHECK_EQ(dsdt_build_aml(&b, &cfg), 0);
+	/* Device (COM1) { _HID PNP0501, _UID 0, IO 0x3f8/8, IRQ 4 } */
+	CHECK(HAS(&b, "COM1\x08_HID\x0c\x41\xd0\x05\x01\x08_UID\x00\x08_CRS"
+		      "\x11\x10\x0a\x0d\x47\x01\xf8\x03\xf8\x03\x01\x08"
+		      "\x22\x10\x00"));
+	/* Device (COM2) { _HID PNP0501, _UID 1, IO 0x2f8/8, IRQ 3 } */
+	CHECK(HAS(&b, "COM2\x08_HID\x0c\x41\xd0\x05\x01\x08_UID\x01\x08_CRS"
+		      "\x11\x10\x0a\x0d\x47\x01\xf8\x02\xf8\x02\x01\x08"
+		      "\x22\x08\x00"));
 	aml_free(&b);
 }
 
@@ -425,5 +485,5 @@ static void test_apic_ids(void)
 }
 
 CHECK_MAIN(TEST(test_scale), TEST(test_limits), TEST(test_register_block),
-	   TEST(test_ged), TEST(test_com1_mres), TEST(test_cpu_devices),
-	   TEST(test_apic_ids))
+	   TEST(test_ged), TEST(test_com1_mres), TEST(test_second_uart),
+	   TEST(test_cpu_devices), TEST(test_apic_ids))

@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "board_devices.h"
 #include "check.h"
 #include "dsdt.h"
 
@@ -149,13 +150,14 @@ static void cleanup(void)
 
 static void round_trip(unsigned int ncpus)
 {
-	const struct dsdt_config cfg = { .ncpus = ncpus };
+	struct dsdt_config cfg = { .ncpus = ncpus };
 	struct aml_buf b = { 0 };
 	char *dsl = NULL, *log = NULL, *re = NULL, want[128];
 	uint8_t *table = NULL;
 	size_t len, n, relen;
 	int rc;
 
+	cfg.devs = board_devices(&cfg.nr_devs);
 	CHECK_EQ(dsdt_build_aml(&b, &cfg), 0);
 	table = wrap(&b, &len);
 	CHECK(table &&

@@ -50,6 +50,14 @@ static void bus_sipi(void *ctx, unsigned int cpu)
 	fake_vcpu_sipi(cpu);
 }
 
+/* The GED's edge, as ged_desc's: vm_irq_line() is wrapped (fake_vcpu.c). */
+static int ged_pulse(void *ctx)
+{
+	int ret = vm_irq_line(ctx, ABI_GED_IRQ, 1);
+
+	return ret ? ret : vm_irq_line(ctx, ABI_GED_IRQ, 0);
+}
+
 int fake_vm_guest_eject = HOTPLUG_GUEST_EJECT_ALLOW;
 unsigned int fake_vm_prestage;
 struct qga *fake_vm_agent;
@@ -69,10 +77,21 @@ int fake_vm_create(unsigned int max, unsigned int boot, int timeout_ms,
 	fv->vm.stop_efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 	ret = fv->vm.stop_efd < 0 ? -errno : 0;
 	if (!ret)
+		ret = ged_init(&fv->ged, ged_pulse, &fv->vm);
+	if (!ret)
+		ret = hpregs_init(&fv->regs,
+				  &(struct hpregs_config){ .max_cpus = max });
+	if (!ret)
+		ret = ged_register(&fv->ged, &fv->mmio, ABI_GED_MMIO);
+	if (!ret)
+		ret = hpregs_register(&fv->regs, &fv->mmio, ABI_CPUHP_MMIO);
+	if (!ret)
 		ret = hotplug_create(
 			&(struct hotplug_config){
 				.vm = &fv->vm,
 				.mmio = &fv->mmio,
+				.ged = &fv->ged,
+				.regs = &fv->regs,
 				.boot_cpus = boot,
 				.max_cpus = max,
 				.timeout_ms = timeout_ms,
@@ -107,6 +126,8 @@ void fake_vm_destroy(struct fake_vm *fv)
 	sim_guest_stop();
 	hotplug_shutdown(fv->hp);
 	hotplug_destroy(fv->hp);
+	hpregs_destroy(&fv->regs);
+	ged_destroy(&fv->ged);
 	if (fv->vm.stop_efd >= 0)
 		close(fv->vm.stop_efd);
 	pthread_mutex_destroy(&fv->vm.stop_lock);

@@ -9,6 +9,8 @@
 #define HOTVM_TESTS_FAKE_VM_H
 
 #include "bus.h"
+#include "cpuhp_regs.h"
+#include "ged.h"
 #include "vm.h"
 
 struct hotplug;
@@ -17,6 +19,8 @@ struct qga;
 struct fake_vm {
 	struct vm vm; /* no KVM: only its stop request is real */
 	struct bus mmio;
+	struct ged ged; /* as the board sets them up (board_devices.c) */
+	struct hpregs regs;
 	struct hotplug *hp;
 };
 

@@ -10,6 +10,7 @@
 
 #include "acpi.h"
 #include "hotvm/abi.h"
+#include "board_devices.h"
 #include "check.h"
 
 #define BASE 0xe0000ULL
@@ -117,6 +118,7 @@ static void check_tables(unsigned int boot, unsigned int max)
 	const uint8_t *fadt, *madt, *dsdt, *xsdt;
 	struct madt_count c;
 	long len;
+	cfg.devs = board_devices(&cfg.nr_devs);
 
 	memset(buf, 0xaa, sizeof(buf));
 	len = acpi_build(buf, sizeof(buf), &cfg);
@@ -210,6 +212,7 @@ static void test_present_set(void)
 	const uint8_t *madt;
 	unsigned int seen = 0;
 	long len = acpi_build(buf, sizeof(buf), &cfg);
+	cfg.devs = board_devices(&cfg.nr_devs);
 
 	CHECK(len > 0);
 	madt = len > 0 ? find(len, "APIC") : NULL;
@@ -233,6 +236,7 @@ static void test_errors(void)
 	struct acpi_config cfg = { .base = BASE,
 				   .boot_cpus = 1,
 				   .max_cpus = 1024 };
+	cfg.devs = board_devices(&cfg.nr_devs);
 
 	CHECK_EQ(acpi_build(buf, 200, &cfg), -E2BIG);
 	cfg.boot_cpus = 0;

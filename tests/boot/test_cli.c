@@ -114,7 +114,7 @@ static void test_cpus(void)
 
 static void test_serial(void)
 {
-	struct board_serial s;
+	struct serial_config s = { 0 };
 
 	CHECK_EQ(cli_parse_serial("stdio", &s), 0);
 	CHECK_EQ(s.sink, SERIAL_SINK_STDIO);

@@ -314,7 +314,7 @@ static void test_pm(void)
 	struct pm pm;
 
 	pm_init(&pm, &ops, &pm_offs);
-	CHECK_EQ(pm_register(&pm, &bus), 0);
+	CHECK_EQ(pm_register(&pm, &bus, ABI_PM_PORT), 0);
 	CHECK_EQ(pm_io(&bus, ABI_PM_SLEEP_STS, 0xff, 1, false), 0);
 	pm_io(&bus, ABI_PM_SLEEP_STS, 0x80, 1, true);
 	pm_io(&bus, ABI_PM_SLEEP_CTL, s5, 1, true); /* no SLP_EN yet */

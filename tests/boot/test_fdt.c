@@ -6,6 +6,7 @@
 
 #include <libfdt.h>
 
+#include "board_devices.h"
 #include "check.h"
 #include "fdt_build.h"
 #include "hotvm/abi.h"
@@ -32,6 +33,7 @@ static void check_tree(unsigned int boot, unsigned int max)
 	const char *s;
 	int node, cpus, len, n = 0, okay = 0;
 	long size;
+	cfg.devs = board_devices(&cfg.nr_devs);
 
 	size = fdt_build_machine(buf, sizeof(buf), &cfg);
 	CHECK(size > 0);
@@ -153,6 +155,7 @@ static void test_errors(void)
 		.boot_cpus = 1,
 		.max_cpus = 64,
 	};
+	cfg.devs = board_devices(&cfg.nr_devs);
 
 	CHECK_EQ(fdt_build_machine(buf, 256, &cfg), -E2BIG);
 	cfg.boot_cpus = 0;

@@ -19,6 +19,7 @@
 #include <stdbool.h>
 
 #include "acpi.h"
+#include "board_devices.h"
 #include "dsdt.h"
 #include "fuzz.h"
 
@@ -146,6 +147,7 @@ static void fuzz_acpi_build(struct fuzz_in *in)
 	long len, rc;
 	size_t size;
 
+	cfg.devs = board_devices(&cfg.nr_devs);
 	cfg.base = fuzz_uint(in, 8);
 	if (!(mode & 1))
 		cfg.base &= 0xfffff000; /* where hotvm puts them: below 4G */
@@ -245,6 +247,7 @@ static void fuzz_dsdt(struct fuzz_in *in)
 {
 	uint8_t mode = fuzz_u8(in);
 	struct dsdt_config cfg = { 0 };
+	struct dev_instance devs[BOARD_MAX_DEVICES];
 	uint32_t *ids = NULL;
 	uint8_t *buf, *small;
 	long len, rc;
@@ -253,10 +256,23 @@ static void fuzz_dsdt(struct fuzz_in *in)
 	cfg.ncpus = mode & 16  ? (unsigned int)fuzz_uint(in, 2)
 		    : mode & 1 ? (unsigned int)fuzz_uint(in, 2) % 600
 			       : 1u + fuzz_u8(in) % 32;
+	cfg.devs = board_devices(&cfg.nr_devs);
 	if (mode & 2) {
-		cfg.ged_mmio = (uint32_t)fuzz_uint(in, 4);
-		cfg.ged_irq = (uint32_t)fuzz_uint(in, 4);
-		cfg.cpuhp_mmio = (uint32_t)fuzz_uint(in, 4);
+		/* The GED and the register block anywhere. */
+		uint32_t ged = (uint32_t)fuzz_uint(in, 4);
+		uint32_t irq = (uint32_t)fuzz_uint(in, 4);
+		uint32_t cpuhp = (uint32_t)fuzz_uint(in, 4);
+
+		for (size_t i = 0; i < cfg.nr_devs; i++) {
+			devs[i] = cfg.devs[i];
+			if (!strcmp(devs[i].name, "GED_")) {
+				devs[i].base = ged;
+				devs[i].irq = irq;
+			} else if (!strcmp(devs[i].name, "CPUS")) {
+				devs[i].base = cpuhp;
+			}
+		}
+		cfg.devs = devs;
 	}
 	if ((mode & 4) && cfg.ncpus && cfg.ncpus <= DSDT_MAX_CPUS) {
 		ids = malloc(cfg.ncpus * sizeof(*ids));

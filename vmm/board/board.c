@@ -229,7 +229,7 @@ void board_config_init(struct board_config *c)
 	*c = (struct board_config){
 		.memory = BOARD_DEFAULT_MEMORY,
 		.cpus = { .boot = 1, .max = 1 },
-		.serial = { .sink = SERIAL_SINK_STDIO },
+		.serial = { .sink = SERIAL_SINK_STDIO, .option = "--serial" },
 		.name = BOARD_DEFAULT_NAME,
 	};
 }

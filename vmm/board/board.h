@@ -26,11 +26,6 @@ struct board_cpus {
 	unsigned int max;
 };
 
-struct board_serial {
-	enum serial_sink sink;
-	const char *path; /* for SERIAL_SINK_FILE */
-};
-
 /*
  * What a machine is made of.  Strings are borrowed for the machine's life.
  * The board's messages name the `hotvm run` option each field comes from,
@@ -42,9 +37,9 @@ struct board_config {
 	const char *initrd;
 	uint64_t memory;
 	struct board_cpus cpus;
-	struct board_serial serial;
-	const char *api_socket; /* NULL: no control API */
-	const char *api_group;	/* also let this group's members connect */
+	struct serial_config serial; /* COM1's sink */
+	const char *api_socket;	     /* NULL: no control API */
+	const char *api_group;	     /* also let this group's members connect */
 	const char *hooks[BOARD_MAX_HOOKS];
 	unsigned int nr_hooks;
 	int hook_timeout_ms;		/* 0: the hooks' default */

@@ -13,15 +13,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "acpi_pm.h"
 #include "board.h"
+#include "board_devices.h"
 #include "bus.h"
 #include "bzimage.h"
 #include "hooks.h"
 #include "hotplug_vmm.h"
 #include "image.h"
 #include "pvh.h"
-#include "serial.h"
 #include "vm.h"
 
 #define BOARD_PAGE_SIZE 4096ULL
@@ -33,8 +32,7 @@ struct board {
 	struct vm vm;
 	struct bus io;
 	struct bus mmio;
-	struct serial serial;
-	struct pm pm;
+	void *dev_state[BOARD_MAX_DEVICES]; /* board_devices()'s, by row */
 	struct hooks hooks;
 	struct hotplug *hp; /* owns every vCPU */
 	struct qmp_server *qmp;

@@ -237,13 +237,16 @@ static void write_reset_vector(struct board *b)
 static long build_acpi(void *buf, const struct board_cpus *cpus,
 		       const bool *present)
 {
-	long size = acpi_build(buf, ABI_ACPI_MAX,
-			       &(struct acpi_config){
-				       .base = ABI_ACPI_PADDR,
-				       .boot_cpus = cpus->boot,
-				       .max_cpus = cpus->max,
-				       .present = present,
-			       });
+	struct acpi_config cfg = {
+		.base = ABI_ACPI_PADDR,
+		.boot_cpus = cpus->boot,
+		.max_cpus = cpus->max,
+		.present = present,
+	};
+	long size;
+
+	cfg.devs = board_devices(&cfg.nr_devs);
+	size = acpi_build(buf, ABI_ACPI_MAX, &cfg);
 
 	if (size < 0)
 		pr_err("--cpus max=%u: cannot build the ACPI tables: %s; use "
@@ -258,25 +261,25 @@ static int build_tables(struct board *b, const bool *present)
 {
 	const struct board_cpus *cpus = &b->cfg->cpus;
 	struct fdt_build_range ram[PVH_MAX_MEMMAP];
-	unsigned int nr_ram = 0;
+	struct fdt_build_config fdt = {
+		.ram = ram,
+		.boot_cpus = cpus->boot,
+		.max_cpus = cpus->max,
+		.present = present,
+		.cmdline = b->cfg->cmdline,
+	};
 	long fdt_size, acpi_size;
 	int64_t si;
 
 	for (unsigned int i = 0; i < b->nr_memmap; i++)
 		if (b->memmap[i].type == PVH_MEMMAP_RAM)
-			ram[nr_ram++] = (struct fdt_build_range){
+			ram[fdt.nr_ram++] = (struct fdt_build_range){
 				.base = b->memmap[i].addr,
 				.size = b->memmap[i].size,
 			};
-	fdt_size = fdt_build_machine(b->vm.ram + ABI_FDT_PADDR, ABI_FDT_MAX,
-				     &(struct fdt_build_config){
-					     .ram = ram,
-					     .nr_ram = nr_ram,
-					     .boot_cpus = cpus->boot,
-					     .max_cpus = cpus->max,
-					     .present = present,
-					     .cmdline = b->cfg->cmdline,
-				     });
+	fdt.devs = board_devices(&fdt.nr_devs);
+	fdt_size =
+		fdt_build_machine(b->vm.ram + ABI_FDT_PADDR, ABI_FDT_MAX, &fdt);
 	if (fdt_size < 0) {
 		pr_err("cannot build the device tree: %s; use fewer --cpus max "
 		       "or a shorter --cmdline",

@@ -15,7 +15,8 @@
 #include <unistd.h>
 
 #include "board_internal.h"
-#include "debug_exit.h"
+#include "cpuhp_regs.h"
+#include "ged.h"
 #include "hotvm/abi.h"
 #include "log.h"
 #include "qmp.h"
@@ -276,56 +277,56 @@ int board_create_vm(struct board *b)
 	return ret;
 }
 
-/* The guest's poweroff and reboot, from the power-management device. */
-static void board_poweroff(void *ctx)
-{
-	vm_shutdown(ctx, 0, VM_CAUSE_GUEST_SHUTDOWN,
-		    "the guest powered the machine off");
-}
-
-static void board_reboot(void *ctx)
-{
-	vm_request_reset(ctx, VM_CAUSE_GUEST_RESET, 0,
-			 "the guest reset the machine (--no-reboot)");
-}
-
-static const struct pm_ops board_pm_ops = {
-	.poweroff = board_poweroff,
-	.reset = board_reboot,
-};
-
-/* Registration can fail only on a clash: the UART is closed again then. */
+/* Every row of the device table, in order; on a failure, back out. */
 int board_setup_devices(struct board *b)
 {
-	const struct board_serial *sc = &b->cfg->serial;
-	int ret;
+	const struct dev_env env = {
+		.vm = &b->vm,
+		.io = &b->io,
+		.mmio = &b->mmio,
+		.max_cpus = b->cfg->cpus.max,
+		.machine = b->cfg,
+	};
+	size_t n;
+	const struct dev_instance *d = board_devices(&n);
 
-	ret = serial_open(&b->serial, sc->sink, sc->path, &b->vm, ABI_COM1_IRQ);
-	if (ret) {
-		pr_err("--serial file:%s: %s; check the directory exists and "
-		       "is writable",
-		       sc->path, strerror(-ret));
-		serial_close(&b->serial);
-		return ret;
-	}
-	ret = serial_register(&b->serial, &b->io, ABI_COM1_PORT);
-	if (!ret)
-		ret = debug_exit_register(&b->io, &b->vm, ABI_DEBUG_EXIT_PORT);
-	pm_init(&b->pm, &board_pm_ops, &b->vm);
-	if (!ret)
-		ret = pm_register(&b->pm, &b->io);
+	/* The exit counters name the device each exit reached. */
 	b->vm.exits.bus[VMEXIT_SPACE_PIO] = &b->io;
 	b->vm.exits.bus[VMEXIT_SPACE_MMIO] = &b->mmio;
-	if (ret) {
-		pr_err("cannot register the I/O ports: %s", strerror(-ret));
-		serial_close(&b->serial);
+	for (size_t i = 0; i < n; i++) {
+		int ret = dev_setup(&d[i], &env, &b->dev_state[i]);
+
+		if (ret) {
+			while (i-- > 0)
+				dev_teardown(&d[i], b->dev_state[i]);
+			memset(b->dev_state, 0, sizeof(b->dev_state));
+			return ret;
+		}
 	}
-	return ret;
+	return 0;
 }
 
 void board_close_devices(struct board *b)
 {
-	serial_close(&b->serial);
+	size_t n;
+	const struct dev_instance *d = board_devices(&n);
+
+	for (size_t i = n; i-- > 0;) {
+		dev_teardown(&d[i], b->dev_state[i]);
+		b->dev_state[i] = NULL;
+	}
+}
+
+/* The state of the first row of desc (NULL: none set up). */
+static void *board_device_state(struct board *b, const struct dev_desc *desc)
+{
+	size_t n;
+	const struct dev_instance *d = board_devices(&n);
+
+	for (size_t i = 0; i < n; i++)
+		if (d[i].desc == desc)
+			return b->dev_state[i];
+	return NULL;
 }
 
 int board_create_hotplug(struct board *b)
@@ -337,6 +338,8 @@ int board_create_hotplug(struct board *b)
 			.vm = &b->vm,
 			.io = &b->io,
 			.mmio = &b->mmio,
+			.ged = board_device_state(b, &ged_desc),
+			.regs = board_device_state(b, &hpregs_desc),
 			.boot_cpus = o->cpus.boot,
 			.max_cpus = o->cpus.max,
 			.hooks = &b->hooks,

@@ -158,7 +158,7 @@ static void build_fadt(uint8_t *t, uint64_t dsdt)
 }
 
 /*
- * The DSDT: the GED and the CPU hotplug AML (dsdt.c) after the header.
+ * The DSDT: each device's AML (dsdt.c) after the header.
  * Revision 2: 64-bit AML integers.  Returns the table's length.
  */
 static long build_dsdt(uint8_t *t, size_t room, const struct acpi_config *cfg)
@@ -168,7 +168,11 @@ static long build_dsdt(uint8_t *t, size_t room, const struct acpi_config *cfg)
 	if (room < ACPI_HEADER_SIZE)
 		return -E2BIG;
 	body = dsdt_build(t + ACPI_HEADER_SIZE, room - ACPI_HEADER_SIZE,
-			  &(struct dsdt_config){ .ncpus = cfg->max_cpus });
+			  &(struct dsdt_config){
+				  .ncpus = cfg->max_cpus,
+				  .devs = cfg->devs,
+				  .nr_devs = cfg->nr_devs,
+			  });
 	if (body < 0)
 		return body;
 	header(t, "DSDT", (uint32_t)(ACPI_HEADER_SIZE + body), 2);

@@ -12,6 +12,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "device.h"
+
 #define ACPI_RSDP_SIZE		36
 #define ACPI_HEADER_SIZE	36
 #define ACPI_FADT_SIZE		276
@@ -43,6 +45,8 @@ struct acpi_config {
 	 * the first boot_cpus.  A reset boots with the CPUs the guest had.
 	 */
 	const bool *present;
+	const struct dev_instance *devs; /* the machine's devices (DSDT) */
+	size_t nr_devs;
 };
 
 /* Builds the tables into buf.  Returns the bytes used or -E2BIG/-EINVAL. */

@@ -1,62 +1,33 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * DSDT body: \_SB with each device's own AML (the CPU hotplug container,
- * the GED, the UART) and the motherboard resources that claim the MMIO
- * windows.  See vmm/boot/dsdt.h for the namespace.
+ * DSDT body: \_SB with each device's own AML, in the order of the
+ * machine's device table.  See vmm/boot/dsdt.h for the namespace.
  */
 #include <errno.h>
 #include <string.h>
 
-#include "acpi_pm.h"
 #include "cpuhp_regs.h"
 #include "dsdt.h"
-#include "ged.h"
-#include "hotvm/abi.h"
-#include "serial.h"
 
 _Static_assert(DSDT_MAX_CPUS == HPREGS_AML_MAX_CPUS, "one CPU limit");
 
-/*
- * The GED's _CRS may hold only its interrupt, so its window and the
- * register block's are claimed here, keeping the OS from placing anything
- * over them.
- */
-static void build_mres(struct aml_buf *b, uint32_t ged, uint32_t cpuhp)
-{
-	AML_DEVICE(b, "MRES") {
-		aml_emit(b, aml_name_decl("_HID", aml_eisaid("PNP0C02")));
-		aml_emit(b, aml_name_decl("_UID", aml_zero()));
-		aml_emit(b,
-			 aml_name_decl(
-				 "_CRS",
-				 AML_RESOURCES(
-					 aml_memory32_fixed(AML_MEM_READ_WRITE,
-							    ged, ABI_GED_SIZE),
-					 aml_memory32_fixed(AML_MEM_READ_WRITE,
-							    cpuhp,
-							    ABI_CPUHP_SIZE))));
-	}
-}
-
 int dsdt_build_aml(struct aml_buf *b, const struct dsdt_config *cfg)
 {
-	uint32_t ged = cfg->ged_mmio ? cfg->ged_mmio : ABI_GED_MMIO;
-	uint32_t irq = cfg->ged_irq ? cfg->ged_irq : ABI_GED_IRQ;
-	const struct hpregs_aml cpus = {
+	const struct dev_table_env env = {
 		.ncpus = cfg->ncpus,
 		.apic_ids = cfg->apic_ids,
-		.base = cfg->cpuhp_mmio ? cfg->cpuhp_mmio : ABI_CPUHP_MMIO,
+		.devs = cfg->devs,
+		.nr_devs = cfg->nr_devs,
 	};
-	int ret = -EINVAL;
+	int ret = 0;
 
 	if (!cfg->ncpus || cfg->ncpus > DSDT_MAX_CPUS)
 		return -EINVAL;
 	AML_SCOPE(b, "\\_SB") {
-		ret = hpregs_build_aml(b, &cpus);
-		ged_build_aml(b, ged, irq);
-		serial_build_aml(b, "COM1", ABI_COM1_PORT, ABI_COM1_IRQ, 0);
-		build_mres(b, ged, cpus.base);
-		pm_build_aml(b);
+		for (size_t i = 0; i < cfg->nr_devs && !ret; i++)
+			if (cfg->devs[i].desc->aml)
+				ret = cfg->devs[i].desc->aml(b, &cfg->devs[i],
+							     &env);
 	}
 	return ret ? ret : aml_finish(b);
 }

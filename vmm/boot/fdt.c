@@ -9,12 +9,11 @@
 
 #include <libfdt.h>
 
-#include "cpuhp_regs.h"
 #include "fdt_build.h"
-#include "ged.h"
 #include "hotvm/abi.h"
 
-#define FDT_BUILD_MAX_RAM 8
+#define FDT_BUILD_MAX_RAM  8
+#define FDT_BUILD_MAX_DEVS 32
 
 /* libfdt errors are negative FDT_ERR_* codes; callers want an errno. */
 static int fdt_build_errno(int err)
@@ -68,6 +67,19 @@ static int fdt_build_memory(void *fdt, const struct fdt_build_config *cfg)
 	return 0;
 }
 
+/* Each device with a node builds its own, in address order (as DTS files). */
+static int fdt_build_devices(void *fdt, const struct fdt_build_config *cfg)
+{
+	const struct dev_instance *devs[FDT_BUILD_MAX_DEVS];
+	size_t n = dev_by_address(cfg->devs, cfg->nr_devs, DEV_BUS_NONE, devs,
+				  FDT_BUILD_MAX_DEVS);
+
+	for (size_t i = 0; i < n; i++)
+		if (devs[i]->desc->fdt)
+			TRY(devs[i]->desc->fdt(fdt, devs[i]));
+	return 0;
+}
+
 static int fdt_build_tree(void *fdt, size_t size,
 			  const struct fdt_build_config *cfg)
 {
@@ -91,9 +103,9 @@ static int fdt_build_tree(void *fdt, size_t size,
 	ret = fdt_build_cpus(fdt, cfg);
 	if (ret)
 		return ret;
-	/* The hotplug devices, each by its own node. */
-	TRY(ged_build_fdt(fdt));
-	TRY(hpregs_build_fdt(fdt));
+	ret = fdt_build_devices(fdt, cfg);
+	if (ret)
+		return ret;
 
 	TRY(fdt_end_node(fdt));
 	TRY(fdt_finish(fdt));
@@ -106,7 +118,8 @@ long fdt_build_machine(void *buf, size_t size,
 	int ret;
 
 	if (!cfg->boot_cpus || cfg->boot_cpus > cfg->max_cpus || !cfg->nr_ram ||
-	    cfg->nr_ram > FDT_BUILD_MAX_RAM || size > INT32_MAX)
+	    cfg->nr_ram > FDT_BUILD_MAX_RAM ||
+	    cfg->nr_devs > FDT_BUILD_MAX_DEVS || size > INT32_MAX)
 		return -EINVAL;
 	ret = fdt_build_tree(buf, size, cfg);
 	if (ret)

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * The flattened device tree hotvm hands the tiny guest as a PVH module (after the initrd):
- * memory, every possible CPU (boot CPUs "okay", the rest "disabled") and
- * the command line.  Names avoid libfdt's own fdt_* functions.
+ * The flattened device tree hotvm hands the tiny guest as a PVH module
+ * (after the initrd): memory, every possible CPU (boot CPUs "okay", the
+ * rest "disabled"), the command line, and a node for each device of the
+ * machine's table that has one (its descriptor's fdt, device.h).  Names avoid libfdt's own fdt_* functions.
  */
 #ifndef HOTVM_FDT_BUILD_H
 #define HOTVM_FDT_BUILD_H
@@ -10,6 +11,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#include "device.h"
 
 struct fdt_build_range {
 	uint64_t base;
@@ -24,6 +27,8 @@ struct fdt_build_config {
 	/* max_cpus entries: present at boot; NULL: the first boot_cpus. */
 	const bool *present;
 	const char *cmdline;
+	const struct dev_instance *devs; /* the machine's devices */
+	size_t nr_devs;
 };
 
 /* Builds the tree into buf.  Returns its size or a negative errno. */

@@ -170,15 +170,17 @@ int cli_parse_ms(const char *s, int *out)
 	return 0;
 }
 
-int cli_parse_serial(const char *s, struct board_serial *out)
+int cli_parse_serial(const char *s, struct serial_config *out)
 {
 	if (!strcmp(s, "stdio")) {
-		*out = (struct board_serial){ .sink = SERIAL_SINK_STDIO };
+		out->sink = SERIAL_SINK_STDIO;
+		out->path = NULL;
 	} else if (!strcmp(s, "none")) {
-		*out = (struct board_serial){ .sink = SERIAL_SINK_NONE };
+		out->sink = SERIAL_SINK_NONE;
+		out->path = NULL;
 	} else if (!strncmp(s, "file:", 5) && s[5]) {
-		*out = (struct board_serial){ .sink = SERIAL_SINK_FILE,
-					      .path = s + 5 };
+		out->sink = SERIAL_SINK_FILE;
+		out->path = s + 5;
 	} else {
 		return -EINVAL;
 	}

@@ -47,8 +47,11 @@ int cli_parse_cpus(const char *s, struct board_cpus *out, char *why,
 /* Milliseconds, 1 .. CLI_MAX_MS, decimal.  Returns 0 or -EINVAL. */
 int cli_parse_ms(const char *s, int *out);
 
-/* "stdio", "none" or "file:PATH".  Returns 0 or -EINVAL. */
-int cli_parse_serial(const char *s, struct board_serial *out);
+/*
+ * "stdio", "none" or "file:PATH" into out's sink and path (its option is
+ * kept).  Returns 0 or -EINVAL.
+ */
+int cli_parse_serial(const char *s, struct serial_config *out);
 
 /* A count: decimal, no sign, no suffix, at most 9 digits.  0 or -EINVAL. */
 int cli_parse_count(const char *s, unsigned int *out);

@@ -71,12 +71,12 @@ int pm_access(void *ctx, uint64_t offset, uint64_t *data, unsigned int len,
 	}
 }
 
-int pm_register(struct pm *pm, struct bus *io)
+int pm_register(struct pm *pm, struct bus *io, uint16_t base)
 {
 	return bus_register(
 		io, &(struct bus_dev){
 			    .name = "pm",
-			    .base = ABI_PM_PORT,
+			    .base = base,
 			    .len = ABI_PM_SIZE,
 			    .regs = pm_regs,
 			    .nr_regs = sizeof(pm_regs) / sizeof(pm_regs[0]),

@@ -14,8 +14,7 @@
 #include <stdint.h>
 
 #include "bus.h"
-
-struct aml_buf;
+#include "device.h"
 
 /* Called on the vCPU thread that wrote the register. */
 struct pm_ops {
@@ -36,20 +35,21 @@ struct pm {
 };
 
 void pm_init(struct pm *pm, const struct pm_ops *ops, void *ctx);
-/* On the port bus at ABI_PM_PORT: 0, or the bus's error. */
-int pm_register(struct pm *pm, struct bus *io);
+/* On the port bus at base (ABI_PM_PORT): 0, or the bus's error. */
+int pm_register(struct pm *pm, struct bus *io, uint16_t base);
 
 /* One guest access, as the bus delivers it (for tests). */
 int pm_access(void *ctx, uint64_t offset, uint64_t *data, unsigned int len,
 	      bool is_write);
 
 /*
- * The DSDT's part, inside Scope (\_SB): \_S5_ (SLP_TYP
- * ABI_PM_SLP_TYP_S5), by its root path, and PWRB, the control-method
- * power button (PNP0C0C) that the GED's ABI_GED_EVT_PWRBTN event
- * notifies (0x80: pressed).
+ * As a device (device.h): the registers at the instance's base (the FADT
+ * points at ABI_PM_PORT), a poweroff or reset asked of the VM; in the
+ * DSDT, \_S5_ (SLP_TYP ABI_PM_SLP_TYP_S5), by its root path, and PWRB,
+ * the control-method power button (PNP0C0C) that the GED's
+ * ABI_GED_EVT_PWRBTN event notifies (0x80: pressed).
  */
 #define PM_AML_PWRB "\\_SB.PWRB"
-void pm_build_aml(struct aml_buf *b);
+extern const struct dev_desc pm_desc;
 
 #endif

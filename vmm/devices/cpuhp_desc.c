@@ -1,11 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The CPU-hotplug register block as the guest's firmware tables describe
- * it: the DSDT's processor container with the methods that drive the
- * block, one Device per possible CPU, and the FDT node; from the same
- * constants (hotvm/regs.h) as the model in cpuhp_regs.c.  Apart from the
- * model so that the table builders (and their tests and fuzzer) need only
- * the AML encoder and libfdt.
+ * The CPU-hotplug register block as a device (device.h): the model in
+ * cpuhp_regs.c on the MMIO bus, and how the guest's firmware tables
+ * describe it: the DSDT's processor container with the methods that drive
+ * the block, one Device per possible CPU, and the FDT node; from the same
+ * constants (hotvm/regs.h) as the model.
  *
  * The shape is that of QEMU's "modern CPU hotplug" AML, which Linux's ACPI
  * processor hotplug code is known to drive: the OS learns of a change from
@@ -21,6 +20,13 @@
 #include "aml.h"
 #include "cpuhp_regs.h"
 #include "hotvm/regs.h"
+
+/* What the AML is built for. */
+struct hpregs_aml {
+	unsigned int ncpus;	  /* possible CPUs, 1..HPREGS_AML_MAX_CPUS */
+	const uint32_t *apic_ids; /* ncpus entries; NULL: CPU n has APIC ID n */
+	uint32_t base;		  /* the block's MMIO address */
+};
 
 /* ACPI Notify values (ACPI 6.4, table 5.166). */
 #define NOTIFY_DEVICE_CHECK  1
@@ -287,7 +293,7 @@ static void build_cpu(struct aml_buf *b, const struct hpregs_aml *cfg,
 	}
 }
 
-int hpregs_build_aml(struct aml_buf *b, const struct hpregs_aml *cfg)
+static int build_cpus(struct aml_buf *b, const struct hpregs_aml *cfg)
 {
 	if (!cfg->ncpus || cfg->ncpus > HPREGS_AML_MAX_CPUS)
 		return -EINVAL;
@@ -310,15 +316,25 @@ int hpregs_build_aml(struct aml_buf *b, const struct hpregs_aml *cfg)
 	return 0;
 }
 
-/* The node the tiny guest looks for. */
-int hpregs_build_fdt(void *fdt)
+static int hpregs_aml(struct aml_buf *b, const struct dev_instance *d,
+		      const struct dev_table_env *env)
 {
-	const fdt64_t reg[] = { cpu_to_fdt64(ABI_CPUHP_MMIO),
+	return build_cpus(b, &(struct hpregs_aml){
+				     .ncpus = env->ncpus,
+				     .apic_ids = env->apic_ids,
+				     .base = (uint32_t)d->base,
+			     });
+}
+
+/* The node the tiny guest looks for. */
+static int hpregs_fdt(void *fdt, const struct dev_instance *d)
+{
+	const fdt64_t reg[] = { cpu_to_fdt64(d->base),
 				cpu_to_fdt64(ABI_CPUHP_SIZE) };
 	char name[32];
 	int ret;
 
-	snprintf(name, sizeof(name), "cpuhp@%lx", ABI_CPUHP_MMIO);
+	snprintf(name, sizeof(name), "cpuhp@%llx", (unsigned long long)d->base);
 	ret = fdt_begin_node(fdt, name);
 	if (!ret)
 		ret = fdt_property_string(fdt, "compatible",
@@ -329,3 +345,34 @@ int hpregs_build_fdt(void *fdt)
 		ret = fdt_end_node(fdt);
 	return ret;
 }
+
+/* The controller attaches its callbacks later (hpregs_attach()). */
+static int hpregs_setup(void *state, const struct dev_instance *d,
+			const struct dev_env *env)
+{
+	int ret = hpregs_init(
+		state, &(struct hpregs_config){ .max_cpus = env->max_cpus });
+
+	if (ret)
+		return ret;
+	ret = dev_registered(d, hpregs_register(state, env->mmio, d->base));
+	if (ret)
+		hpregs_destroy(state);
+	return ret;
+}
+
+static void hpregs_teardown(void *state)
+{
+	hpregs_destroy(state);
+}
+
+const struct dev_desc hpregs_desc = {
+	.name = "cpuhp-regs",
+	.bus = DEV_BUS_MMIO,
+	.size = ABI_CPUHP_SIZE,
+	.state_size = sizeof(struct hpregs),
+	.setup = hpregs_setup,
+	.teardown = hpregs_teardown,
+	.aml = hpregs_aml,
+	.fdt = hpregs_fdt,
+};

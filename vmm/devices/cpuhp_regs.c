@@ -555,10 +555,21 @@ static struct bus_dev hpregs_dev(struct hpregs *r)
 	};
 }
 
-int hpregs_register(struct hpregs *r, struct bus *mmio)
+void hpregs_attach(struct hpregs *r, const struct hpregs_ops *ops, void *ctx,
+		   bool deny_guest_eject)
+{
+	pthread_mutex_lock(&r->lock);
+	r->ops = ops ? *ops : (struct hpregs_ops){ 0 };
+	r->ctx = ctx;
+	r->deny_guest_eject = deny_guest_eject;
+	pthread_mutex_unlock(&r->lock);
+}
+
+int hpregs_register(struct hpregs *r, struct bus *mmio, uint64_t base)
 {
 	struct bus_dev dev = hpregs_dev(r);
 
+	dev.base = base;
 	return bus_register(mmio, &dev);
 }
 

@@ -52,6 +52,7 @@
 #include <stdint.h>
 
 #include "bus.h"
+#include "device.h"
 #include "hotvm/regs.h"
 
 #define HPREGS_MAX_CPUS 4096
@@ -181,11 +182,19 @@ int hpregs_reinsert(struct hpregs *r, unsigned int cpu);
 int hpregs_get_cpu(struct hpregs *r, unsigned int cpu, struct hpregs_cpu *out);
 
 /*
- * Registers the block on the MMIO bus at ABI_CPUHP_MMIO with the registers
+ * The controller that drives the block (vmm/hotplug) attaches after the
+ * block is set up (cpuhp_desc.c), before any vCPU runs: its callbacks and
+ * its eject policy.
+ */
+void hpregs_attach(struct hpregs *r, const struct hpregs_ops *ops, void *ctx,
+		   bool deny_guest_eject);
+
+/*
+ * Registers the block on the MMIO bus at base (ABI_CPUHP_MMIO) with the registers
  * of hotvm/regs.h, each at its one width and direction: the bus drops
  * (and counts, as reserved or width) every other access.
  */
-int hpregs_register(struct hpregs *r, struct bus *mmio);
+int hpregs_register(struct hpregs *r, struct bus *mmio, uint64_t base);
 
 /*
  * One guest access as the bus delivers it (the same checks; for tests):
@@ -200,7 +209,9 @@ int hpregs_access(struct hpregs *r, uint64_t offset, unsigned int width,
 void hpregs_stats(struct hpregs *r, struct hpregs_stats *st);
 
 /*
- * The block's AML, Device (CPUS) in \_SB, the processor container
+ * The block as a device (device.h): the model for the machine's
+ * dev_env.max_cpus at the instance's base.  Its AML, Device (CPUS) in
+ * \_SB, is the processor container
  * (ACPI0010) through which an ACPI OS drives the block:
  *   PRST, fields       the register block: CSEL CPEN CINS CRMV CEJT CCMD CDAT
  *   CPLK               mutex around every select-then-access sequence
@@ -211,27 +222,15 @@ void hpregs_stats(struct hpregs *r, struct hpregs_stats *st);
  *   CSCN()             drain insert/remove events, notify the OS
  *   CMTL/CMTX(i, id)   _MAT: Local APIC / Local x2APIC entry
  *   Cxxx               one ACPI0007 Device per possible CPU (hex index)
- * Returns -EINVAL for a bad ncpus, else 0; other errors are the buffer's
- * (aml_finish()).
+ * for dev_table_env.ncpus CPUs: -EINVAL for a bad ncpus, else 0; other
+ * errors are the buffer's (aml_finish()).  Its FDT node for the tiny guest
+ * is "/cpuhp@<base>" (hotvm,cpuhp-regs).
  */
 #define HPREGS_AML_MAX_CPUS 4096	      /* device names C000..CFFF */
 #define HPREGS_AML_SCAN	    "\\_SB.CPUS.CSCN" /* the GED's _EVT calls it */
 
-struct aml_buf;
+extern const struct dev_desc hpregs_desc;
 
-struct hpregs_aml {
-	unsigned int ncpus;	  /* possible CPUs, 1..HPREGS_AML_MAX_CPUS */
-	const uint32_t *apic_ids; /* ncpus entries; NULL: CPU n has APIC ID n */
-	uint32_t base;		  /* the block's MMIO address */
-};
-
-int hpregs_build_aml(struct aml_buf *b, const struct hpregs_aml *cfg);
-
-/*
- * Its FDT node for the tiny guest, "/cpuhp@<ABI_CPUHP_MMIO>"
- * (hotvm,cpuhp-regs): 0 or a negative FDT_ERR_* code.
- */
-int hpregs_build_fdt(void *fdt);
 const char *hpregs_ign_name(int reason);
 
 #endif

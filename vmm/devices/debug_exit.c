@@ -35,3 +35,18 @@ int debug_exit_register(struct bus *bus, struct vm *vm, uint16_t port)
 					 .ctx = vm,
 				 });
 }
+
+static int debug_exit_setup(void *state, const struct dev_instance *d,
+			    const struct dev_env *env)
+{
+	(void)state;
+	return dev_registered(
+		d, debug_exit_register(env->io, env->vm, (uint16_t)d->base));
+}
+
+const struct dev_desc debug_exit_desc = {
+	.name = "debug-exit",
+	.bus = DEV_BUS_IO,
+	.size = 1,
+	.setup = debug_exit_setup,
+};

@@ -8,10 +8,15 @@
 
 #include <stdint.h>
 
+#include "device.h"
+
 struct bus;
 struct vm;
 
 int debug_exit_register(struct bus *bus, struct vm *vm, uint16_t port);
+
+/* As a device (device.h): one port at the instance's base, no state. */
+extern const struct dev_desc debug_exit_desc;
 
 /* The exit status for guest value v, as QEMU computes it (8 bits). */
 static inline int debug_exit_status(uint32_t v)

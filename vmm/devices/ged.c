@@ -84,10 +84,11 @@ static struct bus_dev ged_dev(struct ged *g)
 	};
 }
 
-int ged_register(struct ged *g, struct bus *mmio)
+int ged_register(struct ged *g, struct bus *mmio, uint64_t base)
 {
 	struct bus_dev dev = ged_dev(g);
 
+	dev.base = base;
 	return bus_register(mmio, &dev);
 }
 

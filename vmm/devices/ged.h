@@ -24,6 +24,9 @@
 #include <stdint.h>
 
 #include "bus.h"
+#include "device.h"
+
+struct vm;
 
 /* Fires the (edge) interrupt; returns 0 or -errno. */
 typedef int (*ged_irq_fn)(void *ctx);
@@ -45,6 +48,8 @@ struct ged {
 	pthread_mutex_t irq_lock;
 	_Atomic uint64_t reads, raises, irq_errors, ign_write;
 	struct bus_ignored bus_ign; /* width and offset, counted by the bus */
+	struct vm *vm;		    /* ged_desc's interrupt: this VM's ... */
+	unsigned int gsi;	    /* ... GSI, pulsed (an edge) */
 };
 
 /* irq may be NULL (no interrupt: tests, or a VM without irqchip). */
@@ -59,11 +64,11 @@ void ged_destroy(struct ged *g);
 int ged_raise(struct ged *g, uint32_t bits);
 
 /*
- * Registers the event register on the MMIO bus at ABI_GED_MMIO: only
- * ABI_GED_EVENT_WIDTH-byte accesses at ABI_GED_EVENT reach the device,
- * the bus counts the rest (ign_offset, ign_width).
+ * Registers the event register on the MMIO bus at base (ABI_GED_MMIO):
+ * only ABI_GED_EVENT_WIDTH-byte accesses at ABI_GED_EVENT reach the
+ * device, the bus counts the rest (ign_offset, ign_width).
  */
-int ged_register(struct ged *g, struct bus *mmio);
+int ged_register(struct ged *g, struct bus *mmio, uint64_t base);
 
 /*
  * One guest access at offset (relative to ABI_GED_MMIO), width bytes, as
@@ -76,21 +81,16 @@ int ged_register(struct ged *g, struct bus *mmio);
 bool ged_access(struct ged *g, uint64_t offset, unsigned int width,
 		bool is_write, uint64_t *data);
 
-struct aml_buf;
-
 /*
- * The GED's AML, Device (GED_) in \_SB: _HID ACPI0013, its interrupt
- * (edge, active high) at irq, the event register at base, and _EVT, which
- * reads the register and calls HPREGS_AML_SCAN on ABI_GED_EVT_CPU.
- * Errors are the buffer's (aml_finish()).
+ * The GED as a device (device.h): the event register at the instance's
+ * base, its edge interrupt on the instance's GSI.  In the DSDT, Device
+ * (name) with _HID ACPI0013, only its interrupt in _CRS (edge, active
+ * high), and _EVT, which reads the register and calls HPREGS_AML_SCAN on
+ * ABI_GED_EVT_CPU and notifies PM_AML_PWRB on ABI_GED_EVT_PWRBTN.  For the
+ * tiny guest, the FDT node "/ged@<base>" (hotvm,ged) with reg and
+ * interrupts.
  */
-void ged_build_aml(struct aml_buf *b, uint32_t base, uint32_t irq);
-
-/*
- * Its FDT node for the tiny guest, "/ged@<ABI_GED_MMIO>" (hotvm,ged), with
- * libfdt's sequential-write API: 0 or a negative FDT_ERR_* code.
- */
-int ged_build_fdt(void *fdt);
+extern const struct dev_desc ged_desc;
 
 /* Pending bits, without clearing them (introspection, tests). */
 uint32_t ged_pending(struct ged *g);

@@ -12,7 +12,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-struct aml_buf;
+#include "device.h"
+
 struct bus;
 struct vm;
 
@@ -62,6 +63,14 @@ void serial_open_callback(struct serial *s, const struct serial_host *host,
 int serial_register(struct serial *s, struct bus *bus, uint16_t base);
 void serial_close(struct serial *s);
 
+/* Where a UART's output goes: an instance's settings (dev_instance.config). */
+struct serial_config {
+	enum serial_sink sink;
+	const char *path;		/* for SERIAL_SINK_FILE */
+	const struct serial_host *host; /* for SERIAL_SINK_CALLBACK */
+	const char *option; /* names the setting in messages ("--serial") */
+};
+
 /*
  * Host to guest: queues up to @len bytes for the guest to read and
  * returns how many fit (0 when the ring is full: the guest is not
@@ -72,10 +81,11 @@ size_t serial_receive(struct serial *s, const void *buf, size_t len);
 void serial_rx_flush(struct serial *s);
 
 /*
- * Device (name) { PNP0501 with IO (port, SERIAL_PORTS) and IRQ irq }, for
- * the DSDT.  Errors are the buffer's (aml_finish()).
+ * The 16550 as a device (device.h): SERIAL_PORTS ports at the instance's
+ * base, its interrupt at the instance's irq, its output where the
+ * instance's struct serial_config says; in the DSDT, Device (name) {
+ * PNP0501, _UID uid, IO and IRQ }.
  */
-void serial_build_aml(struct aml_buf *b, const char *name, uint16_t port,
-		      unsigned int irq, unsigned int uid);
+extern const struct dev_desc serial_desc;
 
 #endif

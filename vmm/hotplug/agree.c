@@ -36,7 +36,7 @@ static void judge(struct hotplug *hp, unsigned int cpu, char *why, size_t len,
 {
 	struct hp_slot *s = &hp->slots[cpu];
 	struct cpuhp_cpu c;
-	bool enabled = hpregs_is_enabled(&hp->regs, cpu);
+	bool enabled = hpregs_is_enabled(hp->regs, cpu);
 	bool held;
 	int g;
 

@@ -49,7 +49,7 @@ static void batch_ask(struct hotplug *hp, const unsigned int *cpus,
 		pthread_mutex_unlock(&hp->lock);
 		if (request == hpregs_plug)
 			set_presented(hp, cpus[i]);
-		ret = request(&hp->regs, cpus[i]);
+		ret = request(hp->regs, cpus[i]);
 		if (ret) {
 			pr_err("CPU %u: the register block refused the "
 			       "request: %s",
@@ -62,7 +62,7 @@ static void batch_ask(struct hotplug *hp, const unsigned int *cpus,
 	}
 	if (!asked)
 		return;
-	ret = ged_raise(&hp->ged, ABI_GED_EVT_CPU);
+	ret = ged_raise(hp->ged, ABI_GED_EVT_CPU);
 	if (!ret)
 		return;
 	/* No event: each CPU's own walk asks again (and raises again). */
@@ -132,7 +132,7 @@ void hotplug_batch_abandon(struct hotplug *hp, unsigned int cpu, bool add,
 					 timeout_ms, &rep);
 	} else {
 		hp->slots[cpu].batched = false;
-		hpregs_cancel_unplug(&hp->regs, cpu);
+		hpregs_cancel_unplug(hp->regs, cpu);
 		ret = hotplug_cpu_add(hp, cpu, NULL, timeout_ms,
 				      HOTPLUG_WAIT_DEFAULT, &rep);
 	}

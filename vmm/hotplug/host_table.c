@@ -171,7 +171,7 @@ static int create_down(unsigned int cpu, void *data)
 	 * request over (an injected fault at guest:ap-starting): the guest
 	 * may be starting it, so it gives it back before its vCPU stops.
 	 */
-	if (s->batched && !hp->forced && hpregs_is_enabled(&hp->regs, cpu)) {
+	if (s->batched && !hp->forced && hpregs_is_enabled(hp->regs, cpu)) {
 		s->batched = false;
 		withdraw_plug(hp, cpu);
 	}
@@ -212,7 +212,7 @@ static void arm_wait(struct hotplug *hp, struct hp_slot *s)
 
 static int raise_cpu_event(struct hotplug *hp, unsigned int cpu)
 {
-	int ret = ged_raise(&hp->ged, ABI_GED_EVT_CPU);
+	int ret = ged_raise(hp->ged, ABI_GED_EVT_CPU);
 
 	if (ret)
 		pr_err("CPU %u: cannot raise the GED interrupt: %s", cpu,
@@ -240,7 +240,7 @@ static int ask_guest(struct hotplug *hp, unsigned int cpu,
 	arm_wait(hp, s);
 	if (request == hpregs_plug)
 		set_stage(hp, cpu, HP_STAGE_PRESENTED);
-	ret = request(&hp->regs, cpu);
+	ret = request(hp->regs, cpu);
 	*asked = !ret;
 	if (ret) {
 		pr_err("CPU %u: the register block refused the request: %s",
@@ -279,7 +279,7 @@ static void withdraw_plug(struct hotplug *hp, unsigned int cpu)
 	struct hp_slot *s = &hp->slots[cpu];
 	int grace = hp->op_timeout_ms > HP_WITHDRAW_MIN_MS ? hp->op_timeout_ms
 							   : HP_WITHDRAW_MIN_MS;
-	int ret = hpregs_withdraw_plug(&hp->regs, cpu);
+	int ret = hpregs_withdraw_plug(hp->regs, cpu);
 
 	if (ret <= 0)
 		return; /* the guest never saw it: taken back silently */
@@ -300,7 +300,7 @@ static void withdraw_plug(struct hotplug *hp, unsigned int cpu)
 	pr_err("CPU %u: the guest did not give back the timed-out hot-add "
 	       "within %d ms (%s); taken back without it",
 	       cpu, grace, strerror(-ret));
-	hpregs_unplug_force(&hp->regs, cpu);
+	hpregs_unplug_force(hp->regs, cpu);
 }
 
 /* Presents @cpu, tells the guest, waits until the guest has it running. */
@@ -323,7 +323,7 @@ static int plug_and_wait(struct hotplug *hp, unsigned int cpu)
 			"console");
 	if (ret == -EIO)
 		/* The guest rolled back and reported it: it is done with it. */
-		hpregs_unplug_force(&hp->regs, cpu);
+		hpregs_unplug_force(hp->regs, cpu);
 	else
 		withdraw_plug(hp, cpu);
 	set_stage(hp, cpu,
@@ -356,7 +356,7 @@ int hp_stop_and_eject(struct hotplug *hp, unsigned int cpu)
 			hp_ost_status_name(hp->slots[cpu].w.ost_status));
 	else if (ret == -EIO)
 		hp_fail(hp, cpu, "the guest refused to offline it");
-	hpregs_cancel_unplug(&hp->regs, cpu);
+	hpregs_cancel_unplug(hp->regs, cpu);
 	return ret;
 }
 
@@ -367,7 +367,7 @@ static int ap_starting_up(unsigned int cpu, void *data)
 
 	if (hp->booting) {
 		/* Boot CPUs are there from the start: no event, no wait. */
-		ret = hpregs_coldplug(&hp->regs, cpu);
+		ret = hpregs_coldplug(hp->regs, cpu);
 		if (!ret)
 			ret = run_hooks(hp, cpu, HOST_AP_STARTING, true);
 		return ret;
@@ -376,7 +376,7 @@ static int ap_starting_up(unsigned int cpu, void *data)
 	 * Present already: cpuhp-recover of a CPU the guest holds.  It has
 	 * it: nothing to ask, nothing to wait for.
 	 */
-	if (hpregs_is_enabled(&hp->regs, cpu) && !hp->slots[cpu].batched) {
+	if (hpregs_is_enabled(hp->regs, cpu) && !hp->slots[cpu].batched) {
 		hp->slots[cpu].guest_joining = false;
 		return run_hooks(hp, cpu, HOST_AP_STARTING, true);
 	}
@@ -385,7 +385,7 @@ static int ap_starting_up(unsigned int cpu, void *data)
 		return ret;
 	ret = run_hooks(hp, cpu, HOST_AP_STARTING, true);
 	if (ret && hp_stop_and_eject(hp, cpu))
-		hpregs_unplug_force(&hp->regs, cpu); /* the guest is stuck */
+		hpregs_unplug_force(hp->regs, cpu); /* the guest is stuck */
 	hp->slots[cpu].guest_joining = !ret;
 	return ret;
 }
@@ -406,7 +406,7 @@ static int ap_starting_down(unsigned int cpu, void *data)
 		 * came) is the guest's own, which the host follows.
 		 */
 		hp->slots[cpu].batched = false;
-		hpregs_cancel_unplug(&hp->regs, cpu);
+		hpregs_cancel_unplug(hp->regs, cpu);
 	}
 	if (ret || hp->forced)
 		return ret; /* forced: the guest is done with it already */
@@ -414,7 +414,7 @@ static int ap_starting_down(unsigned int cpu, void *data)
 	 * Not present: a failed hot-add already took it back from the guest
 	 * (cpuhp-recover walks such a CPU down): there is nothing to eject.
 	 */
-	if (!hpregs_is_enabled(&hp->regs, cpu)) {
+	if (!hpregs_is_enabled(hp->regs, cpu)) {
 		hp->slots[cpu].batched = false; /* a batch's: ejected already */
 		return 0;
 	}

@@ -98,40 +98,15 @@ static void plat_notify(void *ctx, const struct cpuhp_notice *n)
 
 /* --- devices ------------------------------------------------------------- */
 
-static int ged_irq(void *ctx)
+/* The register block's callbacks are the controller's from now on. */
+static int attach_devices(struct hotplug *hp)
 {
-	struct vm *vm = ctx;
-	int ret = vm_irq_line(vm, ABI_GED_IRQ, 1);
-
-	/* An edge: the IOAPIC pin is edge-triggered, active high. */
-	if (!ret)
-		ret = vm_irq_line(vm, ABI_GED_IRQ, 0);
-	return ret;
-}
-
-static int init_devices(struct hotplug *hp)
-{
-	int ret;
-
-	ret = ged_init(&hp->ged, ged_irq, hp->vm);
-	if (ret)
-		return ret;
-	hp->ged_init = true;
-	ret = hpregs_init(&hp->regs,
-			  &(struct hpregs_config){
-				  .max_cpus = hp->max_cpus,
-				  .ops = &hp_regs_ops,
-				  .ctx = hp,
-				  .deny_guest_eject = hp->guest_eject ==
-						      HOTPLUG_GUEST_EJECT_DENY,
-			  });
-	if (ret)
-		return ret;
-	hp->regs_init = true;
-	ret = ged_register(&hp->ged, hp->mmio);
-	if (!ret)
-		ret = hpregs_register(&hp->regs, hp->mmio);
-	return ret;
+	if (!hp->mmio || !hp->ged || !hp->regs ||
+	    hp->regs->max_cpus != hp->max_cpus)
+		return -EINVAL;
+	hpregs_attach(hp->regs, &hp_regs_ops, hp,
+		      hp->guest_eject == HOTPLUG_GUEST_EJECT_DENY);
+	return 0;
 }
 
 /* --- life cycle ---------------------------------------------------------- */
@@ -181,6 +156,8 @@ int hotplug_create(const struct hotplug_config *cfg, struct hotplug **out)
 		.vm = cfg->vm,
 		.io = cfg->io,
 		.mmio = cfg->mmio,
+		.ged = cfg->ged,
+		.regs = cfg->regs,
 		.boot_cpus = cfg->boot_cpus,
 		.max_cpus = cfg->max_cpus,
 		.hooks = cfg->hooks,
@@ -231,7 +208,7 @@ int hotplug_create(const struct hotplug_config *cfg, struct hotplug **out)
 	for (unsigned int i = 0; !ret && i < cfg->max_cpus; i++)
 		snap_host(hp, i);
 	if (!ret)
-		ret = init_devices(hp);
+		ret = attach_devices(hp);
 	if (ret)
 		goto fail;
 	*out = hp;
@@ -295,8 +272,8 @@ void hotplug_reset_begin(struct hotplug *hp)
 /* What the guest said of every CPU is void once it is gone. */
 static void forget_guest(struct hotplug *hp)
 {
-	hpregs_reset(&hp->regs);
-	ged_reset(&hp->ged);
+	hpregs_reset(hp->regs);
+	ged_reset(hp->ged);
 	pthread_mutex_lock(&hp->lock);
 	hp_guest_mirror_reset(hp);
 	for (unsigned int i = 0; i < hp->max_cpus; i++) {
@@ -402,10 +379,8 @@ void hotplug_destroy(struct hotplug *hp)
 			if (hp->slots[i].vcpu.vm)
 				vcpu_destroy(&hp->slots[i].vcpu);
 	}
-	if (hp->regs_init)
-		hpregs_destroy(&hp->regs);
-	if (hp->ged_init)
-		ged_destroy(&hp->ged);
+	if (hp->regs)
+		hpregs_attach(hp->regs, NULL, NULL, false);
 	pthread_cond_destroy(&hp->cond);
 	pthread_mutex_destroy(&hp->lock);
 	pthread_mutex_destroy(&hp->agent_lock);
@@ -443,7 +418,7 @@ int hotplug_cpu_view(struct hotplug *hp, unsigned int cpu,
 		.cpu = cpu,
 		.apic_id = cpu,
 		.boot = s->boot,
-		.present = hpregs_is_enabled(&hp->regs, cpu),
+		.present = hpregs_is_enabled(hp->regs, cpu),
 	};
 	/*
 	 * A walk holds table_lock for as long as the guest takes: a query
@@ -774,7 +749,7 @@ static int guest_set_target(struct hotplug *hp, unsigned int cpu, int state,
 	s->guest_target = state;
 	s->guest_recover = recover;
 	pthread_mutex_unlock(&hp->lock);
-	ret = ged_raise(&hp->ged, ABI_GED_EVT_GUEST);
+	ret = ged_raise(hp->ged, ABI_GED_EVT_GUEST);
 	pthread_mutex_lock(&hp->lock);
 	if (!ret)
 		ret = hp_wait_locked(hp, s, guest_done, hp->op_timeout_ms);
@@ -876,7 +851,7 @@ static bool guest_holds(struct hotplug *hp, unsigned int cpu)
 	struct hp_slot *s = &hp->slots[cpu];
 	bool r;
 
-	if (!hpregs_is_enabled(&hp->regs, cpu))
+	if (!hpregs_is_enabled(hp->regs, cpu))
 		return false;
 	pthread_mutex_lock(&hp->lock);
 	r = hp->guest_ext ? hp_guest_state_locked(hp, cpu) == GUEST_ONLINE
@@ -931,7 +906,7 @@ static int cpu_recover(struct hotplug *hp, unsigned int cpu, int timeout_ms,
 	gbroken = s->guest_broken ||
 		  (hp->guest_ext &&
 		   hp_guest_state_locked(hp, cpu) != GUEST_OFFLINE &&
-		   !hpregs_is_enabled(&hp->regs, cpu));
+		   !hpregs_is_enabled(hp->regs, cpu));
 	pthread_mutex_unlock(&hp->lock);
 	if (gbroken) {
 		/* The guest clears its own mark and takes the CPU down. */
@@ -961,8 +936,8 @@ static int cpu_recover(struct hotplug *hp, unsigned int cpu, int timeout_ms,
 			   : cpuhp_cpu_down(&hp->m, cpu, HOST_OFFLINE);
 	pthread_mutex_unlock(&hp->table_lock);
 	/* Shown to the guest below guest:ap-starting: it never took it. */
-	if (!ret && !keep && hpregs_is_enabled(&hp->regs, cpu))
-		hpregs_unplug_force(&hp->regs, cpu);
+	if (!ret && !keep && hpregs_is_enabled(hp->regs, cpu))
+		hpregs_unplug_force(hp->regs, cpu);
 out:
 	op_end(hp, ret);
 	if (!ret)
@@ -1007,8 +982,8 @@ int hotplug_inject(struct hotplug *hp, unsigned int cpu, enum hp_side side,
 void hotplug_device_stats(struct hotplug *hp, struct hpregs_stats *regs,
 			  struct ged_stats *ged)
 {
-	hpregs_stats(&hp->regs, regs);
-	ged_stats(&hp->ged, ged);
+	hpregs_stats(hp->regs, regs);
+	ged_stats(hp->ged, ged);
 }
 
 /* --- the operations' entry points: one at a time (hp_op_enter()) -------- */
@@ -1076,7 +1051,7 @@ static void guest_eject(struct hotplug *hp, unsigned int cpu)
 {
 	/* Gone already, or plugged again since: nothing to follow. */
 	if (host_state(hp, cpu) == HOST_OFFLINE ||
-	    hpregs_is_enabled(&hp->regs, cpu))
+	    hpregs_is_enabled(hp->regs, cpu))
 		return;
 	pr_err("CPU %u: the guest ejected it; its vCPU is removed", cpu);
 	hp->forced = true;
@@ -1108,9 +1083,9 @@ static void guest_reinsert(struct hotplug *hp, unsigned int cpu)
 	pthread_mutex_unlock(&hp->lock);
 	hp_stage_notify(&ev, cpu, id, HP_STAGE_PRESENTED);
 	if (!ret)
-		ret = hpregs_reinsert(&hp->regs, cpu);
+		ret = hpregs_reinsert(hp->regs, cpu);
 	if (!ret)
-		ret = ged_raise(&hp->ged, ABI_GED_EVT_CPU);
+		ret = ged_raise(hp->ged, ABI_GED_EVT_CPU);
 	if (ret)
 		pr_err("CPU %u: cannot present it to the guest again: %s", cpu,
 		       strerror(-ret));
@@ -1149,7 +1124,7 @@ void hotplug_guest_work(struct hotplug *hp)
 
 int hotplug_power_button(struct hotplug *hp)
 {
-	return ged_raise(&hp->ged, ABI_GED_EVT_PWRBTN);
+	return ged_raise(hp->ged, ABI_GED_EVT_PWRBTN);
 }
 
 bool hotplug_started(struct hotplug *hp)

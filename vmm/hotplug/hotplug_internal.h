@@ -155,9 +155,8 @@ struct hotplug {
 	uint64_t op_start_ns, op_last_ns;
 	struct vmexit_counts op_exits0; /* the VM's exits when it began */
 
-	struct ged ged;
-	struct hpregs regs;
-	bool ged_init, regs_init;
+	struct ged *ged;     /* the machine's (board_devices.c) */
+	struct hpregs *regs; /* likewise; attached to hp_regs_ops */
 
 	/*
 	 * The guest agent (NULL: none) and linux_view.c's state, under

@@ -15,12 +15,17 @@ struct hooks;
 struct hotplug;
 struct qga;
 struct bus;
+struct ged;
+struct hpregs;
 struct vm;
 
 struct hotplug_config {
 	struct vm *vm;
 	const struct bus *io;
-	struct bus *mmio; /* the GED and the register block go here */
+	struct bus *mmio; /* what the vCPUs' MMIO exits reach */
+	/* The machine's GED and register block (set up, on the MMIO bus). */
+	struct ged *ged;
+	struct hpregs *regs;
 	unsigned int boot_cpus;
 	unsigned int max_cpus;
 	const struct hooks *hooks; /* may be NULL */
@@ -35,7 +40,10 @@ struct hotplug_config {
 	struct qga *agent;
 };
 
-/* Allocates the controller, its devices and tables; no vCPU yet. */
+/*
+ * Allocates the controller and its tables and attaches it to the GED and
+ * the register block; no vCPU yet.
+ */
 int hotplug_create(const struct hotplug_config *cfg, struct hotplug **out);
 
 /*

@@ -1,0 +1,25 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The machine's devices: one table (board_devices.c) of descriptor
+ * instances (vmm/devices/device.h), which start-up sets up in order and
+ * tears down in reverse, and from which the DSDT (in this order) and the
+ * FDT (in address order) are built.  A new device is its files in
+ * vmm/devices and one row; a second instance of a device is one more row
+ * with its own base, interrupt and _UID.
+ */
+#ifndef HOTVM_BOARD_DEVICES_H
+#define HOTVM_BOARD_DEVICES_H
+
+#include <stddef.h>
+
+#include "device.h"
+
+/* dev_env.machine, which the rows' config functions read. */
+struct board_config;
+
+#define BOARD_MAX_DEVICES 16
+
+/* The table, start-up order; *n rows. */
+const struct dev_instance *board_devices(size_t *n);
+
+#endif
