@@ -45,6 +45,9 @@
 /* Devices on the I/O port bus. */
 #define ABI_COM1_PORT 0x3f8
 #define ABI_COM1_IRQ  4
+/* The guest agent's channel (hotvm run --agent): COM2, the PC's. */
+#define ABI_COM2_PORT 0x2f8
+#define ABI_COM2_IRQ  3
 #define ABI_DEBUG_EXIT_PORT                                                    \
 	0x501 /* as QEMU's isa-debug-exit: status (v << 1) | 1 */
 

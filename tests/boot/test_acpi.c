@@ -10,6 +10,7 @@
 
 #include "acpi.h"
 #include "hotvm/abi.h"
+#include "board.h"
 #include "board_devices.h"
 #include "check.h"
 
@@ -246,6 +247,34 @@ static void test_errors(void)
 	CHECK_EQ(acpi_build(buf, sizeof(buf), &cfg), -EINVAL);
 }
 
+/*
+ * --agent: the guest agent's port is one more row, COM2 (PNP0501, _UID
+ * One, I/O 0x2f8, IRQ 3); without it the table is board_devices()'s.
+ */
+static void test_agent_port(void)
+{
+	static const char com2[] = "COM2\x08_HID\x0c\x41\xd0\x05\x01"
+				   "\x08_UID\x01\x08_CRS\x11\x10\x0a\x0d"
+				   "\x47\x01\xf8\x02\xf8\x02\x01\x08"
+				   "\x22\x08\x00\x79\x00";
+	struct acpi_config cfg = { .base = BASE,
+				   .boot_cpus = 1,
+				   .max_cpus = 2 };
+	struct board_config bc;
+	size_t n;
+	long len;
+
+	board_config_init(&bc);
+	CHECK(board_devices_for(&bc, &n) == board_devices(&cfg.nr_devs));
+	CHECK_EQ(n, cfg.nr_devs);
+	bc.agent = true;
+	cfg.devs = board_devices_for(&bc, &cfg.nr_devs);
+	CHECK_EQ(cfg.nr_devs, n + 1);
+	len = acpi_build(buf, sizeof(buf), &cfg);
+	CHECK(len > 0);
+	CHECK(len > 0 && memmem(buf, (size_t)len, com2, sizeof(com2) - 1));
+}
+
 static void test_checksum(void)
 {
 	uint8_t t[4] = { 1, 2, 3, 0 };
@@ -255,4 +284,5 @@ static void test_checksum(void)
 }
 
 CHECK_MAIN(TEST(test_one_cpu), TEST(test_hotplug_slots), TEST(test_x2apic),
-	   TEST(test_present_set), TEST(test_errors), TEST(test_checksum))
+	   TEST(test_present_set), TEST(test_errors), TEST(test_agent_port),
+	   TEST(test_checksum))

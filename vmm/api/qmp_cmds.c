@@ -25,6 +25,7 @@
 
 #include "hotvm/guest_states.h"
 #include "hotplug.h"
+#include "qga.h"
 #include "qmp.h"
 #include "qmp_cmds.h"
 #include "log.h"
@@ -1121,6 +1122,26 @@ void qmp_cmds_event_cause(const char *event, enum vm_cause cause)
  * "guest-states", "guest-faults", "guest-targets"}, "ged": {"reads",
  * "raises", "irq-errors", "ignored": {"write", "width", "offset"}}}
  */
+/* With --agent: "agent": {"answers", the protocol's counters}. */
+static void agent_stats_json(struct json_object *o)
+{
+	struct json_object *a;
+	struct qga_stats st;
+	bool up;
+
+	if (hotplug_agent_stats(qc.hp, &st, &up))
+		return;
+	a = json_object_new_object();
+	add_bool(a, "answers", up);
+	add_int(a, "calls", (int64_t)st.calls);
+	add_int(a, "failed", (int64_t)st.failed);
+	add_int(a, "timeouts", (int64_t)st.timeouts);
+	add_int(a, "bad-replies", (int64_t)st.bad_replies);
+	add_int(a, "stray-bytes", (int64_t)st.stray_bytes);
+	add_int(a, "late-replies", (int64_t)st.skipped);
+	json_object_object_add(o, "agent", a);
+}
+
 static int cmd_query_hotplug_stats(void *ctx, struct json_object *args,
 				   struct json_object **ret,
 				   struct qmp_error *err)
@@ -1165,6 +1186,7 @@ static int cmd_query_hotplug_stats(void *ctx, struct json_object *args,
 	if (qc.vm)
 		vmexit_read(&qc.vm->exits, &x);
 	json_object_object_add(o, "exits", exits_json(&x));
+	agent_stats_json(o);
 	/* Waiting for the operation thread: the next batch, if they can. */
 	add_int(o, "queued-operations", s ? qmp_server_queued(s) : 0);
 	*ret = o;
@@ -1804,7 +1826,8 @@ static const struct qmp_command qc_commands[] = {
 	  .flags = QMP_CMD_QUERY,
 	  .help = "guest accesses to the GED and register block, and the "
 		  "ignored ones by reason; exits to user space by kind and "
-		  "device; operations queued" },
+		  "device; operations queued; the guest agent's calls "
+		  "and failures" },
 };
 
 const struct qmp_command *qmp_cmds_table(size_t *n)

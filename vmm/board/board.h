@@ -50,6 +50,7 @@ struct board_config {
 	enum seccomp_policy seccomp;	/* 0: on */
 	bool no_reboot;			/* a reset ends the VM (status 0) */
 	enum hotplug_guest_eject guest_eject; /* 0: allow */
+	bool agent; /* COM2 for the QEMU guest agent, which hotvm asks */
 };
 
 /* The defaults: 256M, one vCPU, the console on stdio, named "hotvm". */

@@ -21,5 +21,16 @@ struct board_config;
 
 /* The table, start-up order; *n rows. */
 const struct dev_instance *board_devices(size_t *n);
+/*
+ * The table of the machine @c describes: board_devices(), and with
+ * --agent the guest agent's port (COM2) after it.  Machine thread only.
+ */
+const struct dev_instance *board_devices_for(const struct board_config *c,
+					     size_t *n);
+
+/* --agent's port (board_agent.c), and the agent in its state. */
+extern const struct dev_desc board_agent_desc;
+struct qga;
+struct qga *board_agent_qga(void *state);
 
 #endif

@@ -234,9 +234,10 @@ static void write_reset_vector(struct board *b)
  * The ACPI tables for buf at ABI_ACPI_PADDR: for a run and --dump-acpi.
  * @present: which CPUs the guest finds at boot (NULL: the boot CPUs).
  */
-static long build_acpi(void *buf, const struct board_cpus *cpus,
+static long build_acpi(void *buf, const struct board_config *c,
 		       const bool *present)
 {
+	const struct board_cpus *cpus = &c->cpus;
 	struct acpi_config cfg = {
 		.base = ABI_ACPI_PADDR,
 		.boot_cpus = cpus->boot,
@@ -245,7 +246,7 @@ static long build_acpi(void *buf, const struct board_cpus *cpus,
 	};
 	long size;
 
-	cfg.devs = board_devices(&cfg.nr_devs);
+	cfg.devs = board_devices_for(c, &cfg.nr_devs);
 	size = acpi_build(buf, ABI_ACPI_MAX, &cfg);
 
 	if (size < 0)
@@ -277,7 +278,7 @@ static int build_tables(struct board *b, const bool *present)
 				.base = b->memmap[i].addr,
 				.size = b->memmap[i].size,
 			};
-	fdt.devs = board_devices(&fdt.nr_devs);
+	fdt.devs = board_devices_for(b->cfg, &fdt.nr_devs);
 	fdt_size =
 		fdt_build_machine(b->vm.ram + ABI_FDT_PADDR, ABI_FDT_MAX, &fdt);
 	if (fdt_size < 0) {
@@ -286,7 +287,7 @@ static int build_tables(struct board *b, const bool *present)
 		       strerror((int)-fdt_size));
 		return (int)fdt_size;
 	}
-	acpi_size = build_acpi(b->vm.ram + ABI_ACPI_PADDR, cpus, present);
+	acpi_size = build_acpi(b->vm.ram + ABI_ACPI_PADDR, b->cfg, present);
 	if (acpi_size < 0)
 		return (int)acpi_size;
 	/* The FDT is built all the same; only PVH hands it over. */
@@ -364,7 +365,7 @@ int board_dump_acpi(const struct board_config *c, const char *dir)
 		pr_err("--dump-acpi: out of memory");
 		return ABI_STATUS_VMFAIL;
 	}
-	size = build_acpi(buf, &c->cpus, NULL);
+	size = build_acpi(buf, c, NULL);
 	ret = size < 0
 		      ? (int)size
 		      : acpi_dump_write(dir, buf, (size_t)size, ABI_ACPI_PADDR);

@@ -288,7 +288,7 @@ int board_setup_devices(struct board *b)
 		.machine = b->cfg,
 	};
 	size_t n;
-	const struct dev_instance *d = board_devices(&n);
+	const struct dev_instance *d = board_devices_for(b->cfg, &n);
 
 	/* The exit counters name the device each exit reached. */
 	b->vm.exits.bus[VMEXIT_SPACE_PIO] = &b->io;
@@ -309,7 +309,7 @@ int board_setup_devices(struct board *b)
 void board_close_devices(struct board *b)
 {
 	size_t n;
-	const struct dev_instance *d = board_devices(&n);
+	const struct dev_instance *d = board_devices_for(b->cfg, &n);
 
 	for (size_t i = n; i-- > 0;) {
 		dev_teardown(&d[i], b->dev_state[i]);
@@ -321,7 +321,7 @@ void board_close_devices(struct board *b)
 static void *board_device_state(struct board *b, const struct dev_desc *desc)
 {
 	size_t n;
-	const struct dev_instance *d = board_devices(&n);
+	const struct dev_instance *d = board_devices_for(b->cfg, &n);
 
 	for (size_t i = 0; i < n; i++)
 		if (d[i].desc == desc)
@@ -347,6 +347,8 @@ int board_create_hotplug(struct board *b)
 			.wait = (enum hotplug_wait)o->hotplug_wait,
 			.prestage = o->prestage,
 			.guest_eject = (enum hotplug_guest_eject)o->guest_eject,
+			.agent = board_agent_qga(
+				board_device_state(b, &board_agent_desc)),
 		},
 		&b->hp);
 }

@@ -192,6 +192,13 @@ static int opt_seccomp(struct cli_run_opts *o, const char *v)
 	return 0;
 }
 
+static int opt_agent(struct cli_run_opts *o, const char *v)
+{
+	(void)v;
+	o->board.agent = true;
+	return 0;
+}
+
 static int opt_no_reboot(struct cli_run_opts *o, const char *v)
 {
 	(void)v;
@@ -304,6 +311,13 @@ static const struct cli_opt options[] = {
 		  "none. Hooks run outside the filters",
 	  .def = "on",
 	  .parse = opt_seccomp },
+	{ .name = "--agent",
+	  .help = "a second UART (COM2, I/O 0x2f8, IRQ 3) for the QEMU guest "
+		  "agent (`qemu-ga -m isa-serial -p /dev/ttyS1` in the "
+		  "guest), through which hotvm follows Linux's own view of "
+		  "its CPUs and onlines the ones it hot-adds; off: the guest "
+		  "sees no second UART",
+	  .parse = opt_agent },
 	{ .name = "--no-reboot",
 	  .help = "a reset (the guest's reboot or triple fault, "
 		  "`system_reset`) ends hotvm instead of resetting the VM: "

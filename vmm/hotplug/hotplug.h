@@ -196,6 +196,12 @@ void hotplug_set_events(struct hotplug *hp, const struct hp_events *ev);
 unsigned int hotplug_max_cpus(const struct hotplug *hp);
 /* Whether the VM has the guest agent (--agent). */
 bool hotplug_has_agent(const struct hotplug *hp);
+/*
+ * The agent protocol's counters and whether the agent answered last time;
+ * -ENODEV without an agent.
+ */
+struct qga_stats;
+int hotplug_agent_stats(struct hotplug *hp, struct qga_stats *st, bool *up);
 int hotplug_cpu_view(struct hotplug *hp, unsigned int cpu,
 		     struct hp_cpu_view *v);
 

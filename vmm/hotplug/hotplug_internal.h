@@ -162,7 +162,7 @@ struct hotplug {
 	 * The guest agent (NULL: none) and linux_view.c's state, under
 	 * agent_lock (taken before hp->lock, never with table_lock wanted
 	 * after it): Linux's logical id -> slot + 1 (0 unknown), and whether
-	 * the agent answered last time.
+	 * the agent answered last time (written under it, read atomically).
 	 */
 	struct qga *agent;
 	pthread_mutex_t agent_lock;
@@ -238,8 +238,9 @@ void hp_online_changed(struct hotplug *hp, unsigned int cpu, bool online);
 /*
  * Asks Linux (guest-get-vcpus) which CPUs it has online and follows it:
  * stages, the online set, with their events.  @quick: not when the agent
- * did not answer last time (-EAGAIN): a query must not wait for a
- * missing agent.  -ENODEV without an agent.
+ * did not answer last time (-EAGAIN), nor while another call runs
+ * (-EBUSY): a query must not wait for a missing or busy agent.  -ENODEV
+ * without an agent.
  */
 int hp_linux_refresh(struct hotplug *hp, bool quick, struct hv_err *err);
 /* Has Linux online @cpu (guest-set-vcpus), then refreshes. */

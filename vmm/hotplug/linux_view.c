@@ -300,7 +300,7 @@ static void agent_health(struct hotplug *hp, int ret, struct hv_err *err)
 			       "CPUs' Linux view is as last known",
 			       hv_err_msg(err));
 	}
-	hp->agent_up = up;
+	__atomic_store_n(&hp->agent_up, up, __ATOMIC_RELAXED);
 }
 
 int hp_linux_refresh(struct hotplug *hp, bool quick, struct hv_err *err)
@@ -312,8 +312,12 @@ int hp_linux_refresh(struct hotplug *hp, bool quick, struct hv_err *err)
 
 	if (!hp->agent)
 		return -ENODEV;
-	pthread_mutex_lock(&hp->agent_lock);
-	if (quick && !hp->agent_up) {
+	/* A quick one (a query's) never waits: not for another's call. */
+	if (!quick)
+		pthread_mutex_lock(&hp->agent_lock);
+	else if (pthread_mutex_trylock(&hp->agent_lock))
+		return -EBUSY;
+	if (quick && !__atomic_load_n(&hp->agent_up, __ATOMIC_RELAXED)) {
 		pthread_mutex_unlock(&hp->agent_lock);
 		return -EAGAIN;
 	}
@@ -378,6 +382,15 @@ int hp_linux_online(struct hotplug *hp, unsigned int cpu, struct hv_err *err)
 	if (!ret)
 		ret = hp_linux_refresh(hp, false, err);
 	return ret;
+}
+
+int hotplug_agent_stats(struct hotplug *hp, struct qga_stats *st, bool *up)
+{
+	if (!hp->agent)
+		return -ENODEV;
+	qga_get_stats(hp->agent, st);
+	*up = __atomic_load_n(&hp->agent_up, __ATOMIC_RELAXED);
+	return 0;
 }
 
 void hp_linux_forget(struct hotplug *hp)
