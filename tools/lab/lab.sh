@@ -513,7 +513,22 @@ for a in "${adds[@]}"; do
 	cp -RL --preserve=mode,timestamps "$src" "$root$dest"
 done
 
-# The guest's own initramfs: busybox and the guest's init, nothing else.
+# guest_bin SRC: SRC and the libraries ldd lists for it, at the same paths,
+# into the guest's initramfs (Debian 12 here and in the guest's kernel's
+# user space alike).
+guest_bin() {
+	local src=$1 lib
+	install -D -m 0755 "$src" "$groot$src"
+	while read -r lib; do
+		[[ -n $lib && ! -e $groot$lib ]] || continue
+		mkdir -p "$groot$(dirname "$lib")"
+		cp -L "$lib" "$groot$lib"
+	done < <(ldd "$src" | awk '$2 == "=>" && $3 ~ /^\// { print $3; next } $1 ~ /^\// { print $1 }')
+}
+
+# The guest's own initramfs: busybox and the guest's init, and the QEMU
+# guest agent when this host has it (Debian's qemu-guest-agent; the init
+# starts it on /dev/ttyS1 with hotvm.agent=1).
 if [[ $linux_guest = 1 ]]; then
 	[[ -e $vmlinux ]] || die "$EX_HOST" "--linux-guest: no PVH vmlinux could be extracted from $vmlinuz"
 	groot=$work/guest
@@ -522,10 +537,12 @@ if [[ $linux_guest = 1 ]]; then
 	install -m 0755 "$here/guest/init" "$groot/init"
 	install -m 0755 "$here/guest/cpu-event" "$groot/bin/cpu-event"
 	install -m 0755 "$here/guest/pwrbtn" "$groot/bin/pwrbtn"
+	install -m 0755 "$here/guest/agent-ctl" "$groot/bin/agent-ctl"
 	mkdir -p "$groot/lib/modules"
 	for m in $GUEST_MODULES; do
 		cp "$gmdir/$m.ko" "$groot/lib/modules/$m.ko"
 	done
+	[[ -x /usr/sbin/qemu-ga ]] && guest_bin /usr/sbin/qemu-ga
 	[[ $EUID -eq 0 ]] && mknod -m 0600 "$groot/dev/console" c 5 1
 	(cd "$groot" && find . | cpio -o -H newc -R 0:0 --quiet | gzip -1) \
 		>"$root/lab/linux/initrd.gz" || die "$EX_HOST" "cannot build the guest's initramfs"

@@ -1,0 +1,315 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Linux's own word through the QEMU guest agent, with Debian's kernel and
+ * Debian's qemu-ga on hotvm --agent in the nested lab (issue 18).  The
+ * console has no input: the guest acts when the ACPI power button is
+ * pressed (QMP system_powerdown; tools/lab/guest/pwrbtn's hotvm.pwrbtn=
+ * list: offline:N, online:N, agent:kill|garbage|start).
+ *
+ *  - a CPU Linux offlines by itself (echo 0 > cpuN/online, nothing on the
+ *    wire) is seen: CPUS_CHANGED without it, query-cpuhp's stage and
+ *    linux-online, within AGENT_SEEN_MS of Linux's own report; and back;
+ *  - a guest with no onlining rule (hotvm.online=none): cpu-hotplug with
+ *    "wait": "started" gets the CPU running through the agent, and says so;
+ *  - the agent killed, garbage on its port, the agent started again: hotvm
+ *    keeps serving (queries answer at once), query-hotplug-stats says what
+ *    happened, and the agent is used again once it answers.
+ *
+ * Usage: test-agent DIR [CASE...] (DIR holds vmlinux and initrd.gz, built
+ * with qemu-ga by tools/lab/lab.sh --linux-guest); HOTVM is the binary.
+ */
+#include <errno.h>
+#include <json-c/json.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "vmproc.h"
+
+#define WAIT_MS 30000
+/*
+ * The bound on seeing what Linux did by itself: the periodic check every
+ * 2 s, one agent call of at most 1 s, and the lab's slowness (a VM exit
+ * about 60 us, a byte of the UART two of them).
+ */
+#define AGENT_SEEN_MS 5000
+
+static const char *dir;
+static struct vmproc v;
+
+static const char *path(const char *name)
+{
+	static char buf[2][512];
+	static int i;
+
+	i = (i + 1) % 2;
+	snprintf(buf[i], sizeof(buf[i]), "%s/%s", dir, name);
+	return buf[i];
+}
+
+static long now_ms(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t.tv_sec * 1000 + t.tv_nsec / 1000000;
+}
+
+static void console_tail(void)
+{
+	char cmd[200];
+
+	snprintf(cmd, sizeof(cmd), "tail -n 40 '%s' | sed 's/^/# /'", v.log);
+	if (system(cmd))
+		printf("# (no console log)\n");
+}
+
+/* hotvm run --agent with the PVH vmlinux and the guest's initramfs. */
+static int boot(const char *cpus, const char *cmdline)
+{
+	const char *extra[] = { "--kernel",	     path("vmlinux"),
+				"--initrd",	     path("initrd.gz"),
+				"--memory",	     "512M",
+				"--hotplug-timeout", "20000",
+				"--agent",	     NULL };
+	int ret = vmproc_start(&v, cpus, cmdline, extra);
+
+	if (ret) {
+		printf("# did not boot: %s\n", strerror(-ret));
+		CHECK(!"boot");
+		console_tail();
+		vmproc_stop(&v);
+	}
+	return ret;
+}
+
+static bool line(const char *prefix, int timeout_ms)
+{
+	char got[512];
+	int ret = vmproc_wait_line(&v, prefix, timeout_ms, got, sizeof(got));
+
+	if (ret) {
+		printf("# no console line '%s'\n", prefix);
+		console_tail();
+	} else {
+		printf("# console: %s\n", got);
+	}
+	CHECK_EQ(ret, 0);
+	return !ret;
+}
+
+/* query-cpuhp's guest side of @cpu: stage and Linux's word (-1 unsaid). */
+static int linux_online(unsigned int cpu, char *stage, size_t len)
+{
+	struct json_object *r = NULL, *c, *g, *o;
+	int ret = -1;
+
+	if (vmproc_qmp(&v, "query-cpuhp", &r, NULL, 0, "{\"cpu\": %u}", cpu))
+		return -2;
+	c = vmproc_cpu(r, cpu);
+	if (c && json_object_object_get_ex(c, "guest", &g)) {
+		snprintf(stage, len, "%s", vmproc_str(c, "guest", "stage"));
+		if (json_object_object_get_ex(g, "linux-online", &o))
+			ret = json_object_get_boolean(o);
+	}
+	json_object_put(r);
+	return ret;
+}
+
+/* Waits (asking each time) until hotvm says Linux has @cpu @online. */
+static bool linux_says(unsigned int cpu, int online, int timeout_ms)
+{
+	long end = now_ms() + timeout_ms;
+	char stage[32] = "";
+	int got;
+
+	do {
+		got = linux_online(cpu, stage, sizeof(stage));
+		if (got == online)
+			return true;
+	} while (now_ms() < end && !usleep(100000));
+	printf("# cpu %u: linux-online %d (stage %s), expected %d\n", cpu, got,
+	       stage, online);
+	return false;
+}
+
+/* The next CPUS_CHANGED whose cpulist is @cpulist, or false. */
+static bool cpus_changed(const char *cpulist, int timeout_ms)
+{
+	long end = now_ms() + timeout_ms;
+
+	for (;;) {
+		struct json_object *ev;
+		long left = end - now_ms();
+		bool match;
+
+		if (left <= 0 || qmp_client_next_event(v.c, &ev, (int)left)) {
+			printf("# no CPUS_CHANGED with \"%s\"\n", cpulist);
+			return false;
+		}
+		match = !strcmp(vmproc_str(ev, "event", NULL) ?: "",
+				"CPUS_CHANGED") &&
+			!strcmp(vmproc_str(ev, "data", "cpulist") ?: "",
+				cpulist);
+		json_object_put(ev);
+		if (match)
+			return true;
+	}
+}
+
+static bool press(const char *expect)
+{
+	CHECK_EQ(vmproc_qmp(&v, "system_powerdown", NULL, NULL, 0, NULL), 0);
+	return line(expect, WAIT_MS);
+}
+
+/* Linux offlines CPU 1 by itself, then onlines it: hotvm follows. */
+static void test_soft_offline(void)
+{
+	char stage[32];
+	long t;
+
+	if (boot("boot=2,max=3",
+		 "console=ttyS0 hotvm.agent=1 hotvm.pwrbtn=offline:1,online:1"))
+		return;
+	/* "agent: started" came before "ready": Linux's answer is the proof. */
+	CHECK(linux_says(1, 1, WAIT_MS));
+	CHECK(press("pwrbtn: offline cpu1"));
+	t = now_ms();
+	CHECK(cpus_changed("0", AGENT_SEEN_MS));
+	printf("# offline seen after %ld ms (bound %d)\n", now_ms() - t,
+	       AGENT_SEEN_MS);
+	CHECK_EQ(linux_online(1, stage, sizeof(stage)), 0);
+	CHECK_STREQ(stage, "acknowledged");
+	CHECK(press("pwrbtn: online cpu1"));
+	t = now_ms();
+	CHECK(cpus_changed("0-1", AGENT_SEEN_MS));
+	printf("# online seen after %ld ms (bound %d)\n", now_ms() - t,
+	       AGENT_SEEN_MS);
+	CHECK_EQ(linux_online(1, stage, sizeof(stage)), 1);
+	CHECK_STREQ(stage, "started");
+	CHECK_EQ(vmproc_stop(&v), 0);
+}
+
+/* No onlining rule in the guest: "wait": "started" onlines it anyway. */
+static void test_no_rule_started(void)
+{
+	struct json_object *r = NULL;
+	char err[256];
+	long t;
+
+	if (boot("boot=1,max=3",
+		 "console=ttyS0 hotvm.agent=1 hotvm.online=none"))
+		return;
+	/* "agent: started" came before "ready": Linux's answer is the proof. */
+	CHECK(linux_says(0, 1, WAIT_MS));
+	t = now_ms();
+	CHECK_EQ(vmproc_qmp(&v, "cpu-hotplug", &r, err, sizeof(err),
+			    "{\"cpu\": 1, \"state\": \"online\", \"wait\": "
+			    "\"started\"}"),
+		 0);
+	printf("# cpu-hotplug with the agent onlining: %ld ms\n", now_ms() - t);
+	if (r)
+		CHECK_STREQ(vmproc_str(r, "onlined-by", NULL), "agent");
+	else
+		printf("# %s\n", err);
+	json_object_put(r);
+	CHECK_EQ(vmproc_wait_online(&v, "0-1", WAIT_MS), 0);
+	CHECK(linux_says(1, 1, 1000));
+	CHECK_EQ(vmproc_stop(&v), 0);
+}
+
+static long agent_stat(const char *key, bool *answers)
+{
+	struct json_object *r = NULL, *a, *x;
+	long n = -1;
+
+	if (vmproc_qmp(&v, "query-hotplug-stats", &r, NULL, 0, NULL))
+		return -1;
+	if (json_object_object_get_ex(r, "agent", &a)) {
+		if (json_object_object_get_ex(a, key, &x))
+			n = (long)json_object_get_int64(x);
+		if (json_object_object_get_ex(a, "answers", &x))
+			*answers = json_object_get_boolean(x);
+	}
+	json_object_put(r);
+	return n;
+}
+
+/* Waits until query-hotplug-stats says the agent answers, or not. */
+static bool agent_answers(bool want, int timeout_ms)
+{
+	long end = now_ms() + timeout_ms;
+	bool up = !want;
+
+	do {
+		agent_stat("calls", &up);
+		if (up == want)
+			return true;
+	} while (now_ms() < end && !usleep(200000));
+	printf("# agent answers: %d, expected %d\n", up, want);
+	return false;
+}
+
+/* Killed, garbage, restarted: hotvm keeps serving and says so. */
+static void test_agent_faults(void)
+{
+	char stage[32];
+	bool up;
+	long t;
+
+	if (boot("boot=2,max=3",
+		 "console=ttyS0 hotvm.agent=1 hotvm.pwrbtn=agent:kill,"
+		 "agent:garbage,offline:1,agent:start"))
+		return;
+	/* "agent: started" came before "ready": Linux's answer is the proof. */
+	CHECK(agent_answers(true, WAIT_MS));
+	CHECK(press("agent: killed"));
+	CHECK(agent_answers(false, AGENT_SEEN_MS));
+	/* Queries do not wait for a missing agent. */
+	t = now_ms();
+	CHECK_EQ(linux_online(1, stage, sizeof(stage)), 1);
+	printf("# query-cpuhp without the agent: %ld ms\n", now_ms() - t);
+	CHECK(now_ms() - t < 1000);
+	CHECK(press("agent: garbage"));
+	CHECK(press("pwrbtn: offline cpu1"));
+	CHECK(press("agent: started"));
+	CHECK(agent_answers(true, WAIT_MS));
+	/* What Linux did while the agent was away is seen once it is back. */
+	CHECK(linux_says(1, 0, AGENT_SEEN_MS));
+	printf("# agent: %ld calls, %ld failed, %ld timeouts, %ld stray bytes, "
+	       "%ld bad replies\n",
+	       agent_stat("calls", &up), agent_stat("failed", &up),
+	       agent_stat("timeouts", &up), agent_stat("stray-bytes", &up),
+	       agent_stat("bad-replies", &up));
+	CHECK(agent_stat("timeouts", &up) >= 1);
+	CHECK_EQ(vmproc_stop(&v), 0);
+}
+
+int check_failures;
+
+int main(int argc, char **argv)
+{
+	static const struct check_case cases[] = {
+		TEST(test_soft_offline),
+		TEST(test_no_rule_started),
+		TEST(test_agent_faults),
+	};
+
+	if (argc < 2) {
+		fprintf(stderr, "usage: test-agent DIR [CASE...]\n");
+		return 2;
+	}
+	dir = argv[1];
+	/* A Linux boot in the lab: 10-60 s, more on a busy host. */
+	setenv("VMPROC_READY_MS", "180000", 0);
+	if (access(path("vmlinux"), R_OK) || access(path("initrd.gz"), R_OK)) {
+		printf("1..0 # SKIP no Linux guest in %s\n", dir);
+		return 77;
+	}
+	return check_run_named(cases, sizeof(cases) / sizeof(cases[0]),
+			       argv + 2, argc - 2);
+}
