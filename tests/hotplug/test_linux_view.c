@@ -49,6 +49,7 @@ static struct {
 	char line[4096];
 	size_t len;
 	unsigned int file_reads;
+	_Atomic unsigned int shutdowns; /* guest-shutdown, mode powerdown */
 } lx;
 
 /* What the events said last: the online set. */
@@ -198,6 +199,12 @@ static void on_request(const char *cmd, struct json_object *args, int mode)
 		say_json(json_object_new_object());
 	} else if (!strcmp(cmd, "guest-set-vcpus")) {
 		set_vcpus(args);
+	} else if (!strcmp(cmd, "guest-shutdown")) {
+		/* It never answers: the guest goes down. */
+		if (!strcmp(json_object_get_string(
+				    json_object_object_get(args, "mode")),
+			    "powerdown"))
+			atomic_fetch_add(&lx.shutdowns, 1);
 	} else {
 		say("{\"error\": {\"class\": \"GenericError\", \"desc\": "
 		    "\"no\"}}\n");
@@ -273,6 +280,7 @@ static void setup_boot(unsigned int boot)
 		lx.online[l] = true;
 	}
 	lx.file_reads = 0;
+	atomic_store(&lx.shutdowns, 0);
 	CHECK_EQ(uart_guest_init(&lx.u), 0);
 	fake_vm_irq_hook = uart_guest_line;
 	fake_vm_agent = &lx.u.agent;
@@ -423,5 +431,28 @@ static void test_wait_started(void)
 	teardown();
 }
 
+/* system_powerdown {"mode": "agent"}: guest-shutdown, done once read. */
+static void test_shutdown(void)
+{
+	struct hv_err err = { 0 };
+
+	setup();
+	CHECK_EQ(hotplug_agent_shutdown(fv->hp, &err), 0);
+	/* The next call's handshake: the agent has handled the request. */
+	CHECK_EQ(hotplug_agent_refresh(fv->hp, false), 0);
+	CHECK_EQ(atomic_load(&lx.shutdowns), 1);
+	atomic_store(&lx.mode, LINUX_MUTE);
+	CHECK_EQ(hotplug_agent_shutdown(fv->hp, &err), -ETIMEDOUT);
+	teardown();
+	/* No agent: said so. */
+	CHECK_EQ(fake_vm_create(MAX, MAX, T_GUEST_MS, &fv), 0);
+	hv_err_clear(&err);
+	CHECK_EQ(hotplug_agent_shutdown(fv->hp, &err), -ENODEV);
+	CHECK(strstr(err.msg, "--agent") != NULL);
+	CHECK(!hotplug_has_agent(fv->hp));
+	fake_vm_destroy(fv);
+}
+
 CHECK_MAIN(TEST(test_follows_linux), TEST(test_bad_answers),
-	   TEST(test_silent_agent), TEST(test_wait_started))
+	   TEST(test_silent_agent), TEST(test_wait_started),
+	   TEST(test_shutdown))

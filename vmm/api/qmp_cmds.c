@@ -1061,14 +1061,28 @@ static int cmd_query_status(void *ctx, struct json_object *args,
  * {} once the power button is pressed, with QEMU's POWERDOWN event; what
  * happens next is the guest's choice (Linux: acpid or logind's poweroff).
  */
+/*
+ * {"mode"?: "acpi" | "agent"} -> {}.  "agent" (libvirt's shutdown --mode
+ * agent): the guest agent's guest-shutdown, answered once the agent has
+ * read it; the guest then powers off as it would on the button.
+ */
 static int cmd_system_powerdown(void *ctx, struct json_object *args,
 				struct json_object **ret, struct qmp_error *err)
 {
+	struct hv_err why = { 0 };
 	int rc;
 
 	(void)ctx;
-	(void)args;
 	(void)ret;
+	if (!strcmp(qmp_str(args, "mode", "acpi"), "agent")) {
+		rc = hotplug_agent_shutdown(qc.hp, &why);
+		if (rc)
+			return qmp_error_set(err, QMP_ERROR_GENERIC,
+					     "cannot ask the guest agent to "
+					     "power off: %s",
+					     hv_err_msg(&why));
+		return 0;
+	}
 	/*
 	 * The event first, as QEMU: the guest may act on the press at once,
 	 * and stop the VM (and this server) before this handler ends.
@@ -1703,6 +1717,18 @@ static const struct qmp_arg device_del_args[] = {
 	{ 0 },
 };
 
+static const char *const powerdown_modes[] = { "acpi", "agent", NULL };
+
+static const struct qmp_arg powerdown_args[] = {
+	{ .name = "mode",
+	  .type = QMP_ARG_STR,
+	  .optional = true,
+	  .values = powerdown_modes,
+	  .help = "acpi (the power button, the default) or agent (the guest "
+		  "agent's guest-shutdown; needs --agent)" },
+	{ 0 },
+};
+
 static const struct qmp_arg query_cpuhp_args[] = {
 	{ .name = "cpu",
 	  .type = QMP_ARG_INT,
@@ -1791,7 +1817,9 @@ static const struct qmp_command qc_commands[] = {
 	/* An operation: the interrupt is an ioctl the I/O thread may not make. */
 	{ .name = "system_powerdown",
 	  .handler = cmd_system_powerdown,
-	  .help = "press the ACPI power button; the guest decides" },
+	  .help = "press the ACPI power button, or ask the guest agent; the "
+		  "guest decides",
+	  .args = powerdown_args },
 	{ .name = "system_reset",
 	  .handler = cmd_system_reset,
 	  .flags = QMP_CMD_FAST,

@@ -202,6 +202,12 @@ bool hotplug_has_agent(const struct hotplug *hp);
  */
 struct qga_stats;
 int hotplug_agent_stats(struct hotplug *hp, struct qga_stats *st, bool *up);
+/*
+ * Asks the guest to power off through the agent (guest-shutdown, mode
+ * powerdown); 0 once the agent has read the request (it never answers
+ * one that works), -ENODEV without an agent, or the agent's error.
+ */
+int hotplug_agent_shutdown(struct hotplug *hp, struct hv_err *err);
 int hotplug_cpu_view(struct hotplug *hp, unsigned int cpu,
 		     struct hp_cpu_view *v);
 

@@ -384,6 +384,23 @@ int hp_linux_online(struct hotplug *hp, unsigned int cpu, struct hv_err *err)
 	return ret;
 }
 
+int hotplug_agent_shutdown(struct hotplug *hp, struct hv_err *err)
+{
+	struct json_object *a;
+	int ret;
+
+	if (!hp->agent)
+		return hv_err_set(err, -ENODEV,
+				  "this VM has no guest agent (hotvm run "
+				  "--agent)");
+	a = json_object_new_object();
+	json_object_object_add(a, "mode", json_object_new_string("powerdown"));
+	ret = qga_send(hp->agent, "guest-shutdown", a, LINUX_AGENT_TIMEOUT_MS,
+		       err);
+	json_object_put(a);
+	return ret;
+}
+
 int hotplug_agent_stats(struct hotplug *hp, struct qga_stats *st, bool *up)
 {
 	if (!hp->agent)
