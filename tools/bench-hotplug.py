@@ -18,16 +18,24 @@ loader, -M q35 -accel kvm -cpu max,-arch-capabilities) on /dev/kvm:
   states    hotvm's per-state medians (build/tests/e2e/bench-hotplug,
             hotvm's cpu-hotplug timing every host and guest state)
 
-Prints a table with medians, p99 and the hotvm/QEMU ratio, writes every
-raw figure to a JSON file and, with gnuplot, a PNG of the k-th vCPU's
-latency and RSS against the vCPU count for both.  With --linux it also
-runs tools/bench-linux.sh (the Linux guest in the nested lab) and puts
-its figures into the same JSON and table.  A benchmark, not a test.
+Every operation from add1 to resize also counts the exits it cost: hotvm's
+own count of its vCPUs' returns to user space (query-hotplug-stats, before
+and after) and, with --kernel-exits, the kernel's: the kvm:kvm_userspace_exit
+and kvm:kvm_exit tracepoints (tracefs, as root) recorded for the VMM's
+threads alone (set_event_pid with event-fork) around each operation, the
+same for hotvm and QEMU.  Exit counts do not depend on the host's load.
+
+Prints a table with medians, p99, exits per operation and the hotvm/QEMU
+ratio, writes every raw figure to a JSON file and, with gnuplot, a PNG
+of the k-th vCPU's latency and RSS against the vCPU count for both.  With
+--linux it also runs tools/bench-linux.sh (the Linux guest in the nested
+lab) and puts its figures into the same JSON and table.  A benchmark, not a test.
 
   tools/bench-hotplug.py [-b BUILD] [-c CYCLES] [-m MAX] [-o JSON]
                          [-p PNG] [--no-qemu] [--prestage K]
-                         [--before BUILD]
+                         [--before BUILD] [--kernel-exits]
                          [--linux [-M LMAX] [-R REPS]]
+  tools/bench-hotplug.py --table JSON   (the table of a saved run)
 
 Phase by phase, every VMM in turn (a noisy host weighs on all alike).
 Times are CLOCK_MONOTONIC in this process: a line is stamped when its
@@ -38,6 +46,7 @@ import argparse
 import json
 import os
 import queue
+import re
 import shutil
 import socket
 import subprocess
@@ -216,6 +225,13 @@ class VM:
 
     extra = []  # CPUs left plugged by the kth phase
 
+    def exits(self):
+        """hotvm's count of its vCPUs' exits to user space since the start
+        (query-hotplug-stats); None for QEMU and for builds without it."""
+        if not self.kind.startswith('hotvm'):
+            return None
+        return self.cmd('query-hotplug-stats').get('exits')
+
     def status(self):
         """(VmRSS KiB, Threads) of the VMM process."""
         rss = thr = 0
@@ -239,6 +255,90 @@ class VM:
             self.proc.wait()
 
 
+class KvmTrace:
+    """The kernel's count of one VMM's exits: kvm:kvm_userspace_exit (each
+    return from KVM_RUN) and kvm:kvm_exit (every VM exit, handled in the
+    kernel or not), recorded in tracefs for the VMM's threads alone
+    (set_event_pid, and event-fork for the threads it starts later)."""
+
+    EVENTS = ('kvm_userspace_exit', 'kvm_exit')
+    # "hotvm-345  (  340) [000] d..1.  12.345: kvm_exit: vcpu 0 reason io"
+    LINE = re.compile(r'-(\d+)\s+\(\s*([-\d]+)\)\s+\[\d+\]\s+\S+\s+'
+                      r'[\d.]+:\s+(\w+):.*?\breason (\S+)')
+
+    def __init__(self, root):
+        self.root, self.pid = root, None
+        if not os.path.exists(self.path('events/kvm/kvm_exit')):
+            raise RuntimeError('%s: no tracefs with the kvm events (mount -t '
+                               'tracefs nodev %s; load kvm)' % (root, root))
+        self.write('tracing_on', '0')
+        self.write('buffer_size_kb', '16384')
+        for o in ('event-fork', 'record-tgid'):
+            self.write('options/' + o, '1')
+        for e in self.EVENTS:
+            self.write('events/kvm/%s/enable' % e, '1')
+
+    def path(self, rel):
+        return os.path.join(self.root, rel)
+
+    def write(self, rel, text):
+        with open(self.path(rel), 'w') as f:
+            f.write(text)
+
+    def follow(self, pid):
+        """Record only @pid's threads from now on."""
+        self.pid = pid
+        tids = os.listdir('/proc/%d/task' % pid)
+        self.write('set_event_pid', ' '.join(tids))
+
+    def start(self):
+        self.write('trace', '')
+        self.write('tracing_on', '1')
+
+    def stop(self):
+        """What was recorded since start(): per event, its count and its
+        reasons; 'lost' > 0 if the buffer overflowed."""
+        self.write('tracing_on', '0')
+        out = {e: {'n': 0, 'reasons': {}} for e in self.EVENTS}
+        out['lost'] = out['foreign'] = 0
+        with open(self.path('trace')) as f:
+            for line in f:
+                if line.startswith('#'):
+                    m = re.search(r'entries-in-buffer/entries-written: '
+                                  r'(\d+)/(\d+)', line)
+                    if m:
+                        out['lost'] = int(m.group(2)) - int(m.group(1))
+                    continue
+                m = self.LINE.search(line)
+                if not m or m.group(3) not in out:
+                    continue
+                if m.group(2) != str(self.pid):
+                    out['foreign'] += 1
+                    continue
+                e = out[m.group(3)]
+                e['n'] += 1
+                e['reasons'][m.group(4)] = e['reasons'].get(m.group(4), 0) + 1
+        return out
+
+    def close(self):
+        self.write('tracing_on', '0')
+        for e in self.EVENTS:
+            self.write('events/kvm/%s/enable' % e, '0')
+        self.write('set_event_pid', '')
+        self.write('trace', '')
+
+
+def exits_delta(a, b):
+    """b - a of two query-hotplug-stats exits objects (by-device too)."""
+    if a is None or b is None:
+        return None
+    d = {k: b[k] - a.get(k, 0) for k in b if isinstance(b[k], int)}
+    bd, ad = b.get('by-device', {}), a.get('by-device', {})
+    d['by-device'] = {k: bd[k] - ad.get(k, 0) for k in bd
+                      if bd[k] != ad.get(k, 0)}
+    return d
+
+
 def pct(v, p):
     if not v:
         return None
@@ -253,27 +353,42 @@ def ms(t0, t1):
 class Run:
     """One VMM's raw figures; every VM it boots adds a boot time."""
 
-    def __init__(self, kind, args, tmp, res):
-        self.kind, self.args, self.tmp = kind, args, tmp
+    def __init__(self, kind, args, tmp, res, trace=None):
+        self.kind, self.args, self.tmp, self.trace = kind, args, tmp, trace
         self.r = res.setdefault(kind, {k: [] for k in (
             'boot', 'add1', 'del1', 'add8', 'del8', 'addmax', 'delmax',
             'resize')})
         self.r.setdefault('kth', [])
+        self.r.setdefault('exits', {})
 
     def vm(self, maxcpus):
         v = VM(self.kind, self.args, maxcpus, self.tmp)
         self.r['boot'].append(ms(v.t_start, v.t_ready))
+        if self.trace:
+            self.trace.follow(v.proc.pid)
         return v
+
+    def measure(self, v, key, op):
+        """Runs @op (it returns the time the operation ended): its time in
+        ms, the exits it cost by hotvm's count and by the kernel's."""
+        e0 = v.exits()
+        if self.trace:
+            self.trace.start()
+        t0 = time.monotonic()
+        t1 = op()
+        kernel = self.trace.stop() if self.trace else None
+        self.r['exits'].setdefault(key, []).append(
+            {'hotvm': exits_delta(e0, v.exits()), 'kernel': kernel})
+        return ms(t0, t1)
 
     def single(self):
         r, c = self.r, self.args.cycles
         v = self.vm(1 + c)
         try:
             for s in range(1, c + 1):
-                t0 = time.monotonic()
-                r['add1'].append(ms(t0, v.add([s])))
-                t0 = time.monotonic()
-                r['del1'].append(ms(t0, v.delete([s])))
+                r['add1'].append(self.measure(v, 'add1', lambda: v.add([s])))
+                r['del1'].append(self.measure(v, 'del1',
+                                              lambda: v.delete([s])))
         finally:
             v.stop()
 
@@ -283,10 +398,10 @@ class Run:
         try:
             for b in range(batches):
                 socks = range(1 + 8 * b, 9 + 8 * b)
-                t0 = time.monotonic()
-                self.r['add8'].append(ms(t0, v.add(socks)))
-                t0 = time.monotonic()
-                self.r['del8'].append(ms(t0, v.delete(socks)))
+                self.r['add8'].append(self.measure(v, 'add8',
+                                                   lambda: v.add(socks)))
+                self.r['del8'].append(self.measure(v, 'del8',
+                                                   lambda: v.delete(socks)))
         finally:
             v.stop()
 
@@ -294,10 +409,10 @@ class Run:
         v = self.vm(self.args.max)
         try:
             socks = range(1, self.args.max)
-            t0 = time.monotonic()
-            self.r['addmax'].append(ms(t0, v.add(socks)))
-            t0 = time.monotonic()
-            self.r['delmax'].append(ms(t0, v.delete(socks)))
+            self.r['addmax'].append(self.measure(v, 'addmax',
+                                                 lambda: v.add(socks)))
+            self.r['delmax'].append(self.measure(v, 'delmax',
+                                                 lambda: v.delete(socks)))
         finally:
             v.stop()
 
@@ -309,11 +424,10 @@ class Run:
             rss, thr = v.status()
             kth.append({'k': 1, 'ms': None, 'rss_kib': rss, 'threads': thr})
             for s in range(1, self.args.max):
-                t0 = time.monotonic()
-                t1 = v.add([s])
+                t = self.measure(v, 'kth', lambda: v.add([s]))
                 v.extra = list(range(1, s + 1))
                 rss, thr = v.status()
-                kth.append({'k': s + 1, 'ms': ms(t0, t1), 'rss_kib': rss,
+                kth.append({'k': s + 1, 'ms': t, 'rss_kib': rss,
                             'threads': thr})
         finally:
             v.stop()
@@ -321,13 +435,14 @@ class Run:
     def resize(self):
         if not self.kind.startswith('hotvm'):
             return
+        n = self.args.max
         for _ in range(max(1, self.args.cycles // 5)):
-            v = self.vm(self.args.max)
+            v = self.vm(n)
             try:
-                t0 = time.monotonic()
-                v.cmd('cpu-resize', count=self.args.max)
-                self.r['resize'].append(
-                    ms(t0, v.wait_online(range(self.args.max))))
+                def op():
+                    v.cmd('cpu-resize', count=n)
+                    return v.wait_online(range(n))
+                self.r['resize'].append(self.measure(v, 'resize', op))
             finally:
                 v.stop()
 
@@ -363,6 +478,34 @@ ROWS = (('boot', 'boot to ready'), ('add1', 'hot-add 1 vCPU'),
         ('resize', 'cpu-resize 1 -> max (hotvm)'))
 
 
+def median_counts(dicts):
+    """Per key, the median over @dicts (a key missing from one counts 0)."""
+    keys = sorted({k for d in dicts for k in d})
+    return {k: pct([d.get(k, 0) for d in dicts], 0.5) for k in keys}
+
+
+def summarize_exits(samples):
+    """Medians of one operation's exits: hotvm's own count (total, by kind,
+    by device) and the kernel's (kvm_userspace_exit, kvm_exit, reasons)."""
+    own = [x['hotvm'] for x in samples if x.get('hotvm')]
+    ker = [x['kernel'] for x in samples if x.get('kernel')]
+    d = {'n': len(samples)}
+    if own:
+        d['hotvm'] = pct([o['total'] for o in own], 0.5)
+        d['hotvm_by_kind'] = median_counts(
+            [{k: v for k, v in o.items() if k not in ('total', 'by-device')}
+             for o in own])
+        d['hotvm_by_device'] = median_counts([o['by-device'] for o in own])
+    if ker:
+        for e, name in (('kvm_userspace_exit', 'user'), ('kvm_exit', 'all')):
+            d[name] = pct([k[e]['n'] for k in ker], 0.5)
+            d[name + '_reasons'] = median_counts([k[e]['reasons']
+                                                  for k in ker])
+        d['lost'] = sum(k['lost'] for k in ker)
+        d['foreign'] = sum(k['foreign'] for k in ker)
+    return d
+
+
 def summarize(res):
     s = {}
     for kind, r in res.items():
@@ -378,6 +521,8 @@ def summarize(res):
         d['kth_last_over_first'] = flatness(kth)
         d['rss_kib_per_vcpu'] = per_vcpu(kth, 'rss_kib')
         d['threads_per_vcpu'] = per_vcpu(kth, 'threads')
+        d['exits'] = {key: summarize_exits(v)
+                      for key, v in (r.get('exits') or {}).items()}
     return s
 
 
@@ -385,33 +530,54 @@ def fmt(x, f='%.2f'):
     return '-' if x is None else f % x
 
 
-def table(s, args):
+def exits_cell(e):
+    """Exits to user space per operation: hotvm's own count, or else the
+    kernel's (marked k)."""
+    if not e:
+        return '-'
+    if e.get('hotvm') is not None:
+        return '%d' % e['hotvm']
+    if e.get('user') is not None:
+        return '%dk' % e['user']
+    return '-'
+
+
+def table(s, meta):
+    """@s: summarize()'s; @meta: the run's JSON (max, cycles, ...)."""
     h, q = s.get('hotvm', {}), s.get('qemu', {})
-    extra = [k for k in ('hotvm-prestage', 'hotvm-before') if k in s]
-    print('# tiny guest on /dev/kvm, max %d vCPUs, %d single cycles; ms, '
-          'median (p99); ratio = hotvm/QEMU medians%s%s' % (
-              args.max, args.cycles,
-              '; hotvm-prestage: --prestage %d' % args.prestage
+    kinds = ['hotvm', 'qemu'] + [k for k in ('hotvm-prestage',
+                                              'hotvm-before') if k in s]
+    extra = kinds[2:]
+    print('# tiny guest on /dev/kvm (Linux %s, %s CPUs), max %d vCPUs, %d '
+          'single cycles; ms, median (p99); exits: to user space per '
+          'operation, median, hotvm\'s own count (k: the kernel\'s '
+          'kvm_userspace_exit); ratio = hotvm/QEMU medians%s%s' % (
+              meta.get('uname'), meta.get('cpus'), meta['max'],
+              meta['cycles'],
+              '; hotvm-prestage: --prestage %s' % meta.get('prestage')
               if 'hotvm-prestage' in s else '',
-              '; hotvm-before: the build in %s' % args.before
+              '; hotvm-before: the build in %s' % meta.get('before')
               if 'hotvm-before' in s else ''))
-    print('%-30s %5s %18s %18s %7s%s' % (
-        'operation', 'n', 'hotvm', 'qemu', 'ratio',
-        ''.join(' %18s' % k for k in extra)))
+    print('%-30s %5s %18s %6s %18s %6s %7s%s' % (
+        'operation', 'n', 'hotvm', 'exits', 'qemu', 'exits', 'ratio',
+        ''.join(' %18s %6s' % (k, 'exits') for k in extra)))
+
+    def cell(k, key):
+        a = s.get(k, {}).get(key, {})
+        return '%18s %6s' % ('%s (%s)' % (fmt(a.get('median_ms')),
+                                          fmt(a.get('p99_ms'))),
+                             exits_cell(s.get(k, {}).get('exits', {})
+                                        .get(key)))
     for key, name in ROWS:
         a, b = h.get(key, {}), q.get(key, {})
         if not a.get('n') and not b.get('n'):
             continue
         ratio = (a['median_ms'] / b['median_ms']
                  if a.get('median_ms') and b.get('median_ms') else None)
-        print('%-30s %5d %18s %18s %7s%s' % (
-            name, a.get('n') or b.get('n'),
-            '%s (%s)' % (fmt(a.get('median_ms')), fmt(a.get('p99_ms'))),
-            '%s (%s)' % (fmt(b.get('median_ms')), fmt(b.get('p99_ms'))),
-            fmt(ratio),
-            ''.join(' %18s' % ('%s (%s)' % (
-                fmt(s[k].get(key, {}).get('median_ms')),
-                fmt(s[k].get(key, {}).get('p99_ms')))) for k in extra)))
+        print('%-30s %5d %s %s %7s%s' % (
+            name, a.get('n') or b.get('n'), cell('hotvm', key),
+            cell('qemu', key), fmt(ratio),
+            ''.join(' ' + cell(k, key) for k in extra)))
     for key, name, f in (
             ('kth_median_ms', 'k-th vCPU add, median', '%.2f'),
             ('kth_last_over_first', 'k-th cost, last/first quarter',
@@ -420,9 +586,60 @@ def table(s, args):
             ('threads_per_vcpu', 'host threads per vCPU', '%.2f')):
         a, b = h.get(key), q.get(key)
         ratio = a / b if a and b else None
-        print('%-30s %5s %18s %18s %7s%s' % (
-            name, '', fmt(a, f), fmt(b, f), fmt(ratio),
-            ''.join(' %18s' % fmt(s[k].get(key), f) for k in extra)))
+        ex = {k: exits_cell(s.get(k, {}).get('exits', {}).get('kth'))
+              if key == 'kth_median_ms' else '' for k in kinds}
+        print('%-30s %5s %18s %6s %18s %6s %7s%s' % (
+            name, '', fmt(a, f), ex['hotvm'], fmt(b, f), ex['qemu'],
+            fmt(ratio), ''.join(' %18s %6s' % (fmt(s[k].get(key), f), ex[k])
+                                for k in extra)))
+    exits_table(s, kinds)
+
+
+def exits_table(s, kinds):
+    """Every count of exits per operation, and what they were."""
+    kinds = [k for k in kinds if k in s]
+    names = dict(ROWS, kth='k-th vCPU add')
+    keys = [k for k in names if any(s[x]['exits'].get(k) for x in kinds)]
+    if not keys:
+        return
+    print('\n# exits per operation, median: own = hotvm\'s count of its '
+          'returns to user space (query-hotplug-stats); user, all = the '
+          'kernel\'s kvm:kvm_userspace_exit, kvm:kvm_exit (every VM exit) '
+          'for the VMM\'s threads (tracefs, --kernel-exits)')
+    print('%-30s%s' % ('operation', ''.join(' %20s' % (k + ' own/user/all')
+                                             for k in kinds)))
+    lost = []
+    for key in keys:
+        cells = []
+        for k in kinds:
+            e = s[k]['exits'].get(key) or {}
+            cells.append('/'.join(fmt(e.get(x), '%d') for x in
+                                  ('hotvm', 'user', 'all')))
+            if e.get('lost') or e.get('foreign'):
+                lost.append('%s %s: %d lost, %d of other processes' % (
+                    k, key, e.get('lost'), e.get('foreign')))
+        print('%-30s%s' % (names[key], ''.join(' %20s' % c for c in cells)))
+    for line in lost:
+        print('# trace buffer: ' + line)
+    for k in kinds:
+        for key in ('add1', 'del1'):
+            e = s[k]['exits'].get(key) or {}
+            parts = []
+            if e.get('hotvm_by_device'):
+                parts.append('own: ' + ', '.join(
+                    '%s %d' % kv for kv in sorted(
+                        dict(e['hotvm_by_device'], **{
+                            x: n for x, n in e['hotvm_by_kind'].items()
+                            if x not in ('pio', 'mmio')}).items())
+                    if kv[1]))
+            for x in ('user', 'all'):
+                if e.get(x + '_reasons'):
+                    parts.append('%s: %s' % (x, ', '.join(
+                        '%s %d' % kv for kv in sorted(
+                            e[x + '_reasons'].items(),
+                            key=lambda kv: -kv[1]) if kv[1])))
+            if parts:
+                print('# %s %s: %s' % (k, names[key], '; '.join(parts)))
 
 
 def plot(res, args):
@@ -494,15 +711,19 @@ def states(args, res):
                          'n': int(f[3]), 'median_us': float(f[4]),
                          'p99_us': float(f[5])})
     res.setdefault('hotvm', {})['states'] = rows
+    print_states(rows, args.cycles)
+    return p.returncode
+
+
+def print_states(rows, cycles):
     print('\n# hotvm per state (cpu-hotplug of one vCPU, %d cycles), us:'
-          % args.cycles)
+          % cycles)
     print('%-6s %-20s %-5s %10s %10s' % ('side', 'state', 'dir', 'median',
                                          'p99'))
     for r in rows:
         print('%-6s %-20s %-5s %10.0f %10.0f' % (
             r['side'], r['state'], r['direction'], r['median_us'],
             r['p99_us']))
-    return p.returncode
 
 
 def linux(args, res):
@@ -536,11 +757,24 @@ def main():
     ap.add_argument('--before', metavar='BUILD',
                     help='also an older build (its vmm/hotvm and '
                     'guest/hotvm-tiny.elf), a column of its own')
+    ap.add_argument('--kernel-exits', action='store_true',
+                    help='also the kernel\'s count of each VMM\'s exits '
+                    '(kvm tracepoints; root, tracefs mounted)')
+    ap.add_argument('--tracefs', default='/sys/kernel/tracing')
+    ap.add_argument('--table', metavar='JSON',
+                    help='only print the table of a saved run')
     ap.add_argument('--linux', action='store_true',
                     help='also the Linux guest in the nested lab')
     ap.add_argument('-M', '--linux-max', type=int, default=4)
     ap.add_argument('-R', '--linux-reps', type=int, default=1)
     args = ap.parse_args()
+    if args.table:
+        with open(args.table) as f:
+            saved = json.load(f)
+        table(summarize(saved['raw']), saved)
+        if saved['raw'].get('hotvm', {}).get('states'):
+            print_states(saved['raw']['hotvm']['states'], saved['cycles'])
+        return 0
     if args.cycles < 1 or not 9 <= args.max <= 1024:
         ap.error('need -c >= 1 and 9 <= -m <= 1024')
     args.build = os.path.abspath(args.build)
@@ -553,11 +787,21 @@ def main():
     if args.before:
         kinds.append('hotvm-before')
     res, status = {}, 0
+    meta = {'date': time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime()),
+            'uname': os.uname().release, 'cpus': os.cpu_count(),
+            'max': args.max, 'cycles': args.cycles,
+            'prestage': args.prestage, 'before': args.before,
+            'kernel_exits': args.kernel_exits}
+    trace = KvmTrace(args.tracefs) if args.kernel_exits else None
     tmp = tempfile.mkdtemp(prefix='bench-hotplug.')
-    runs = [Run(kind, args, tmp, res) for kind in kinds]
+    runs = [Run(kind, args, tmp, res, trace) for kind in kinds]
+    t_start = time.monotonic()
     try:
         for phase in PHASES:
             for run in runs:
+                print('# %4.0f s: %s %s' % (time.monotonic() - t_start,
+                                            phase, run.kind),
+                      file=sys.stderr, flush=True)
                 try:
                     getattr(run, phase)()
                 except Exception as e:
@@ -566,21 +810,19 @@ def main():
                     status = 1
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
+        if trace:
+            trace.close()
     if args.linux:
         status |= linux(args, res)
     s = summarize(res)
-    table(s, args)
+    table(s, meta)
     if 'hotvm' in res:
         status |= states(args, res)
     if 'linux' in res:
         print('# Linux guest in the nested lab (tools/bench-linux.sh): see '
               '"linux" in the JSON')
     with open(args.json, 'w') as f:
-        json.dump({'date': time.strftime('%Y-%m-%dT%H:%M:%SZ',
-                                         time.gmtime()),
-                   'uname': os.uname().release, 'cpus': os.cpu_count(),
-                   'max': args.max, 'cycles': args.cycles,
-                   'summary': s, 'raw': res}, f, indent=1)
+        json.dump(dict(meta, summary=s, raw=res), f, indent=1)
     print('# json: %s' % args.json)
     plot(res, args)
     return status
