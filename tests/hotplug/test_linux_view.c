@@ -343,6 +343,13 @@ static void test_follows_linux(void)
 	CHECK_EQ(seen.events, 1);
 	CHECK_STREQ(seen.cpulist, "0,2-3");
 	CHECK_EQ(seen.count, 3);
+	{ /* query-cpus-fast and resize leave it out */
+		struct hp_cpu_view v;
+
+		CHECK_EQ(hotplug_cpu_view(fv->hp, 1, &v), 0);
+		CHECK(!hotplug_cpu_counted(&v));
+		CHECK(hotplug_cpu_plugged(&v));
+	}
 	/* The same answer again: no event; no more file reads. */
 	CHECK_EQ(hotplug_agent_refresh(fv->hp, true), 0);
 	CHECK_EQ(seen.events, 1);

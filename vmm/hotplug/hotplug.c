@@ -458,7 +458,8 @@ bool hotplug_cpu_counted(const struct hp_cpu_view *v)
 {
 	return v->host.state == HOST_ONLINE && !v->host.broken &&
 	       !v->guest_broken && !v->disagree &&
-	       (!v->guest_reports || v->guest_state == GUEST_ONLINE);
+	       (!v->guest_reports || v->guest_state == GUEST_ONLINE) &&
+	       v->linux_online != 0; /* the guest agent's word, if any */
 }
 
 /* The host table, or the mirror of the guest's: the same questions. */

@@ -287,8 +287,9 @@ void hotplug_batch_abandon(struct hotplug *hp, unsigned int cpu, bool add,
  * Plugged: the slot is taken (host table above offline), unless it is
  * only a pre-staged free slot.  Counted: a vCPU the guest really runs as
  * far as the host can tell (host table at online, nothing broken, sides
- * in agreement, a reporting guest has it online too): what a resize
- * counts and query-cpus-fast lists.
+ * in agreement, a reporting guest has it online too, and with the guest
+ * agent Linux does not say it has it offline): what a resize counts and
+ * query-cpus-fast lists.
  */
 bool hotplug_cpu_plugged(const struct hp_cpu_view *v);
 bool hotplug_cpu_counted(const struct hp_cpu_view *v);
