@@ -13,7 +13,9 @@
  *    "wait": "started" gets the CPU running through the agent, and says so;
  *  - the agent killed, garbage on its port, the agent started again: hotvm
  *    keeps serving (queries answer at once), query-hotplug-stats says what
- *    happened, and the agent is used again once it answers.
+ *    happened, and the agent is used again once it answers;
+ *  - system_powerdown {"mode": "agent"}: qemu-ga's guest-shutdown powers
+ *    the guest off (SHUTDOWN, guest-shutdown; hotvm ends with 0).
  *
  * Usage: test-agent DIR [CASE...] (DIR holds vmlinux and initrd.gz, built
  * with qemu-ga by tools/lab/lab.sh --linux-guest); HOTVM is the binary.
@@ -289,6 +291,25 @@ static void test_agent_faults(void)
 	CHECK_EQ(vmproc_stop(&v), 0);
 }
 
+/* libvirt's shutdown --mode agent: the guest powers off through qemu-ga. */
+static void test_shutdown_agent(void)
+{
+	int st;
+
+	if (boot("boot=1,max=2", "console=ttyS0 hotvm.agent=1"))
+		return;
+	CHECK(agent_answers(true, WAIT_MS));
+	CHECK_EQ(vmproc_qmp(&v, "system_powerdown", NULL, NULL, 0,
+			    "{\"mode\": \"agent\"}"),
+		 0);
+	CHECK(line("shutdown: -h -P", WAIT_MS));
+	st = vmproc_wait_exit(&v, WAIT_MS);
+	if (st)
+		console_tail();
+	CHECK_EQ(st, 0);
+	vmproc_stop(&v); /* cleans up only: hotvm is gone */
+}
+
 int check_failures;
 
 int main(int argc, char **argv)
@@ -297,6 +318,7 @@ int main(int argc, char **argv)
 		TEST(test_soft_offline),
 		TEST(test_no_rule_started),
 		TEST(test_agent_faults),
+		TEST(test_shutdown_agent),
 	};
 
 	if (argc < 2) {

@@ -538,6 +538,7 @@ if [[ $linux_guest = 1 ]]; then
 	install -m 0755 "$here/guest/cpu-event" "$groot/bin/cpu-event"
 	install -m 0755 "$here/guest/pwrbtn" "$groot/bin/pwrbtn"
 	install -m 0755 "$here/guest/agent-ctl" "$groot/bin/agent-ctl"
+	install -D -m 0755 "$here/guest/shutdown" "$groot/sbin/shutdown"
 	mkdir -p "$groot/lib/modules"
 	for m in $GUEST_MODULES; do
 		cp "$gmdir/$m.ko" "$groot/lib/modules/$m.ko"
