@@ -99,7 +99,8 @@ static void print_reply(const struct vm_opts *o, const struct vm_verb *v,
 	}
 }
 
-int vm_cmd_run(int argc, char **argv, FILE *out, FILE *errf)
+/* With the streams to write to; returns the exit status. */
+static int vm_cmd_run(int argc, char **argv, FILE *out, FILE *errf)
 {
 	struct vm_opts o = { .timeout_ms = VM_CMD_DEFAULT_TIMEOUT_MS };
 	const struct vm_verb *v = NULL;

@@ -5,8 +5,6 @@
 
 #include <stdio.h>
 
-/* With the streams to write to, for tests; returns the exit status. */
-int vm_cmd_run(int argc, char **argv, FILE *out, FILE *errf);
 int vm_cmd_main(int argc, char **argv);
 
 #endif

@@ -41,8 +41,9 @@ static int pm_sleep(struct pm *pm, uint8_t v)
 	return PM_OK;
 }
 
-int pm_access(void *ctx, uint64_t offset, uint64_t *data, unsigned int len,
-	      bool is_write)
+/* One guest access, as the bus delivers it. */
+static int pm_access(void *ctx, uint64_t offset, uint64_t *data,
+		     unsigned int len, bool is_write)
 {
 	struct pm *pm = ctx;
 	uint8_t v = (uint8_t)*data;

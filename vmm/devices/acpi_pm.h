@@ -38,10 +38,6 @@ void pm_init(struct pm *pm, const struct pm_ops *ops, void *ctx);
 /* On the port bus at base (ABI_PM_PORT): 0, or the bus's error. */
 int pm_register(struct pm *pm, struct bus *io, uint16_t base);
 
-/* One guest access, as the bus delivers it (for tests). */
-int pm_access(void *ctx, uint64_t offset, uint64_t *data, unsigned int len,
-	      bool is_write);
-
 /*
  * As a device (device.h): the registers at the instance's base (the FADT
  * points at ABI_PM_PORT), a poweroff or reset asked of the VM; in the

@@ -336,7 +336,7 @@ static int plug_and_wait(struct hotplug *hp, unsigned int cpu)
  * Asks the guest to offline and eject @cpu and waits for it.  On failure
  * the request is withdrawn, so a late eject is ignored and the CPU stays.
  */
-int hp_stop_and_eject(struct hotplug *hp, unsigned int cpu)
+static int hp_stop_and_eject(struct hotplug *hp, unsigned int cpu)
 {
 	bool asked;
 	int ret =

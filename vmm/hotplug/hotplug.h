@@ -76,8 +76,6 @@ enum hotplug_guest_eject {
 	HOTPLUG_GUEST_EJECT_DENY,
 };
 
-/* "acknowledged" or "started"; NULL for DEFAULT. */
-const char *hotplug_wait_name(enum hotplug_wait w);
 /* HOTPLUG_WAIT_* for a name, or -EINVAL. */
 int hotplug_wait_parse(const char *name);
 

@@ -264,7 +264,6 @@ const char *hp_ost_status_name(uint32_t status);
 /* --- host_table.c -------------------------------------------------------- */
 
 void hp_host_table_init(struct hotplug *hp);
-int hp_stop_and_eject(struct hotplug *hp, unsigned int cpu);
 
 /* --- agree.c ------------------------------------------------------------- */
 

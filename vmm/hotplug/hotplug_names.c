@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The names the control API uses for hotplug_wait and hp_stage, apart from
- * the controller so that the API's tests (which fake the controller) share
- * them.
+ * The words for hotplug_wait and hp_stage, each list once: what the two
+ * front ends parse and print (QMP's "wait" and "stage", `hotvm run
+ * --hotplug-wait`).  The controller itself works with the enums only.
  */
 #include <errno.h>
 #include <string.h>
@@ -13,13 +13,6 @@ static const char *const wait_names[] = {
 	[HOTPLUG_WAIT_ACKNOWLEDGED] = "acknowledged",
 	[HOTPLUG_WAIT_STARTED] = "started",
 };
-
-const char *hotplug_wait_name(enum hotplug_wait w)
-{
-	return w > HOTPLUG_WAIT_DEFAULT && w <= HOTPLUG_WAIT_STARTED
-		       ? wait_names[w]
-		       : NULL;
-}
 
 int hotplug_wait_parse(const char *name)
 {

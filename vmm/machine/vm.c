@@ -203,18 +203,6 @@ fail:
 	return ret;
 }
 
-void *vm_gpa(const struct vm *vm, uint64_t gpa, uint64_t len)
-{
-	for (unsigned int i = 0; i < vm->nr_regions; i++) {
-		const struct vm_region *r = &vm->regions[i];
-
-		if (gpa >= r->gpa && gpa - r->gpa <= r->size &&
-		    len <= r->size - (gpa - r->gpa))
-			return r->hva + (gpa - r->gpa);
-	}
-	return NULL;
-}
-
 int vm_irq_line(struct vm *vm, unsigned int irq, int level)
 {
 	struct kvm_irq_level l = { .irq = irq, .level = level };

@@ -99,9 +99,6 @@ int vm_kvm_open(struct vm *vm);
  */
 int vm_create(struct vm *vm, uint64_t mem, unsigned int max_cpus);
 
-/* Host pointer for [gpa, gpa + len) if it lies inside one RAM region. */
-void *vm_gpa(const struct vm *vm, uint64_t gpa, uint64_t len);
-
 int vm_irq_line(struct vm *vm, unsigned int irq, int level);
 
 /*

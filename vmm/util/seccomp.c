@@ -230,14 +230,9 @@ int seccomp_parse_policy(const char *s)
 	return -EINVAL;
 }
 
-const char *seccomp_policy_name(enum seccomp_policy p)
+static const char *seccomp_policy_name(enum seccomp_policy p)
 {
 	return p <= SECCOMP_POLICY_OFF ? seccomp_policy_names[p] : "?";
-}
-
-const char *seccomp_thread_name(enum seccomp_thread t)
-{
-	return t < SECCOMP_NR_THREADS ? seccomp_specs[t].name : "?";
 }
 
 /* --- the SIGSYS report: async-signal-safe, write and _exit only --------- */

@@ -40,8 +40,6 @@ enum seccomp_thread {
 
 /* "on", "log", "off": the policy, or -EINVAL. */
 int seccomp_parse_policy(const char *s);
-const char *seccomp_policy_name(enum seccomp_policy p);
-const char *seccomp_thread_name(enum seccomp_thread t);
 
 /*
  * Builds every thread type's filter and installs the SIGSYS reporter.
