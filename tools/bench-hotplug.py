@@ -15,7 +15,7 @@ loader, -M q35 -accel kvm -cpu max,-arch-capabilities) on /dev/kvm:
   kth       the k-th vCPU's device_add -> online, k = 2..max, one by one;
             host RSS (VmRSS) and thread count after each
   resize    hotvm's cpu-resize 1 -> max (no QEMU equivalent)
-  states    hotvm's per-state medians (build/tests/e2e/bench-hotplug,
+  states    hotvm's per-state medians (build/tests/e2e/bench-states,
             hotvm's cpu-hotplug timing every host and guest state)
 
 Every operation from add1 to resize also counts the exits it cost: hotvm's
@@ -694,8 +694,8 @@ plot %s, %s
 
 
 def states(args, res):
-    """hotvm's per-state breakdown: the rows of tests/e2e's bench-hotplug."""
-    exe = os.path.join(args.build, 'tests', 'e2e', 'bench-hotplug')
+    """hotvm's per-state breakdown: the rows of tests/e2e's bench-states."""
+    exe = os.path.join(args.build, 'tests', 'e2e', 'bench-states')
     env = dict(os.environ, HOTVM=os.path.join(args.build, 'vmm', 'hotvm'))
     try:
         p = subprocess.run([exe, str(args.cycles)], env=env,

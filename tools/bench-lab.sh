@@ -9,7 +9,7 @@
 #                      [--no-qemu] [--no-kernel-exits] [-o JSON] [-l LOG]
 #                      [-s SMP] [-t SECONDS]
 #     -b            build with vmm/hotvm, guest/hotvm-tiny.elf,
-#                   tests/e2e/bench-hotplug and lab-cache (default build)
+#                   tests/e2e/bench-states and lab-cache (default build)
 #     -c, -m        bench-hotplug.py's cycles and max vCPUs (default 5, 9;
 #                   bench-hotplug.py wants -m >= 9)
 #     --before B    also the older build B (its vmm/hotvm and guest image)
@@ -65,12 +65,12 @@ log=${log:-$build/bench-lab.log}
 lab_args=(--add "$top/tools/bench-hotplug.py:/lab/tools/bench-hotplug.py")
 copy_build() { # BUILD DEST [e2e]
 	local f
-	for f in vmm/hotvm guest/hotvm-tiny.elf ${3:+tests/e2e/bench-hotplug}; do
+	for f in vmm/hotvm guest/hotvm-tiny.elf ${3:+tests/e2e/bench-states}; do
 		[ -e "$1/$f" ] || { echo "bench-lab: no $1/$f (ninja -C $1)" >&2; exit 2; }
 	done
 	lab_args+=(--bin "$1/vmm/hotvm:$2/vmm/hotvm"
 		--add "$1/guest/hotvm-tiny.elf:$2/guest/hotvm-tiny.elf")
-	[ -z "${3:-}" ] || lab_args+=(--bin "$1/tests/e2e/bench-hotplug:$2/tests/e2e/bench-hotplug")
+	[ -z "${3:-}" ] || lab_args+=(--bin "$1/tests/e2e/bench-states:$2/tests/e2e/bench-states")
 }
 copy_build "$build" /lab/after e2e
 bench="python3 /lab/tools/bench-hotplug.py -b /lab/after -c $cycles -m $max"

@@ -1,13 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * bench-hotplug: hot-add request to guest online and removal request to
+ * bench-states: hot-add request to guest online and removal request to
  * vCPU parked, median and p99 over many cycles, for one CPU at a time, for
  * a batch of 8 (cpu-resize), for 8 device_add/device_del sent at once (a
  * burst, which hotvm runs as one batch) and the same 8 one after another,
  * with the median time of every state on both sides.
- * A benchmark, not a test: it prints figures.
+ * A benchmark, not a test: it prints figures.  The `states` phase of
+ * tools/bench-hotplug.py, the benchmarks' one front end.
  *
- *   HOTVM=build/vmm/hotvm bench-hotplug [CYCLES]
+ *   HOTVM=build/vmm/hotvm build/tests/e2e/bench-states [CYCLES]
  */
 #include <json-c/json.h>
 #include <stdio.h>
@@ -105,7 +106,7 @@ static int timed(struct vmproc *v, unsigned int cpu, bool on, const char *list,
 	if (!ret)
 		ret = vmproc_wait_online(v, list, VMPROC_TIMEOUT_MS);
 	if (ret) {
-		fprintf(stderr, "bench-hotplug: cpu %u %s: %s\n", cpu,
+		fprintf(stderr, "bench-states: cpu %u %s: %s\n", cpu,
 			on ? "online" : "offline", err);
 		json_object_put(r);
 		return ret;
@@ -129,8 +130,7 @@ static int resize(struct vmproc *v, unsigned int count, const char *list,
 	if (!ret)
 		ret = vmproc_wait_online(v, list, VMPROC_TIMEOUT_MS);
 	if (ret)
-		fprintf(stderr, "bench-hotplug: resize to %u: %s\n", count,
-			err);
+		fprintf(stderr, "bench-states: resize to %u: %s\n", count, err);
 	else
 		add(s, (now_us() - t0) / 1e3);
 	return ret;
@@ -151,7 +151,7 @@ static int burst(struct vmproc *v, unsigned int n, bool plug, bool at_once,
 	if (!ret)
 		ret = vmproc_wait_online(v, list, VMPROC_TIMEOUT_MS);
 	if (ret)
-		fprintf(stderr, "bench-hotplug: %s burst: %s\n",
+		fprintf(stderr, "bench-states: %s burst: %s\n",
 			plug ? "device_add" : "device_del", err);
 	else
 		add(s, (now_us() - t0) / 1e3);
@@ -173,12 +173,12 @@ int main(int argc, char **argv)
 	struct vmproc v;
 
 	if (cycles < 1 || cycles > MAX_CYCLES) {
-		fprintf(stderr, "usage: bench-hotplug [CYCLES 1..%d]\n",
+		fprintf(stderr, "usage: bench-states [CYCLES 1..%d]\n",
 			MAX_CYCLES);
 		return 2;
 	}
 	if (vmproc_start(&v, "boot=1,max=9", "", NULL)) {
-		fprintf(stderr, "bench-hotplug: cannot start %s\n",
+		fprintf(stderr, "bench-states: cannot start %s\n",
 			vmproc_hotvm());
 		vmproc_stop(&v);
 		return 1;
