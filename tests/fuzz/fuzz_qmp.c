@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Fuzzes the control API: the QMP server's framing and request parsing
- * (vmm/api/qmp.c) and the command dispatcher and handlers (vmm/api/qmp_cmds.c),
+ * Fuzzes the control API: the QMP server's framing, parsing and dispatch
+ * (vmm/api/qmp_*.c) and the commands' handlers (vmm/api/qmp_cmds.c),
  * on the real hotplug controller with the API tests' fake vCPUs and
  * scripted guest in place of KVM (tests/api/fake_vm.h).
  *

@@ -12,6 +12,7 @@
 
 #include "check.h"
 #include "qmp.h"
+#include "qmp_schema.h"
 #include "qmp_test_util.h"
 
 #define T_MS 5000 /* generous: ASan and busy CI machines */
@@ -178,8 +179,9 @@ static int h_flood(void *ctx, struct json_object *args,
 	return 0;
 }
 
-static int64_t typed_max(void)
+static int64_t typed_max(void *ctx)
 {
+	(void)ctx;
 	return 10;
 }
 
@@ -252,11 +254,11 @@ static struct qmp_server *start_opts(struct qmp_server_opts o)
 	atomic_store(&tc.calls, 0);
 	tc.release = false;
 	o.path = td.path;
-	o.ctx = &tc;
 	CHECK_EQ(qmp_server_create(&o, &s), 0);
 	if (!s)
 		exit(1);
-	CHECK_EQ(qmp_server_register(s, cmds, sizeof(cmds) / sizeof(cmds[0])),
+	CHECK_EQ(qmp_server_register(s, cmds, sizeof(cmds) / sizeof(cmds[0]),
+				     &tc),
 		 0);
 	CHECK_EQ(qmp_server_start(s), 0);
 	tc.s = s;
@@ -548,7 +550,7 @@ static void test_bad_declarations(void)
 					 .handler = h_look,
 					 .args = bad[i] };
 
-		CHECK_EQ(qmp_server_register(s, &c, 1), -EINVAL);
+		CHECK_EQ(qmp_server_register(s, &c, 1, NULL), -EINVAL);
 	}
 	if (s)
 		qmp_server_stop(s);
@@ -1516,17 +1518,17 @@ static void test_socket_path(void)
 	CHECK_EQ(qmp_server_create(&o, &s), 0);
 	/* A live one is not. */
 	CHECK_EQ(qmp_server_create(&o, &s2), -EADDRINUSE);
-	CHECK_EQ(qmp_server_register(s, cmds, 1), 0);
-	CHECK_EQ(qmp_server_register(s, cmds, 1), -EEXIST);
+	CHECK_EQ(qmp_server_register(s, cmds, 1, NULL), 0);
+	CHECK_EQ(qmp_server_register(s, cmds, 1, NULL), -EEXIST);
 	{
 		static const struct qmp_command builtin[] = {
 			{ .name = "query-commands", .handler = h_echo },
 		};
 
-		CHECK_EQ(qmp_server_register(s, builtin, 1), -EEXIST);
+		CHECK_EQ(qmp_server_register(s, builtin, 1, NULL), -EEXIST);
 	}
 	CHECK_EQ(qmp_server_start(s), 0);
-	CHECK_EQ(qmp_server_register(s, cmds + 1, 1), -EBUSY);
+	CHECK_EQ(qmp_server_register(s, cmds + 1, 1, NULL), -EBUSY);
 	qmp_server_stop(s);
 	memset(longpath, 'a', sizeof(longpath) - 1);
 	longpath[0] = '/';

@@ -11,6 +11,7 @@
 #include "cpu_cmd.h"
 #include "cpu_render.h"
 #include "qmp.h"
+#include "qmp_schema.h"
 #include "qmp_client.h"
 #include "qmp_test_util.h"
 
@@ -200,9 +201,9 @@ static void fake_start(unsigned int max_clients)
 	CHECK_EQ(qmp_server_create(&o, &fk.s), 0);
 	if (!fk.s)
 		exit(1);
-	CHECK_EQ(
-		qmp_server_register(fk.s, cmds, sizeof(cmds) / sizeof(cmds[0])),
-		0);
+	CHECK_EQ(qmp_server_register(fk.s, cmds, sizeof(cmds) / sizeof(cmds[0]),
+				     NULL),
+		 0);
 	CHECK_EQ(qmp_server_start(fk.s), 0);
 }
 

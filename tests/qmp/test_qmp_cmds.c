@@ -14,6 +14,7 @@
 #include "cpu_cmd.h"
 #include "hotplug.h"
 #include "qmp.h"
+#include "qmp_schema.h"
 #include "qmp_client.h"
 #include "qmp_cmds.h"
 #include "qmp_test_util.h"
@@ -86,7 +87,7 @@ static void test_declarations(void)
 	o.path = td.path;
 	CHECK_EQ(qmp_server_create(&o, &s), 0);
 	if (s) {
-		CHECK_EQ(qmp_server_register(s, t, n), 0);
+		CHECK_EQ(qmp_server_register(s, t, n, NULL), 0);
 		qmp_server_stop(s);
 	}
 	tdir_remove(&td);
@@ -133,7 +134,7 @@ static void test_query_commands(void)
 	CHECK_EQ(qmp_server_create(&o, &s), 0);
 	if (!s)
 		return;
-	CHECK_EQ(qmp_server_register(s, t, n), 0);
+	CHECK_EQ(qmp_server_register(s, t, n, NULL), 0);
 	CHECK_EQ(qmp_server_start(s), 0);
 	CHECK_EQ(qmp_client_connect(td.path, 1, T_MS, &c, &e), 0);
 	if (c)

@@ -28,6 +28,7 @@
 #include "qga.h"
 #include "qmp.h"
 #include "qmp_cmds.h"
+#include "qmp_schema.h"
 #include "log.h"
 #include "vm.h"
 
@@ -220,13 +221,15 @@ static int view(unsigned int cpu, struct hp_cpu_view *v)
 /* ---- arguments of hotvm's commands (checked by the server first) ---- */
 
 /* The highest CPU index and the most vCPUs, for the declarations. */
-static int64_t max_cpu_index(void)
+static int64_t max_cpu_index(void *ctx)
 {
+	(void)ctx;
 	return (int64_t)qc.max - 1;
 }
 
-static int64_t max_cpus(void)
+static int64_t max_cpus(void *ctx)
 {
+	(void)ctx;
 	return qc.max;
 }
 
@@ -1924,7 +1927,8 @@ int qmp_cmds_register(struct qmp_server *s, struct hotplug *hp, struct vm *vm)
 		return max && nh > 0 && ng > 0 ? -ENOMEM : -EINVAL;
 	}
 	rc = qmp_server_register(s, qc_commands,
-				 sizeof(qc_commands) / sizeof(qc_commands[0]));
+				 sizeof(qc_commands) / sizeof(qc_commands[0]),
+				 NULL);
 	if (rc) {
 		free(slots);
 		free(hn);

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * The QMP server's strict lexical check of a request, run on its bytes as
- * they arrive and before json-c sees them (vmm/api/qmp.c feeds json-c only
- * the bytes found good).  json-c accepts raw control characters in strings
+ * they arrive and before json-c sees them (vmm/api/qmp_input.c feeds
+ * json-c only the bytes found good).  json-c accepts raw control characters in strings
  * and checks UTF-8 only for its shape; this checks what RFC 8259 and
  * QEMU's JSON lexer and parser refuse:
  *  - a raw byte below 0x20 inside a string (a line end inside a string is
@@ -47,7 +47,7 @@ enum qmp_lex_error {
 /*
  * What json-c 0.16 allocates for a parsed value, about (x86-64, glibc,
  * measured): the weight of the text scanned so far, and the server's
- * estimate of a parsed request (vmm/api/qmp.c).
+ * estimate of a parsed request (vmm/api/qmp_dispatch.c).
  */
 #define QMP_LEX_COST_OBJECT  800 /* empty, with its hash table */
 #define QMP_LEX_COST_MEMBER  96	 /* one more in an object, and its key */

@@ -1,0 +1,245 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Who may use the control API (docs/security.md): the socket is created
+ * mode 0600 (0660 and the API group's with one), each connection's peer
+ * credentials are checked, at most max_clients are served, and a client
+ * that never negotiates is closed after negotiate_timeout_ms.
+ */
+#include <errno.h>
+#include <grp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "qmp_internal.h"
+#include "log.h"
+
+#define QMP_MAX_GROUPS 256 /* of a peer, for the api_gid check */
+
+static void send_now(int fd, const char *msg)
+{
+	while (send(fd, msg, strlen(msg), MSG_NOSIGNAL | MSG_DONTWAIT) < 0 &&
+	       errno == EINTR)
+		;
+}
+
+static void refuse(struct qmp_server *s, int fd)
+{
+	pr_err("api: refusing a connection: %u clients already connected "
+	       "(limit %u)",
+	       s->max_clients, s->max_clients);
+	send_now(fd, "{\"error\":{\"class\":\"GenericError\",\"desc\":\"too "
+		     "many clients of the control API\"}}\r\n");
+	close(fd);
+}
+
+static bool peer_in_group(int fd, gid_t gid, gid_t primary)
+{
+	gid_t groups[QMP_MAX_GROUPS];
+	socklen_t len = sizeof(groups);
+
+	if (primary == gid)
+		return true;
+	/* The peer's supplementary groups, as they were at connect(). */
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERGROUPS, groups, &len))
+		return false;
+	for (size_t i = 0; i < len / sizeof(groups[0]); i++)
+		if (groups[i] == gid)
+			return true;
+	return false;
+}
+
+/* SO_PEERCRED: our own uid, root, or a member of the API group. */
+static bool peer_allowed(struct qmp_server *s, int fd)
+{
+	struct ucred cr;
+	socklen_t len = sizeof(cr);
+	char msg[160];
+
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &len)) {
+		pr_err("api: refusing a connection: no peer credentials: %s",
+		       strerror(errno));
+		return false;
+	}
+	if (cr.uid == s->owner || cr.uid == 0 ||
+	    (s->api_group && peer_in_group(fd, s->api_gid, cr.gid)))
+		return true;
+	pr_err("api: refusing a connection from uid %u (pid %d): only uid "
+	       "%u, root%s may use the control API",
+	       (unsigned int)cr.uid, (int)cr.pid, (unsigned int)s->owner,
+	       s->api_group ? " and the members of --api-group" : "");
+	snprintf(msg, sizeof(msg),
+		 "{\"error\":{\"class\":\"GenericError\",\"desc\":\"uid %u "
+		 "may not use this control API\"}}\r\n",
+		 (unsigned int)cr.uid);
+	send_now(fd, msg);
+	return false;
+}
+
+void qmp_accept_clients(struct qmp_server *s)
+{
+	for (;;) {
+		struct qmp_conn *c, **conns;
+		int fd = accept4(s->listen_fd, NULL, NULL,
+				 SOCK_NONBLOCK | SOCK_CLOEXEC);
+
+		if (fd < 0) {
+			if (errno == EINTR || errno == ECONNABORTED)
+				continue;
+			if (errno == EMFILE || errno == ENFILE ||
+			    errno == ENOBUFS || errno == ENOMEM)
+				s->accept_paused = true;
+			if (errno != EAGAIN && errno != EWOULDBLOCK)
+				pr_err("api: accept: %s", strerror(errno));
+			return;
+		}
+		if (!peer_allowed(s, fd)) {
+			close(fd);
+			continue;
+		}
+		if (s->n_conns >= s->max_clients) {
+			refuse(s, fd);
+			continue;
+		}
+		c = calloc(1, sizeof(*c));
+		conns = realloc(s->conns, (s->n_conns + 1) * sizeof(*conns));
+		if (conns)
+			s->conns = conns;
+		if (!c || !conns || !(c->tok = json_tokener_new())) {
+			pr_err("api: dropping a new client: out of memory");
+			free(c);
+			close(fd);
+			continue;
+		}
+		/*
+		 * Replies must be JSON: c->lex refuses bytes that are not
+		 * UTF-8.  Not json-c's JSON_TOKENER_VALIDATE_UTF8 too: it
+		 * fails a character split across two reads.
+		 */
+		qmp_lex_reset(&c->lex, s->max_queued);
+		c->fd = fd;
+		c->id = ++s->next_conn_id;
+		c->since_ms = qmp_now_ms();
+		s->conns[s->n_conns++] = c;
+		atomic_store(&s->n_clients, s->n_conns);
+		qmp_conn_send(s, c, s->greeting, strlen(s->greeting));
+	}
+}
+
+/*
+ * A client that never negotiates holds a slot for nothing: after
+ * negotiate_timeout_ms it is closed.  Returns the poll timeout until the
+ * next such deadline (-1: none).
+ */
+int qmp_expire_idle(struct qmp_server *s)
+{
+	long long now = qmp_now_ms(), next = -1;
+
+	for (size_t i = 0; i < s->n_conns; i++) {
+		struct qmp_conn *c = s->conns[i];
+		long long left;
+
+		if (c->negotiated || c->dead || c->inflight)
+			continue;
+		left = c->since_ms + s->negotiate_timeout_ms - now;
+		if (left <= 0) {
+			pr_err("api: closing client fd %d: no "
+			       "qmp_capabilities within %u ms",
+			       c->fd, s->negotiate_timeout_ms);
+			qmp_conn_send_error(s, c,
+					    "no qmp_capabilities in time; "
+					    "closing");
+			c->dead = true;
+		} else if (next < 0 || left < next) {
+			next = left;
+		}
+	}
+	return (int)next;
+}
+
+/* A socket at path: stale (nobody accepts) or in use by a live process? */
+static int probe_stale(const struct sockaddr_un *sa)
+{
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	int rc;
+
+	if (fd < 0)
+		return -errno;
+	rc = connect(fd, (const struct sockaddr *)sa, sizeof(*sa));
+	rc = rc ? -errno : -EADDRINUSE;
+	close(fd);
+	return rc == -ECONNREFUSED ? 0 : rc;
+}
+
+int qmp_bind_socket(struct qmp_server *s)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	mode_t mode = s->api_group ? 0660 : 0600;
+	struct stat st;
+	int fd, rc;
+
+	if (strlen(s->path) >= sizeof(sa.sun_path)) {
+		pr_err("api: socket path %s is too long (limit %zu bytes)",
+		       s->path, sizeof(sa.sun_path) - 1);
+		return -ENAMETOOLONG;
+	}
+	strcpy(sa.sun_path, s->path);
+	if (!lstat(s->path, &st)) {
+		if (!S_ISSOCK(st.st_mode)) {
+			pr_err("api: %s exists and is not a socket; refusing "
+			       "to replace it",
+			       s->path);
+			return -EEXIST;
+		}
+		rc = probe_stale(&sa);
+		if (rc) {
+			pr_err("api: %s: %s; is another hotvm using it?",
+			       s->path,
+			       rc == -EADDRINUSE ? "a server is listening"
+						 : strerror(-rc));
+			return rc;
+		}
+		unlink(s->path);
+	}
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	/* Linux gives the socket file the inode's mode: no 0777 window. */
+	if (fchmod(fd, 0600) || bind(fd, (struct sockaddr *)&sa, sizeof(sa))) {
+		rc = -errno;
+		pr_err("api: cannot listen on %s: %s", s->path, strerror(-rc));
+		close(fd);
+		return rc;
+	}
+	/* The group first, then its access: never open to the old group. */
+	if ((s->api_group && lchown(s->path, (uid_t)-1, s->api_gid)) ||
+	    chmod(s->path, mode) || stat(s->path, &st) || listen(fd, 64)) {
+		rc = -errno;
+		pr_err("api: cannot listen on %s: %s%s", s->path, strerror(-rc),
+		       s->api_group && rc == -EPERM
+			       ? " (giving the socket to --api-group needs "
+				 "membership of that group)"
+			       : "");
+		unlink(s->path);
+		close(fd);
+		return rc;
+	}
+	s->dev = st.st_dev;
+	s->ino = st.st_ino;
+	s->listen_fd = fd;
+	return 0;
+}
+
+void qmp_unlink_socket(struct qmp_server *s)
+{
+	struct stat st;
+
+	/* Only our own socket: a successor may have replaced it. */
+	if (!lstat(s->path, &st) && S_ISSOCK(st.st_mode) &&
+	    st.st_dev == s->dev && st.st_ino == s->ino)
+		unlink(s->path);
+}

@@ -1,0 +1,157 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Events (vmm/api/qmp.h): queued as text by any thread, including a
+ * handler or a vCPU thread, and written out by the I/O thread as they
+ * come, also while a command runs.  A reply is written after the events
+ * its command raised.  An event is never dropped silently: a lossy one
+ * that a lagging client misses is counted and reported (EVENTS_LOST).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/time.h>
+
+#include "qmp_internal.h"
+#include "log.h"
+
+/* {"event", "data", "timestamp"} as text; takes over data. */
+static struct qmp_event *event_new(const char *name, struct json_object *data,
+				   bool lossy)
+{
+	struct json_object *ev = json_object_new_object();
+	struct json_object *ts = json_object_new_object();
+	struct qmp_event *e = NULL;
+	struct timeval tv;
+	const char *text;
+	size_t len;
+
+	gettimeofday(&tv, NULL);
+	json_object_object_add(ev, "event", json_object_new_string(name));
+	if (data)
+		json_object_object_add(ev, "data", data);
+	json_object_object_add(ts, "seconds", json_object_new_int64(tv.tv_sec));
+	json_object_object_add(ts, "microseconds",
+			       json_object_new_int64(tv.tv_usec));
+	json_object_object_add(ev, "timestamp", ts);
+	text = json_object_to_json_string_length(ev, QMP_JSON_FLAGS, &len);
+	if (text)
+		e = malloc(sizeof(*e) + len + 1);
+	if (e) {
+		*e = (struct qmp_event){ .lossy = lossy, .len = len };
+		memcpy(e->text, text, len + 1);
+	}
+	json_object_put(ev);
+	return e;
+}
+
+static int emit(struct qmp_server *s, const char *name,
+		struct json_object *data, bool lossy)
+{
+	struct qmp_event *e = event_new(name, data, lossy);
+	bool dropped = false;
+
+	if (!e) {
+		pr_err("api: event %s dropped: out of memory", name);
+		return -ENOMEM;
+	}
+	pthread_mutex_lock(&s->lock);
+	if (lossy && s->n_lossy >= QMP_MAX_PENDING_EVENTS) {
+		s->lost++;
+		dropped = true;
+	} else {
+		*s->ev_tail = e;
+		s->ev_tail = &e->next;
+		s->n_lossy += lossy;
+	}
+	pthread_mutex_unlock(&s->lock);
+	if (dropped)
+		free(e); /* counted: the clients get an EVENTS_LOST */
+	qmp_wake(s);
+	return 0;
+}
+
+int qmp_emit_event(struct qmp_server *s, const char *name,
+		   struct json_object *data)
+{
+	return emit(s, name, data, false);
+}
+
+int qmp_emit_event_lossy(struct qmp_server *s, const char *name,
+			 struct json_object *data)
+{
+	return emit(s, name, data, true);
+}
+
+/* The client caught up after skipping lossy events: say how many. */
+void qmp_report_lost(struct qmp_server *s, struct qmp_conn *c)
+{
+	struct qmp_event *e;
+	struct json_object *d;
+
+	if (!c->lost || c->dead || qmp_conn_backlog(c) > s->max_output / 2)
+		return;
+	d = json_object_new_object();
+	json_object_object_add(d, "count", json_object_new_int64(c->lost));
+	e = event_new(QMP_EVENT_LOST, d, false);
+	if (!e)
+		return; /* still counted: the next try reports it */
+	qmp_conn_send(s, c, e->text, e->len);
+	c->lost = 0;
+	free(e);
+}
+
+static void conn_send_event(struct qmp_server *s, struct qmp_conn *c,
+			    const struct qmp_event *e)
+{
+	if (!c->negotiated || c->dead)
+		return;
+	if (e->lossy && qmp_conn_backlog(c) > s->max_output / 2) {
+		c->lost++;
+		return;
+	}
+	qmp_report_lost(s, c);
+	qmp_conn_send(s, c, e->text, e->len);
+}
+
+void qmp_deliver_events(struct qmp_server *s)
+{
+	struct qmp_event *e, *next;
+	unsigned long long lost;
+
+	pthread_mutex_lock(&s->lock);
+	e = s->ev_head;
+	s->ev_head = NULL;
+	s->ev_tail = &s->ev_head;
+	s->n_lossy = 0;
+	lost = s->lost;
+	s->lost = 0;
+	pthread_mutex_unlock(&s->lock);
+
+	if (lost)
+		pr_err("api: %llu progress events dropped: the control thread "
+		       "fell behind",
+		       lost);
+	for (size_t i = 0; i < s->n_conns; i++)
+		if (s->conns[i]->negotiated)
+			s->conns[i]->lost += lost;
+	for (; e; e = next) {
+		next = e->next;
+		for (size_t i = 0; i < s->n_conns; i++)
+			conn_send_event(s, s->conns[i], e);
+		free(e);
+	}
+	for (size_t i = 0; i < s->n_conns; i++)
+		qmp_report_lost(s, s->conns[i]);
+}
+
+void qmp_events_free(struct qmp_server *s)
+{
+	struct qmp_event *e, *next;
+
+	for (e = s->ev_head; e; e = next) {
+		next = e->next;
+		free(e);
+	}
+	s->ev_head = NULL;
+	s->ev_tail = &s->ev_head;
+}

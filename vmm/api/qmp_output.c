@@ -1,0 +1,139 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Replies to a client (qmp_internal.h).  No write ever blocks the I/O
+ * thread (non-blocking sockets, MSG_NOSIGNAL): what the client does not
+ * read waits in its output buffer, and a client whose unread replies and
+ * events pass max_output is dropped.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+
+#include "qmp_internal.h"
+#include "log.h"
+
+long long qmp_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
+}
+
+void qmp_conn_flush(struct qmp_conn *c)
+{
+	while (!c->dead && c->out_pos < c->out_len) {
+		ssize_t n = send(c->fd, c->out + c->out_pos,
+				 c->out_len - c->out_pos,
+				 MSG_NOSIGNAL | MSG_DONTWAIT);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			if (errno != EAGAIN && errno != EWOULDBLOCK)
+				c->dead = true; /* EPIPE, ECONNRESET: gone */
+			break;
+		}
+		c->out_pos += n;
+	}
+	if (c->out_pos == c->out_len)
+		c->out_pos = c->out_len = 0;
+}
+
+/* Queues one message and its "\r\n" (QEMU's line end) and tries to send. */
+void qmp_conn_send(struct qmp_server *s, struct qmp_conn *c, const char *text,
+		   size_t len)
+{
+	size_t need;
+
+	if (c->dead)
+		return;
+	if (c->out_pos) {
+		memmove(c->out, c->out + c->out_pos, c->out_len - c->out_pos);
+		c->out_len -= c->out_pos;
+		c->out_pos = 0;
+	}
+	/* One oversized reply to a reading client is fine; a backlog is not. */
+	if (c->out_len && c->out_len + len + 2 > s->max_output) {
+		pr_err("api: dropping client fd %d: %zu bytes of replies and "
+		       "events unread (limit %zu)",
+		       c->fd, c->out_len, s->max_output);
+		c->dead = true;
+		return;
+	}
+	need = c->out_len + len + 2;
+	if (need > c->out_cap) {
+		size_t cap = c->out_cap ? c->out_cap : 4096;
+		char *p;
+
+		while (cap < need)
+			cap *= 2;
+		p = realloc(c->out, cap);
+		if (!p) {
+			pr_err("api: dropping client fd %d: out of memory",
+			       c->fd);
+			c->dead = true;
+			return;
+		}
+		c->out = p;
+		c->out_cap = cap;
+	}
+	memcpy(c->out + c->out_len, text, len);
+	memcpy(c->out + c->out_len + len, "\r\n", 2);
+	c->out_len += len + 2;
+	qmp_conn_flush(c);
+}
+
+void qmp_conn_send_json(struct qmp_server *s, struct qmp_conn *c,
+			struct json_object *o)
+{
+	size_t len;
+	const char *text =
+		json_object_to_json_string_length(o, QMP_JSON_FLAGS, &len);
+
+	if (text)
+		qmp_conn_send(s, c, text, len);
+}
+
+struct json_object *qmp_error_object(const char *class, const char *desc)
+{
+	struct json_object *e = json_object_new_object();
+	struct json_object *r = json_object_new_object();
+
+	json_object_object_add(e, "class", json_object_new_string(class));
+	json_object_object_add(e, "desc", json_object_new_string(desc));
+	json_object_object_add(r, "error", e);
+	return r;
+}
+
+void qmp_conn_send_error(struct qmp_server *s, struct qmp_conn *c,
+			 const char *desc)
+{
+	struct json_object *e = qmp_error_object(QMP_ERROR_GENERIC, desc);
+
+	qmp_conn_send_json(s, c, e);
+	json_object_put(e);
+}
+
+/*
+ * A reply made by the I/O thread, in its place among c's replies: now, or
+ * once every earlier one is out.  Takes resp.
+ */
+void qmp_conn_reply(struct qmp_server *s, struct qmp_conn *c,
+		    struct json_object *resp)
+{
+	const char *text =
+		c->inflight
+			? json_object_to_json_string_ext(resp, QMP_JSON_FLAGS)
+			: NULL;
+
+	if (text && (c->held_reply = strdup(text))) {
+		json_object_put(resp);
+		return;
+	}
+	qmp_deliver_events(s);
+	qmp_conn_send_json(s, c, resp);
+	json_object_put(resp);
+}
