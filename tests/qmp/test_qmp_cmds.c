@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * The command table (vmm/api/qmp_cmds.c, qc_commands[]) is the one home of
- * the QMP command list: query-commands, README.md's list and `hotvm cpu
- * --help` are held to it here, and the declarations to what the rest of
- * hotvm accepts.  HOTVM_README names README.md (readme_section.h).
+ * the QMP command list: query-commands, README.md's list (arguments and
+ * reply members) and `hotvm cpu --help` are held to it here, and the
+ * declarations to what the rest of hotvm accepts.  HOTVM_README names
+ * README.md (readme_section.h).
  *
  * No controller is needed: query-commands is the server's own, and nothing
  * here runs a handler.
@@ -41,6 +42,26 @@ static const struct qmp_command *find(const char *name)
 	return NULL;
 }
 
+/*
+ * A reply's declaration as README shows it: {} for nothing, {`a`, `b`?}
+ * for an object's members (? marks an optional one), [{...}] for a list
+ * of such objects.
+ */
+static size_t returns_text(const struct qmp_field *r, char *buf, size_t len)
+{
+	bool list = r->type == QMP_T_ARRAY;
+	size_t at = snprintf(buf, len, "%s{", list ? "[" : "");
+
+	for (const struct qmp_field *f = r->members; f && f->name && at < len;
+	     f++)
+		at += snprintf(buf + at, len - at, "%s`%s`%s",
+			       f == r->members ? "" : ", ", f->name,
+			       f->optional ? "?" : "");
+	if (at < len)
+		at += snprintf(buf + at, len - at, "}%s", list ? "]" : "");
+	return at;
+}
+
 /* The README row a declaration gives, as the test expects to find it. */
 static void readme_row(const struct qmp_command *c, char *buf, size_t len)
 {
@@ -63,8 +84,12 @@ static void readme_row(const struct qmp_command *c, char *buf, size_t len)
 				       (long long)a->min, (long long)a->max);
 	}
 	if (at < len)
-		snprintf(buf + at, len - at, "%s | %s |",
-			 c->args && c->args->name ? "" : "-", c->help);
+		at += snprintf(buf + at, len - at, "%s | ",
+			       c->args && c->args->name ? "" : "-");
+	if (at < len)
+		at += returns_text(&c->returns, buf + at, len - at);
+	if (at < len)
+		snprintf(buf + at, len - at, " | %s |", c->help);
 }
 
 /* Every declaration is complete and usable by the server. */
@@ -81,6 +106,10 @@ static void test_declarations(void)
 		CHECK(t[i].help && *t[i].help && !strchr(t[i].help, '|'));
 		for (const struct qmp_arg *a = t[i].args; a && a->name; a++)
 			CHECK(a->help && *a->help);
+		/* Every reply is declared: an object or a list of them. */
+		CHECK(t[i].returns.type == QMP_T_OBJECT ||
+		      (t[i].returns.type == QMP_T_ARRAY &&
+		       t[i].returns.elem == QMP_T_OBJECT));
 	}
 	/* The server takes the whole table (types, no duplicate names). */
 	tdir_make(&td);
@@ -185,8 +214,8 @@ static void test_readme_list(void)
 	CHECK(f);
 	if (!f)
 		return;
-	fputs("| command | runs | arguments | what it does |\n"
-	      "|---|---|---|---|\n",
+	fputs("| command | runs | arguments | replies | what it does |\n"
+	      "|---|---|---|---|---|\n",
 	      f);
 	for (size_t i = 0; i < n; i++) {
 		readme_row(&t[i], row, sizeof(row));

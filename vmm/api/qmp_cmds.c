@@ -1789,76 +1789,322 @@ static const struct qmp_arg resize_args[] = {
 	{ 0 },
 };
 
+/*
+ * What each command's reply holds (QAPI's "returns"): README.md's table
+ * and tests/api/test_api_replies.c are made from these.
+ */
+#define RET(n, t)                                                              \
+	{                                                                      \
+		.name = n, .type = t                                           \
+	}
+#define RET_OPT(n, t)                                                          \
+	{                                                                      \
+		.name = n, .type = t, .optional = true                         \
+	}
+#define RET_NULL(n, t)                                                         \
+	{                                                                      \
+		.name = n, .type = t, .nullable = true                         \
+	}
+#define RET_OBJ(n, m)                                                          \
+	{                                                                      \
+		.name = n, .type = QMP_T_OBJECT, .members = m                  \
+	}
+#define RET_LIST(n, m)                                                         \
+	{                                                                      \
+		.name = n, .type = QMP_T_ARRAY, .elem = QMP_T_OBJECT,          \
+		.members = m                                                   \
+	}
+
+/* QEMU's CpuInstanceProperties for -smp sockets=max,cores=1,threads=1. */
+static const struct qmp_field props_ret[] = {
+	RET("socket-id", QMP_T_INT),
+	RET("core-id", QMP_T_INT),
+	RET("thread-id", QMP_T_INT),
+	{ 0 },
+};
+
+static const struct qmp_field hotpluggable_ret[] = {
+	RET("type", QMP_T_STR),
+	RET("vcpus-count", QMP_T_INT),
+	RET_OBJ("props", props_ret),
+	RET_OPT("qom-path", QMP_T_STR), /* plugged only */
+	{ 0 },
+};
+
+static const struct qmp_field cpus_fast_ret[] = {
+	RET("cpu-index", QMP_T_INT),
+	RET("qom-path", QMP_T_STR),
+	RET("thread-id", QMP_T_INT), /* the host thread that runs it */
+	RET_OBJ("props", props_ret),
+	RET("target", QMP_T_STR),
+	{ 0 },
+};
+
+static const struct qmp_field status_ret[] = {
+	RET("running", QMP_T_BOOL),
+	RET("singlestep", QMP_T_BOOL),
+	RET("status", QMP_T_STR),
+	{ 0 },
+};
+
+/* One state of a table. */
+static const struct qmp_field state_info_ret[] = {
+	RET("state", QMP_T_INT),
+	RET_NULL("name", QMP_T_STR), /* a free dynamic slot has none */
+	RET("startup", QMP_T_BOOL),
+	RET("teardown", QMP_T_BOOL),
+	RET("section", QMP_T_STR),
+	RET("cant-stop", QMP_T_BOOL),
+	RET("no-fail", QMP_T_BOOL),
+	{ 0 },
+};
+
+/* Where a vCPU is in the host table; a null target or fail: none. */
+static const struct qmp_field cpu_host_ret[] = {
+	RET("state", QMP_T_INT),
+	RET_NULL("name", QMP_T_STR),
+	RET_NULL("target", QMP_T_INT),
+	RET_NULL("target-name", QMP_T_STR),
+	RET_NULL("fail", QMP_T_INT),
+	RET_NULL("fail-name", QMP_T_STR),
+	RET("broken", QMP_T_BOOL),
+	RET("rollback", QMP_T_BOOL),
+	{ 0 },
+};
+
+/* ... and in the guest's. */
+static const struct qmp_field cpu_guest_ret[] = {
+	RET("reports", QMP_T_BOOL),
+	RET("stage", QMP_T_STR),
+	RET_NULL("state", QMP_T_INT), /* only a guest that reports has one */
+	RET_NULL("name", QMP_T_STR),
+	RET_NULL("target", QMP_T_INT),
+	RET_NULL("target-name", QMP_T_STR),
+	RET_NULL("fail", QMP_T_INT),
+	RET_NULL("fail-name", QMP_T_STR),
+	RET("broken", QMP_T_BOOL),
+	/* With the guest agent: Linux's number for the CPU, and its word. */
+	RET_OPT("linux-cpu", QMP_T_INT),
+	RET_OPT("linux-online", QMP_T_BOOL),
+	{ 0 },
+};
+
+static const struct qmp_field cpuhp_cpu_ret[] = {
+	RET("cpu", QMP_T_INT),
+	RET("apic-id", QMP_T_INT),
+	RET("boot", QMP_T_BOOL),
+	RET("present", QMP_T_BOOL),
+	RET_OPT("id", QMP_T_STR),
+	RET_OPT("qom-path", QMP_T_STR),
+	RET_OBJ("host", cpu_host_ret),
+	RET_OBJ("guest", cpu_guest_ret),
+	RET("thread-id", QMP_T_INT),
+	RET("parked", QMP_T_BOOL),
+	RET("agree", QMP_T_BOOL),
+	RET_OPT("disagreement", QMP_T_STR),
+	{ 0 },
+};
+
+static const struct qmp_field cpuhp_ret[] = {
+	RET_LIST("host-states", state_info_ret),
+	RET_LIST("guest-states", state_info_ret),
+	RET_LIST("cpus", cpuhp_cpu_ret),
+	{ 0 },
+};
+
+/*
+ * Exits to user space by kind (vmexit_kind_name()), and by the bus device
+ * that took each, the devices that took none left out.
+ */
+static const struct qmp_field exits_ret[] = {
+	RET("total", QMP_T_INT),
+	RET("pio", QMP_T_INT),
+	RET("mmio", QMP_T_INT),
+	RET("hlt", QMP_T_INT),
+	RET("shutdown", QMP_T_INT),
+	RET("other", QMP_T_INT),
+	{ .name = "by-device", .type = QMP_T_MAP, .elem = QMP_T_INT },
+	{ 0 },
+};
+
+/* One step an operation ran, with its time (struct hp_step_time). */
+static const struct qmp_field step_ret[] = {
+	RET("side", QMP_T_STR),
+	RET("state", QMP_T_INT),
+	RET_NULL("name", QMP_T_STR),
+	RET("direction", QMP_T_STR),
+	RET("rollback", QMP_T_BOOL),
+	RET("injected", QMP_T_BOOL),
+	RET("ret", QMP_T_INT),
+	RET("us", QMP_T_INT),
+	{ 0 },
+};
+
+/*
+ * An operation's report (struct hp_report); "onlined-by" says who onlined
+ * a CPU a Linux guest left offline (with the guest agent).
+ */
+#define RET_REPORT                                                             \
+	RET("total-us", QMP_T_INT), RET_OBJ("exits", exits_ret),               \
+		RET_OPT("onlined-by", QMP_T_STR), RET_LIST("steps", step_ret), \
+		RET_OPT("steps-dropped", QMP_T_INT)
+
+static const struct qmp_field set_target_ret[] = {
+	RET("cpu", QMP_T_INT),
+	RET("side", QMP_T_STR),
+	RET("state", QMP_T_INT),
+	RET_NULL("name", QMP_T_STR),
+	RET_REPORT,
+	{ 0 },
+};
+
+/* cpu-hotplug and cpuhp-recover: where the vCPU ended, and the steps. */
+static const struct qmp_field cpu_op_ret[] = {
+	RET("cpu", QMP_T_INT),
+	RET("state", QMP_T_STR),
+	RET_REPORT,
+	{ 0 },
+};
+
+static const struct qmp_field resize_ret[] = {
+	RET("count", QMP_T_INT),
+	{ .name = "added", .type = QMP_T_ARRAY, .elem = QMP_T_INT },
+	{ .name = "removed", .type = QMP_T_ARRAY, .elem = QMP_T_INT },
+	{ 0 },
+};
+
+static const struct qmp_field regs_stats_ret[] = {
+	RET("accesses", QMP_T_INT),
+	/* By reason, as hpregs_ign_name() names them. */
+	{ .name = "ignored", .type = QMP_T_MAP, .elem = QMP_T_INT },
+	RET("ejects", QMP_T_INT),
+	RET("osts", QMP_T_INT),
+	RET("guest-states", QMP_T_INT),
+	RET("guest-faults", QMP_T_INT),
+	RET("guest-targets", QMP_T_INT),
+	{ 0 },
+};
+
+static const struct qmp_field ged_ignored_ret[] = {
+	RET("write", QMP_T_INT),
+	RET("width", QMP_T_INT),
+	RET("offset", QMP_T_INT),
+	{ 0 },
+};
+
+static const struct qmp_field ged_stats_ret[] = {
+	RET("reads", QMP_T_INT),
+	RET("raises", QMP_T_INT),
+	RET("irq-errors", QMP_T_INT),
+	RET_OBJ("ignored", ged_ignored_ret),
+	{ 0 },
+};
+
+/* With --agent: the guest agent's calls and how they went. */
+static const struct qmp_field agent_stats_ret[] = {
+	RET("answers", QMP_T_BOOL),	RET("calls", QMP_T_INT),
+	RET("failed", QMP_T_INT),	RET("timeouts", QMP_T_INT),
+	RET("bad-replies", QMP_T_INT),	RET("stray-bytes", QMP_T_INT),
+	RET("late-replies", QMP_T_INT), { 0 },
+};
+
+static const struct qmp_field stats_ret[] = {
+	RET_OBJ("cpuhp-regs", regs_stats_ret),
+	RET_OBJ("ged", ged_stats_ret),
+	RET_OBJ("exits", exits_ret),
+	{ .name = "agent",
+	  .type = QMP_T_OBJECT,
+	  .optional = true,
+	  .members = agent_stats_ret },
+	RET("queued-operations", QMP_T_INT),
+	{ 0 },
+};
+
 static const struct qmp_command qc_commands[] = {
 	{ .name = "query-hotpluggable-cpus",
 	  .handler = cmd_query_hotpluggable_cpus,
 	  .flags = QMP_CMD_QUERY,
-	  .help = "every vCPU slot, its topology and QOM path if plugged" },
+	  .help = "every vCPU slot, its topology and QOM path if plugged",
+	  .returns = QMP_RETURNS_LIST(hotpluggable_ret) },
 	{ .name = "device_add",
 	  .handler = cmd_device_add,
 	  .batch = batch_device_add,
 	  .flags = QMP_CMD_OPEN_ARGS,
 	  .help = "hot-add a vCPU; replies once the guest has it online",
-	  .args = device_add_args },
+	  .args = device_add_args,
+	  .returns = QMP_RETURNS_NOTHING },
 	{ .name = "device_del",
 	  .handler = cmd_device_del,
 	  .batch = batch_device_del,
 	  .help = "hot-remove a vCPU; replies after its DEVICE_DELETED",
-	  .args = device_del_args },
+	  .args = device_del_args,
+	  .returns = QMP_RETURNS_NOTHING },
 	{ .name = "query-cpus-fast",
 	  .handler = cmd_query_cpus_fast,
 	  .flags = QMP_CMD_QUERY,
-	  .help = "the vCPUs the guest runs" },
+	  .help = "the vCPUs the guest runs",
+	  .returns = QMP_RETURNS_LIST(cpus_fast_ret) },
 	{ .name = "query-status",
 	  .handler = cmd_query_status,
 	  .flags = QMP_CMD_FAST,
-	  .help = "whether the VM runs" },
+	  .help = "whether the VM runs",
+	  .returns = QMP_RETURNS_OBJECT(status_ret) },
 	{ .name = "quit",
 	  .handler = cmd_quit,
 	  .flags = QMP_CMD_FAST,
-	  .help = "stop the VM (exit status 0)" },
+	  .help = "stop the VM (exit status 0)",
+	  .returns = QMP_RETURNS_NOTHING },
 	/* An operation: the interrupt is an ioctl the I/O thread may not make. */
 	{ .name = "system_powerdown",
 	  .handler = cmd_system_powerdown,
 	  .help = "press the ACPI power button, or ask the guest agent; the "
 		  "guest decides",
-	  .args = powerdown_args },
+	  .args = powerdown_args,
+	  .returns = QMP_RETURNS_NOTHING },
 	{ .name = "system_reset",
 	  .handler = cmd_system_reset,
 	  .flags = QMP_CMD_FAST,
-	  .help = "reset the VM (with --no-reboot: stop it)" },
+	  .help = "reset the VM (with --no-reboot: stop it)",
+	  .returns = QMP_RETURNS_NOTHING },
 	{ .name = "query-cpuhp",
 	  .handler = cmd_query_cpuhp,
 	  .flags = QMP_CMD_QUERY,
 	  .help = "the host and guest state tables and where each vCPU is",
-	  .args = query_cpuhp_args },
+	  .args = query_cpuhp_args,
+	  .returns = QMP_RETURNS_OBJECT(cpuhp_ret) },
 	{ .name = "cpuhp-set-target",
 	  .handler = cmd_cpuhp_set_target,
 	  .help = "walk one side of a vCPU to a named state",
-	  .args = set_target_args },
+	  .args = set_target_args,
+	  .returns = QMP_RETURNS_OBJECT(set_target_ret) },
 	{ .name = "cpuhp-inject-fault",
 	  .handler = cmd_cpuhp_inject_fault,
 	  .help = "make a state's next callback fail on one vCPU",
-	  .args = inject_args },
+	  .args = inject_args,
+	  .returns = QMP_RETURNS_NOTHING },
 	{ .name = "cpu-hotplug",
 	  .handler = cmd_cpu_hotplug,
 	  .help = "online or offline a vCPU, with the time of every step",
-	  .args = cpu_hotplug_args },
+	  .args = cpu_hotplug_args,
+	  .returns = QMP_RETURNS_OBJECT(cpu_op_ret) },
 	{ .name = "cpuhp-recover",
 	  .handler = cmd_cpuhp_recover,
 	  .help = "put a vCPU a failed rollback left broken back in line",
-	  .args = recover_args },
+	  .args = recover_args,
+	  .returns = QMP_RETURNS_OBJECT(cpu_op_ret) },
 	{ .name = "cpu-resize",
 	  .handler = cmd_cpu_resize,
 	  .help = "add or remove vCPUs until count run; all or nothing",
-	  .args = resize_args },
+	  .args = resize_args,
+	  .returns = QMP_RETURNS_OBJECT(resize_ret) },
 	{ .name = "query-hotplug-stats",
 	  .handler = cmd_query_hotplug_stats,
 	  .flags = QMP_CMD_QUERY,
 	  .help = "guest accesses to the GED and register block, and the "
 		  "ignored ones by reason; exits to user space by kind and "
 		  "device; operations queued; the guest agent's calls "
-		  "and failures" },
+		  "and failures",
+	  .returns = QMP_RETURNS_OBJECT(stats_ret) },
 };
 
 const struct qmp_command *qmp_cmds_table(size_t *n)

@@ -7,8 +7,8 @@
  * The commands and their arguments are declared once, in qc_commands[]
  * (vmm/api/qmp_cmds.c; qmp_cmds_table() below), QEMU's first, then
  * hotvm's; the events are QEMU's DEVICE_DELETED and ACPI_DEVICE_OST and
- * hotvm's CPUHP_STATE.  The reply shapes are documented above each
- * handler.
+ * hotvm's CPUHP_STATE.  Each command's reply is declared in the table
+ * too, beside its arguments.
  *
  * Topology as QEMU shows it for -smp sockets=max,cores=1,threads=1: CPU
  * slot n is {socket-id: n, core-id: 0, thread-id: 0} with APIC ID n.

@@ -285,6 +285,35 @@ static bool decl_ok(const struct qmp_arg *decl)
 	return true;
 }
 
+static bool field_ok(const struct qmp_field *f);
+
+/* Members that can be checked: each sound, no name twice. */
+static bool members_ok(const struct qmp_field *m)
+{
+	for (const struct qmp_field *f = m; f && f->name; f++) {
+		for (const struct qmp_field *g = m; g != f; g++)
+			if (!strcmp(g->name, f->name))
+				return false;
+		if (!field_ok(f))
+			return false;
+	}
+	return true;
+}
+
+static bool field_ok(const struct qmp_field *f)
+{
+	bool container = f->type == QMP_T_ARRAY || f->type == QMP_T_MAP;
+	enum qmp_type t = container ? f->elem : f->type;
+
+	if (f->type < QMP_T_INT || f->type > QMP_T_MAP || t < QMP_T_INT ||
+	    t > QMP_T_OBJECT)
+		return false;
+	/* Members belong to an object, or to the objects of a container. */
+	if (f->members && t != QMP_T_OBJECT)
+		return false;
+	return members_ok(f->members);
+}
+
 bool qmp_command_ok(const struct qmp_command *cmd)
 {
 	unsigned int where = cmd->flags & (QMP_CMD_FAST | QMP_CMD_QUERY);
@@ -292,5 +321,6 @@ bool qmp_command_ok(const struct qmp_command *cmd)
 	/* A batch is a burst of operations: on the operation thread only. */
 	return cmd->name && cmd->handler &&
 	       where != (QMP_CMD_FAST | QMP_CMD_QUERY) &&
-	       (!cmd->batch || !where) && decl_ok(cmd->args);
+	       (!cmd->batch || !where) && decl_ok(cmd->args) &&
+	       (!cmd->returns.type || field_ok(&cmd->returns));
 }

@@ -64,6 +64,51 @@ struct qmp_arg {
 	const char *help; /* one line, for the documentation */
 };
 
+/*
+ * The JSON type of a member of a reply, as the reply's declaration gives
+ * it (QAPI's "returns"): what the README's table and the reply-shape test
+ * (tests/api/test_api_replies.c) are made from.
+ */
+enum qmp_type {
+	QMP_T_INT = 1,
+	QMP_T_STR,
+	QMP_T_BOOL,
+	QMP_T_OBJECT, /* exactly the members declared */
+	QMP_T_ARRAY,  /* every element of type elem */
+	/* An object whose members are not fixed, every one of type elem. */
+	QMP_T_MAP,
+};
+
+/*
+ * A member of a reply (or, without a name, the whole reply): its type,
+ * whether it may be absent or null, and for an object (or an array or map
+ * of objects) its members, an array ended by an entry without a name.
+ */
+struct qmp_field {
+	const char *name;
+	enum qmp_type type;
+	enum qmp_type elem; /* QMP_T_ARRAY, QMP_T_MAP: each element's type */
+	bool optional;
+	bool nullable;
+	const struct qmp_field *members;
+};
+
+/* A reply's declaration: {} ... */
+#define QMP_RETURNS_NOTHING                                                    \
+	{                                                                      \
+		.type = QMP_T_OBJECT                                           \
+	}
+/* ... an object with members m ... */
+#define QMP_RETURNS_OBJECT(m)                                                  \
+	{                                                                      \
+		.type = QMP_T_OBJECT, .members = (m)                           \
+	}
+/* ... or an array of such objects. */
+#define QMP_RETURNS_LIST(m)                                                    \
+	{                                                                      \
+		.type = QMP_T_ARRAY, .elem = QMP_T_OBJECT, .members = (m)      \
+	}
+
 /* One request of a batch: its arguments, and what handler would return. */
 struct qmp_call {
 	struct json_object *args; /* borrowed */
@@ -74,8 +119,9 @@ struct qmp_call {
 
 /*
  * A command, declared once: its name, where it runs (flags), a one-line
- * description and its arguments (an array ended by an entry without a
- * name; NULL for none).  The server checks a request against args before
+ * description, its arguments (an array ended by an entry without a name;
+ * NULL for none) and what its reply holds when it succeeds (returns; a
+ * type of 0 declares nothing, which only the server's tests do).  The server checks a request against args before
  * the handler runs, with QEMU's words: "Parameter 'x' is missing",
  * "Invalid parameter type for 'x', expected: integer", "Parameter 'x' is
  * unexpected", so the handler reads them without checking again
@@ -102,6 +148,7 @@ struct qmp_command {
 	unsigned int flags; /* QMP_CMD_*; 0 for an operation */
 	const char *help;
 	const struct qmp_arg *args;
+	struct qmp_field returns;
 };
 
 /* Runs in the I/O thread: never blocks, never waits for a lock held long. */
@@ -143,7 +190,10 @@ int qmp_check_args(struct json_object *args, const struct qmp_arg *decl,
 const struct qmp_arg *qmp_arg_find(const struct qmp_arg *decl,
 				   const char *name);
 
-/* A command the server can take: a handler, flags that agree, sound args. */
+/*
+ * A command the server can take: a handler, flags that agree, sound
+ * arguments and reply declarations (known types, no name twice).
+ */
 bool qmp_command_ok(const struct qmp_command *cmd);
 
 /*
