@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * vmm/api/qmp_cmds.c on the real hotplug controller, host table and cpuhp,
+ * vmm/api/qmp_cmds*.c on the real hotplug controller, host table and cpuhp,
  * with fake vCPUs and a scripted guest (fake_vm.h), through the real QMP
  * server and the client library: every command's reply shape, every
  * argument error, QEMU's request shapes (as libvirt sends them), events
@@ -36,6 +36,7 @@
 static struct {
 	char dir[48], path[96];
 	struct qmp_server *s;
+	struct qmp_cmds *qc;
 	struct fake_vm *fv;
 	struct hotplug *hp;
 	struct qmp_client *c;
@@ -55,7 +56,7 @@ static void setup(unsigned int max, unsigned int boot)
 	CHECK_EQ(qmp_server_create(&(struct qmp_server_opts){ .path = t.path },
 				   &t.s),
 		 0);
-	CHECK_EQ(qmp_cmds_register(t.s, t.hp, &t.fv->vm), 0);
+	CHECK_EQ(qmp_cmds_register(t.s, t.hp, &t.fv->vm, &t.qc), 0);
 	CHECK_EQ(qmp_server_start(t.s), 0);
 	CHECK_EQ(qmp_client_connect(t.path, 1, T_MS, &t.c, &e), 0);
 }
@@ -92,10 +93,10 @@ static void teardown(void)
 {
 	check_agreement();
 	qmp_client_close(t.c);
-	qmp_cmds_detach(t.hp);
+	qmp_cmds_detach(t.qc);
 	qmp_server_stop(t.s);
-	qmp_cmds_unregister(t.hp);
 	fake_vm_destroy(t.fv);
+	qmp_cmds_unregister(t.qc);
 	rmdir(t.dir);
 }
 

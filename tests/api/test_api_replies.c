@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * Every command's reply against its declaration (the .returns of
- * qc_commands[], vmm/api/qmp_cmds.c).  Each command of the table runs
+ * qc_commands[], vmm/api/qmp_cmds_table.c).  Each command of the table runs
  * through the real server and client, on the real controller with fake
  * vCPUs and the scripted guest (fake_vm.h), in states that bring out its
  * optional members; every reply must carry exactly the declared members,
@@ -36,6 +36,7 @@
 static struct {
 	char dir[48], path[96];
 	struct qmp_server *s;
+	struct qmp_cmds *qc;
 	struct fake_vm *fv;
 	struct qmp_client *c;
 } t;
@@ -271,7 +272,7 @@ static void setup(unsigned int max, unsigned int boot)
 	CHECK_EQ(qmp_server_create(&(struct qmp_server_opts){ .path = t.path },
 				   &t.s),
 		 0);
-	CHECK_EQ(qmp_cmds_register(t.s, t.fv->hp, &t.fv->vm), 0);
+	CHECK_EQ(qmp_cmds_register(t.s, t.fv->hp, &t.fv->vm, &t.qc), 0);
 	CHECK_EQ(qmp_server_start(t.s), 0);
 	CHECK_EQ(qmp_client_connect(t.path, 1, T_MS, &t.c, &e), 0);
 }
@@ -279,10 +280,10 @@ static void setup(unsigned int max, unsigned int boot)
 static void teardown(void)
 {
 	qmp_client_close(t.c);
-	qmp_cmds_detach(t.fv->hp);
+	qmp_cmds_detach(t.qc);
 	qmp_server_stop(t.s);
-	qmp_cmds_unregister(t.fv->hp);
 	fake_vm_destroy(t.fv);
+	qmp_cmds_unregister(t.qc);
 	rmdir(t.dir);
 }
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * The trace's model and drawings without a VM: events shaped as hotvm
- * sends them (vmm/api/qmp_cmds.c) for a Linux guest, which reports only
+ * sends them (vmm/api/qmp_cmds_events.c) for a Linux guest, which reports only
  * the stages the host observes, and for the tiny guest; a cpu-hotplug
  * reply; the text and SVG drawn from the result.  The VM-backed checks
  * are in watch-trace.py.

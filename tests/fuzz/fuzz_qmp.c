@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * Fuzzes the control API: the QMP server's framing, parsing and dispatch
- * (vmm/api/qmp_*.c) and the commands' handlers (vmm/api/qmp_cmds.c),
+ * (vmm/api/qmp_*.c) and the commands' handlers (vmm/api/qmp_cmds*.c),
  * on the real hotplug controller with the API tests' fake vCPUs and
  * scripted guest in place of KVM (tests/api/fake_vm.h).
  *
@@ -201,6 +201,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	unsigned int max = 1 + (flags >> 1) % 8, boot = 1 + b1 % max;
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	struct qmp_server *s;
+	struct qmp_cmds *qc;
 	struct fake_vm *fv;
 	const uint8_t *body;
 	size_t n;
@@ -221,7 +222,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				    /* Sometimes small, to reach the limit. */
 				    .max_request = b4 ? 16u * b4 : 0 },
 			    &s) == 0);
-	FUZZ_ASSERT(qmp_cmds_register(s, fv->hp, NULL) == 0);
+	FUZZ_ASSERT(qmp_cmds_register(s, fv->hp, NULL, &qc) == 0);
 	FUZZ_ASSERT(qmp_server_start(s) == 0);
 
 	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
@@ -236,11 +237,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	n = read_all(fd);
 	close(fd);
 
-	/* As run.c: no events, the workers joined, then the commands go. */
-	qmp_cmds_detach(fv->hp);
+	/*
+	 * As the board: no events, the workers joined, the vCPUs stopped,
+	 * then the commands go.
+	 */
+	qmp_cmds_detach(qc);
 	qmp_server_stop(s);
-	qmp_cmds_unregister(fv->hp);
 	fake_vm_destroy(fv);
+	qmp_cmds_unregister(qc);
 	check_replies(n);
 	return 0;
 }

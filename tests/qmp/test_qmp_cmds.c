@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The command table (vmm/api/qmp_cmds.c, qc_commands[]) is the one home of
- * the QMP command list: query-commands, README.md's list (arguments and
- * reply members) and `hotvm cpu --help` are held to it here, and the
- * declarations to what the rest of hotvm accepts.  HOTVM_README names
+ * The command table (vmm/api/qmp_cmds_table.c, qc_commands[]) is the one
+ * home of the QMP command list: query-commands, README.md's list
+ * (arguments and reply members) and `hotvm cpu --help` are held to it
+ * here, and the declarations to what the rest of hotvm accepts.  HOTVM_README names
  * README.md (readme_section.h).
  *
  * No controller is needed: query-commands is the server's own, and nothing

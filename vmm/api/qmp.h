@@ -36,6 +36,9 @@
  * peer credentials (SO_PEERCRED) are checked: the uid hotvm runs as, root,
  * and members of api_gid if one is given (the socket is then 0660 and
  * owned by that group).
+ *
+ * A command is declared as vmm/api/qmp_schema.h says; the server's files,
+ * one job each, are listed in vmm/api/qmp_internal.h.
  */
 #ifndef HOTVM_QMP_H
 #define HOTVM_QMP_H

@@ -166,7 +166,7 @@ static int board_build(struct board *b)
 static void board_reset(struct board *b, enum vm_cause cause)
 {
 	pr_err("resetting the VM (%s)", vm_cause_name(cause));
-	qmp_cmds_event_cause("RESET", cause);
+	qmp_cmds_event_cause(b->qmp_cmds, "RESET", cause);
 	hotplug_reset_begin(b->hp);
 	for (size_t i = BOARD_STEPS; i-- > 0;)
 		if (board_steps[i].reset && board_steps[i].teardown)
@@ -290,7 +290,7 @@ int board_run(const struct board_config *c)
 	else if (vm_cause_guest(b.vm.stop_cause))
 		pr_err("%s", b.vm.stop_reason);
 	/* Every wait for the guest ends, new operations are refused. */
-	qmp_cmds_event_cause("SHUTDOWN", b.vm.stop_cause);
+	qmp_cmds_event_cause(b.qmp_cmds, "SHUTDOWN", b.vm.stop_cause);
 	hotplug_shutdown(b.hp);
 	board_unwind(&b, 0);
 	return status;

@@ -25,6 +25,7 @@
 
 #define BOARD_PAGE_SIZE 4096ULL
 
+struct qmp_cmds;
 struct qmp_server;
 
 struct board {
@@ -36,6 +37,7 @@ struct board {
 	struct hooks hooks;
 	struct hotplug *hp; /* owns every vCPU */
 	struct qmp_server *qmp;
+	struct qmp_cmds *qmp_cmds; /* the commands' state on qmp */
 	int sig_fd;
 	size_t up; /* board_steps[] set up, from the first */
 

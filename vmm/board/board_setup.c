@@ -144,7 +144,7 @@ void board_free_qmp(struct board *b)
 
 int board_register_qmp(struct board *b)
 {
-	if (!b->qmp || !qmp_cmds_register(b->qmp, b->hp, &b->vm))
+	if (!b->qmp || !qmp_cmds_register(b->qmp, b->hp, &b->vm, &b->qmp_cmds))
 		return 0;
 	pr_err("cannot register the QMP commands");
 	return -ENOMEM;
@@ -153,7 +153,8 @@ int board_register_qmp(struct board *b)
 void board_unregister_qmp(struct board *b)
 {
 	if (b->qmp)
-		qmp_cmds_unregister(b->hp);
+		qmp_cmds_unregister(b->qmp_cmds);
+	b->qmp_cmds = NULL;
 }
 
 /* The server runs across resets, as QEMU's monitor. */
@@ -177,7 +178,7 @@ void board_stop_qmp(struct board *b)
 {
 	if (!b->qmp)
 		return;
-	qmp_cmds_detach(b->hp);
+	qmp_cmds_detach(b->qmp_cmds);
 	board_free_qmp(b);
 }
 

@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * The QMP server's strict lexical check of a request, run on its bytes as
- * they arrive and before json-c sees them (vmm/api/qmp_input.c feeds
- * json-c only the bytes found good).  json-c accepts raw control characters in strings
- * and checks UTF-8 only for its shape; this checks what RFC 8259 and
- * QEMU's JSON lexer and parser refuse:
+ * they arrive and before json-c sees them (the server's input,
+ * vmm/api/qmp_input.c, feeds json-c only the bytes found good).  json-c
+ * accepts raw control characters in strings and checks UTF-8 only for its
+ * shape; this checks what RFC 8259 and QEMU's JSON lexer and parser
+ * refuse:
  *  - a raw byte below 0x20 inside a string (a line end inside a string is
  *    how a request cut short swallows the next one: refused at that byte,
  *    the server resumes after the line end);

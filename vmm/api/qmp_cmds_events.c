@@ -1,0 +1,206 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The controller's events as QMP events (docs/control-api.md): QEMU's
+ * ACPI_DEVICE_OST, DEVICE_DELETED, POWERDOWN and the lifecycle's
+ * SHUTDOWN and RESET with QEMU's shapes, and hotvm's CPUHP_STATE,
+ * CPUS_CHANGED and CPUHP_AGREEMENT.  The callbacks run in whatever thread
+ * made the change, under qc->lock; once the commands are detached they do
+ * nothing.
+ */
+#include <stdio.h>
+
+#include <json-c/json.h>
+
+#include "qmp.h"
+#include "qmp_cmds_internal.h"
+#include "vm.h"
+
+static void ev_state(void *ctx, enum hp_side side, const struct cpuhp_notice *n)
+{
+	struct qmp_cmds *qc = ctx;
+	struct json_object *d;
+
+	pthread_mutex_lock(&qc->lock);
+	if (!qc->s)
+		goto out;
+	d = json_object_new_object();
+	qc_add_int(d, "cpu", n->cpu);
+	qc_add_str(d, "side", qc_side_names[side]);
+	qc_add_str(d, "kind", n->kind == CPUHP_NOTICE_DONE ? "done" : "step");
+	qc_add_int(d, "state", n->state);
+	qc_add_str(d, "name", qc_name_locked(qc, side, n->state));
+	qc_add_str(d, "direction", n->bringup ? "up" : "down");
+	qc_add_bool(d, "rollback", n->rollback);
+	qc_add_bool(d, "injected", n->injected);
+	qc_add_int(d, "ret", n->ret);
+	/* Progress: a client that lags may miss some, and is told so. */
+	qmp_emit_event_lossy(qc->s, "CPUHP_STATE", d);
+out:
+	pthread_mutex_unlock(&qc->lock);
+}
+
+/*
+ * What the host observed of the guest (hp_stage): a CPUHP_STATE on the
+ * guest side with "stage" instead of a state of the guest's table, which
+ * is all there is to report for a guest that does not report its own.
+ */
+static void ev_stage(void *ctx, unsigned int cpu, const char *id,
+		     enum hp_stage st)
+{
+	struct qmp_cmds *qc = ctx;
+	struct json_object *d;
+
+	pthread_mutex_lock(&qc->lock);
+	if (!qc->s)
+		goto out;
+	d = json_object_new_object();
+	qc_add_int(d, "cpu", cpu);
+	if (id && *id)
+		qc_add_str(d, "id", id);
+	qc_add_str(d, "side", qc_side_names[HP_SIDE_GUEST]);
+	qc_add_str(d, "kind", "stage");
+	qc_add_str(d, "stage", hotplug_stage_name(st));
+	qc_add_str(d, "direction",
+		   st == HP_STAGE_ABSENT || st == HP_STAGE_EJECTING ? "down"
+								    : "up");
+	qmp_emit_event_lossy(qc->s, "CPUHP_STATE", d);
+out:
+	pthread_mutex_unlock(&qc->lock);
+}
+
+/* QEMU's ACPI_DEVICE_OST: {"info": ACPIOSTInfo}. */
+static void ev_ost(void *ctx, unsigned int cpu, const char *id, uint32_t event,
+		   uint32_t status)
+{
+	struct qmp_cmds *qc = ctx;
+	struct json_object *d, *info;
+	char slot[16];
+
+	pthread_mutex_lock(&qc->lock);
+	if (!qc->s)
+		goto out;
+	info = json_object_new_object();
+	if (id && *id)
+		qc_add_str(info, "device", id);
+	snprintf(slot, sizeof(slot), "%u", cpu);
+	qc_add_str(info, "slot", slot);
+	qc_add_str(info, "slot-type", "CPU");
+	qc_add_int(info, "source", event);
+	qc_add_int(info, "status", status);
+	d = json_object_new_object();
+	json_object_object_add(d, "info", info);
+	qmp_emit_event(qc->s, "ACPI_DEVICE_OST", d);
+out:
+	pthread_mutex_unlock(&qc->lock);
+}
+
+/* QEMU's DEVICE_DELETED: {"device": id (only if it has one), "path"}. */
+static void ev_deleted(void *ctx, unsigned int cpu, const char *id)
+{
+	struct qmp_cmds *qc = ctx;
+	struct json_object *d;
+	struct qc_slot *sl;
+	char path[QC_PATH_MAX];
+
+	pthread_mutex_lock(&qc->lock);
+	if (!qc->s || cpu >= qc->max)
+		goto out;
+	sl = &qc->slots[cpu];
+	if (id && *id)
+		snprintf(path, sizeof(path), QC_PERIPHERAL, id);
+	else if (sl->kind == QC_PATH_UNATTACHED)
+		snprintf(path, sizeof(path), QC_UNATTACHED, cpu);
+	else if (sl->kind == QC_PATH_ANON)
+		snprintf(path, sizeof(path), QC_PERIPHERAL_ANON, sl->anon);
+	else if (sl->kind == QC_PATH_PERIPHERAL)
+		snprintf(path, sizeof(path), QC_PERIPHERAL, sl->id);
+	else
+		snprintf(path, sizeof(path), QC_PERIPHERAL_ANON,
+			 qc->next_anon++);
+	*sl = (struct qc_slot){ .kind = QC_PATH_NONE };
+	d = json_object_new_object();
+	if (id && *id)
+		qc_add_str(d, "device", id);
+	qc_add_str(d, "path", path);
+	qmp_emit_event(qc->s, "DEVICE_DELETED", d);
+out:
+	pthread_mutex_unlock(&qc->lock);
+}
+
+/*
+ * hotvm's CPUS_CHANGED: {"cpu", "online", "count", "cpulist"} whenever
+ * the set of online vCPUs changes, whichever walk changed it; never
+ * dropped, so an orchestrator can follow the set without polling.
+ */
+static void ev_online(void *ctx, unsigned int cpu, bool online,
+		      unsigned int count, const char *cpulist)
+{
+	struct qmp_cmds *qc = ctx;
+	struct json_object *d;
+
+	pthread_mutex_lock(&qc->lock);
+	if (qc->s) {
+		d = json_object_new_object();
+		qc_add_int(d, "cpu", cpu);
+		qc_add_bool(d, "online", online);
+		qc_add_int(d, "count", count);
+		qc_add_str(d, "cpulist", cpulist);
+		qmp_emit_event(qc->s, "CPUS_CHANGED", d);
+	}
+	pthread_mutex_unlock(&qc->lock);
+}
+
+/*
+ * hotvm's CPUHP_AGREEMENT: {"cpu", "id"?, "agree", "reason"?}, when the
+ * agreement check finds a vCPU's sides apart (it then needs
+ * cpuhp-recover) and when cpuhp-recover has put them back in line.
+ */
+static void ev_agreement(void *ctx, unsigned int cpu, const char *id,
+			 bool agree, const char *why)
+{
+	struct qmp_cmds *qc = ctx;
+	struct json_object *d;
+
+	pthread_mutex_lock(&qc->lock);
+	if (qc->s) {
+		d = json_object_new_object();
+		qc_add_int(d, "cpu", cpu);
+		if (id && *id)
+			qc_add_str(d, "id", id);
+		qc_add_bool(d, "agree", agree);
+		if (!agree)
+			qc_add_str(d, "reason", why);
+		qmp_emit_event(qc->s, "CPUHP_AGREEMENT", d);
+	}
+	pthread_mutex_unlock(&qc->lock);
+}
+
+void qmp_cmds_event_cause(struct qmp_cmds *qc, const char *event,
+			  enum vm_cause cause)
+{
+	struct json_object *d;
+
+	if (!qc)
+		return;
+	pthread_mutex_lock(&qc->lock);
+	if (qc->s) {
+		d = json_object_new_object();
+		qc_add_bool(d, "guest", vm_cause_guest(cause));
+		qc_add_str(d, "reason", vm_cause_name(cause));
+		qmp_emit_event(qc->s, event, d);
+	}
+	pthread_mutex_unlock(&qc->lock);
+}
+
+struct hp_events qc_events(struct qmp_cmds *qc)
+{
+	return (struct hp_events){
+		.ctx = qc,
+		.state = ev_state,
+		.ost = ev_ost,
+		.deleted = ev_deleted,
+		.stage = ev_stage,
+		.online = ev_online,
+		.agreement = ev_agreement,
+	};
+}
