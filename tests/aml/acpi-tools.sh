@@ -93,15 +93,20 @@ mat() {
 	fi
 }
 
-# acpiexec FILL OUT COMMANDS: runs the ';'-separated commands on the
+# acpiexec FILL OUT COMMANDS [SETTLE]: runs the ';'-separated commands on the
 # current dump.  They go in on stdin, one a line, as typed at its prompt:
 # -b refuses a batch longer than 1023 characters.  Every table but the
 # RSDP: acpiexec 20200925 reads an RSDP file as if it were an SDT, past
 # its 36 bytes (under meson's MALLOC_PERTURB_ it then fails "AE_NO_MEMORY,
 # ???? ... Attempted table install failed"); it makes its own RSDP anyway.
+# With SETTLE (seconds) it waits that long before quit: acpiexec runs each
+# Notify handler on a thread of its own, and a quit that comes first (a
+# loaded host) cuts them short ("Outstanding cache allocations", Notify
+# lines missing or run together).
 run_acpiexec() {
 	{
 		echo "$3" | tr ';' '\n'
+		[ -z "${4:-}" ] || sleep "$4"
 		echo quit
 	} | (cd "$dir" && "$ACPIEXEC" -fv "$1" -vr \
 		apic.dat dsdt.dat facp.dat xsdt.dat) >"$2" 2>&1
@@ -390,7 +395,7 @@ check_scan() {
 	name=$(cpu_name $last)
 	out=$tmp/scan
 	run_acpiexec "$fill" "$out" \
-		"evaluate \\_SB.CPUS.C000._OST 1 $last (00); evaluate \\_SB.GED_._EVT 0"
+		"evaluate \\_SB.CPUS.C000._OST 1 $last (00); evaluate \\_SB.GED_._EVT 0" 2
 	clean_run "$max CPUs: GED _EVT with $what stuck on: no AE_ errors" \
 		"$out" 2
 	got=$(section "$out" 2 | grep -c "Notify on \[$name\] .* Value $value")
