@@ -144,6 +144,18 @@ int vmproc_wait_apicids(struct vmproc *v, const char *ids, int timeout_ms)
 	return vmproc_wait_field(v, v->apicids, ids, timeout_ms);
 }
 
+void vmproc_drain(struct vmproc *v)
+{
+	struct pollfd p = { .fd = v->out_fd, .events = POLLIN };
+	char line[512];
+
+	do {
+		while (vmproc_take_line(v, line, sizeof(line)))
+			;
+	} while (v->out_fd >= 0 && poll(&p, 1, 0) > 0 && (p.revents & POLLIN) &&
+		 vmproc_fill(v, now_ms() + 1));
+}
+
 /* $VMPROC_READY_MS: a Linux guest in the nested lab boots in 10-60 s. */
 static int vmproc_ready_ms(void)
 {

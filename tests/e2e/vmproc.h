@@ -47,6 +47,9 @@ int vmproc_wait_online(struct vmproc *v, const char *cpulist, int timeout_ms);
 /* Waits until the guest's last "apicids:" line says @ids ("0 2 5"). */
 int vmproc_wait_apicids(struct vmproc *v, const char *ids, int timeout_ms);
 
+/* Reads what the console has now, without waiting (v->online follows). */
+void vmproc_drain(struct vmproc *v);
+
 /*
  * Waits for hotvm to end on its own (a guest poweroff, --no-reboot),
  * reading the console meanwhile.  Returns its exit status, -1 if a signal

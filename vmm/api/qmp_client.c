@@ -376,6 +376,11 @@ struct json_object *qmp_client_greeting(struct qmp_client *c)
 	return c->greeting;
 }
 
+int qmp_client_fd(struct qmp_client *c)
+{
+	return c->fd;
+}
+
 void qmp_client_close(struct qmp_client *c)
 {
 	if (!c)

@@ -69,6 +69,12 @@ int qmp_client_next_event(struct qmp_client *c, struct json_object **event,
 /* Events kept so far. */
 size_t qmp_client_pending_events(struct qmp_client *c);
 
+/*
+ * The socket, to poll() on it together with other fds (tools/consistency
+ * waits for an event or a console line, whichever comes first).
+ */
+int qmp_client_fd(struct qmp_client *c);
+
 void qmp_client_close(struct qmp_client *c);
 
 #endif
