@@ -601,6 +601,30 @@ static void test_guest_eject(void)
 	json_object_put(ok("device_del", "{\"id\": \"g2\"}"));
 	CHECK(!cpu_plugged(2));
 	teardown();
+
+	/*
+	 * A host fault armed for the next operation does not veto what the
+	 * guest did (found by tools/consistency: it failed the host's walk,
+	 * which went back up while DEVICE_DELETED said the vCPU was gone).
+	 */
+	setup(4, 1);
+	json_object_put(ok("device_add", "%s", add2));
+	json_object_put(ok("cpuhp-inject-fault", "{\"cpu\": 2, \"side\": "
+						 "\"host\", \"state\": "
+						 "\"host:prepare\"}"));
+	drain_events();
+	CHECK_EQ(sim_guest_eject(2), 0);
+	hotplug_guest_work(t.hp);
+	ev = event("DEVICE_DELETED");
+	CHECK(ev);
+	json_object_put(ev);
+	CHECK(!cpu_plugged(2));
+	c = cpuhp_cpu(2);
+	CHECK_STREQ(gs(get(c, "host"), "name"), "offline");
+	CHECK(!get(get(c, "host"), "fail-name") ||
+	      !gs(get(c, "host"), "fail-name"));
+	json_object_put(c);
+	teardown();
 }
 
 /*

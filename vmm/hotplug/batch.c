@@ -42,10 +42,18 @@ static void batch_ask(struct hotplug *hp, const unsigned int *cpus,
 
 		if (results[i])
 			continue;
-		/* Armed before the request: an answer cannot come first. */
+		/*
+		 * Armed before the request: an answer cannot come first.
+		 * Marked batched before it too: the batch runs outside the
+		 * operation gate between its CPUs' walks, and an agreement
+		 * check on demand (query-cpuhp) must not judge a CPU shown
+		 * to the guest before its walk is on (hp->lock: the check
+		 * reads the mark under it).
+		 */
 		pthread_mutex_lock(&hp->lock);
 		s->w = (struct hp_wait_flags){ .started = atomic_load(
 						       &s->vcpu.started) };
+		s->batched = true;
 		pthread_mutex_unlock(&hp->lock);
 		if (request == hpregs_plug)
 			set_presented(hp, cpus[i]);
@@ -54,10 +62,10 @@ static void batch_ask(struct hotplug *hp, const unsigned int *cpus,
 			pr_err("CPU %u: the register block refused the "
 			       "request: %s",
 			       cpus[i], strerror(-ret));
+			hp_set_batched(hp, cpus[i], false);
 			results[i] = ret;
 			continue;
 		}
-		s->batched = true;
 		asked++;
 	}
 	if (!asked)
@@ -68,7 +76,7 @@ static void batch_ask(struct hotplug *hp, const unsigned int *cpus,
 	/* No event: each CPU's own walk asks again (and raises again). */
 	pr_err("batch: cannot raise the GED interrupt: %s", strerror(-ret));
 	for (unsigned int i = 0; i < n; i++)
-		hp->slots[cpus[i]].batched = false;
+		hp_set_batched(hp, cpus[i], false);
 }
 
 int hotplug_batch_add_begin(struct hotplug *hp, const unsigned int *cpus,
@@ -131,7 +139,7 @@ void hotplug_batch_abandon(struct hotplug *hp, unsigned int cpu, bool add,
 		ret = hotplug_set_target(hp, cpu, HP_SIDE_HOST, HOST_OFFLINE,
 					 timeout_ms, &rep);
 	} else {
-		hp->slots[cpu].batched = false;
+		hp_set_batched(hp, cpu, false);
 		hpregs_cancel_unplug(hp->regs, cpu);
 		ret = hotplug_cpu_add(hp, cpu, NULL, timeout_ms,
 				      HOTPLUG_WAIT_DEFAULT, &rep);

@@ -292,7 +292,10 @@ static void forget_guest(struct hotplug *hp)
 	pthread_mutex_unlock(&hp->lock);
 }
 
-/* One CPU down to offline, whatever a hook says; false if it would not. */
+/*
+ * One CPU down to offline, whatever a hook says (a reset, the guest's own
+ * eject); false if it would not.
+ */
 static bool force_down(struct hotplug *hp, unsigned int cpu)
 {
 	struct cpuhp_cpu c;
@@ -302,11 +305,23 @@ static bool force_down(struct hotplug *hp, unsigned int cpu)
 	cpuhp_cpu_info(&hp->m, cpu, &c);
 	if (c.broken)
 		cpuhp_clear_broken(&hp->m, cpu);
+	/*
+	 * A fault injected for the next operation is a veto as a hook's exit
+	 * is, and this walk takes none: left armed, it would fail the walk
+	 * and roll the CPU back up after the guest let it go.
+	 */
+	if (c.fail != CPUHP_INVALID) {
+		pr_err("CPU %u: the fault injected at host state %d is "
+		       "dropped: "
+		       "this walk cannot fail",
+		       cpu, c.fail);
+		cpuhp_set_fail(&hp->m, cpu, CPUHP_INVALID);
+	}
 	if (c.state != HOST_OFFLINE)
 		ret = cpuhp_cpu_down(&hp->m, cpu, HOST_OFFLINE);
 	pthread_mutex_unlock(&hp->table_lock);
-	hp->slots[cpu].batched = false;
-	hp->slots[cpu].prestaged = false;
+	hp_set_batched(hp, cpu, false);
+	hp_set_prestaged(hp, cpu, false);
 	if (ret)
 		pr_err("CPU %u: its host table did not walk down (%s); its "
 		       "vCPU is stopped all the same",
@@ -682,7 +697,7 @@ static int cpu_add(struct hotplug *hp, unsigned int cpu, const char *id,
 		set_id(hp, cpu,
 		       host_state(hp, cpu) == HOST_OFFLINE ? NULL : prev);
 	if (!ret && hp->slots[cpu].prestaged) {
-		hp->slots[cpu].prestaged = false; /* taken from the pool */
+		hp_set_prestaged(hp, cpu, false); /* taken from the pool */
 		hp_prestage_fill(hp);
 	}
 	return ret;
@@ -726,7 +741,7 @@ static int cpu_remove(struct hotplug *hp, unsigned int cpu, int timeout_ms,
 	op_end(hp, ret);
 	if (ret)
 		return ret;
-	hp->slots[cpu].prestaged = false;
+	hp_set_prestaged(hp, cpu, false);
 	deleted(hp, cpu);
 	hp_prestage_fill(hp); /* a pool slot may have gone to a batch */
 	return 0;
@@ -1056,9 +1071,14 @@ static void guest_eject(struct hotplug *hp, unsigned int cpu)
 		return;
 	pr_err("CPU %u: the guest ejected it; its vCPU is removed", cpu);
 	hp->forced = true;
-	force_down(hp, cpu);
+	/*
+	 * A walk that did not get down went back up (and presented the CPU
+	 * again): the device is still there, so no DEVICE_DELETED, and the
+	 * agreement check judges where it ended.
+	 */
+	if (force_down(hp, cpu))
+		deleted(hp, cpu);
 	hp->forced = false;
-	deleted(hp, cpu);
 }
 
 /*

@@ -211,6 +211,18 @@ void hp_stage_notify(const struct hp_events *ev, unsigned int cpu,
 		     const char *id, enum hp_stage st);
 /* vCPU thread: the guest started this vCPU (vcpu.on_start). */
 void hp_vcpu_started(void *ctx, unsigned int cpu);
+/*
+ * Marks @cpu as a batch's (asked already, its own walk next), or no longer.
+ * Under hp->lock: an agreement check on demand reads it (agree.c), and a
+ * batch sets it outside the operation gate.
+ */
+void hp_set_batched(struct hotplug *hp, unsigned int cpu, bool on);
+/*
+ * Marks @cpu as one of the prestaged pool's, or no longer.  Under hp->lock:
+ * the query thread reads the mark (hotplug_cpu_view()), and the main
+ * thread clears it too when it follows the guest's own eject.
+ */
+void hp_set_prestaged(struct hotplug *hp, unsigned int cpu, bool on);
 
 /*
  * A step of the current operation failed for @cpu: logs it and keeps the

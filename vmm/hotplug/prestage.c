@@ -39,7 +39,6 @@ void hp_prestage_fill(struct hotplug *hp)
 	}
 	for (unsigned int cpu = hp->boot_cpus;
 	     have < hp->prestage && cpu < hp->max_cpus; cpu++) {
-		struct hp_slot *s = &hp->slots[cpu];
 		struct cpuhp_cpu c = entry(hp, cpu);
 		int ret;
 
@@ -54,7 +53,7 @@ void hp_prestage_fill(struct hotplug *hp)
 			       cpu, strerror(-ret));
 			return;
 		}
-		s->prestaged = true;
+		hp_set_prestaged(hp, cpu, true);
 		have++;
 	}
 }

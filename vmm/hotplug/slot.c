@@ -173,6 +173,20 @@ void hp_online_changed(struct hotplug *hp, unsigned int cpu, bool online)
 	free(list);
 }
 
+void hp_set_batched(struct hotplug *hp, unsigned int cpu, bool on)
+{
+	pthread_mutex_lock(&hp->lock);
+	hp->slots[cpu].batched = on;
+	pthread_mutex_unlock(&hp->lock);
+}
+
+void hp_set_prestaged(struct hotplug *hp, unsigned int cpu, bool on)
+{
+	pthread_mutex_lock(&hp->lock);
+	hp->slots[cpu].prestaged = on;
+	pthread_mutex_unlock(&hp->lock);
+}
+
 int hp_refuse(struct hp_report *rep, unsigned int cpu, int code,
 	      const char *fmt, ...)
 {
