@@ -29,7 +29,8 @@ Prints a table with medians, p99, exits per operation and the hotvm/QEMU
 ratio, writes every raw figure to a JSON file and, with gnuplot, a PNG
 of the k-th vCPU's latency and RSS against the vCPU count for both.  With
 --linux it also runs tools/bench-linux.sh (the Linux guest in the nested
-lab) and puts its figures into the same JSON and table.  A benchmark, not a test.
+lab) and puts its figures into the same JSON and table.  A benchmark, not
+a test.
 
   tools/bench-hotplug.py [-b BUILD] [-c CYCLES] [-m MAX] [-o JSON]
                          [-p PNG] [--no-qemu] [--prestage K]
@@ -258,13 +259,18 @@ class VM:
 class KvmTrace:
     """The kernel's count of one VMM's exits: kvm:kvm_userspace_exit (each
     return from KVM_RUN) and kvm:kvm_exit (every VM exit, handled in the
-    kernel or not), recorded in tracefs for the VMM's threads alone
-    (set_event_pid, and event-fork for the threads it starts later)."""
+    kernel or not), with kvm:kvm_pio for the ports, recorded in tracefs for
+    the VMM's threads alone (set_event_pid, and event-fork for the threads
+    it starts later)."""
 
-    EVENTS = ('kvm_userspace_exit', 'kvm_exit')
+    EVENTS = ('kvm_userspace_exit', 'kvm_exit', 'kvm_pio')
     # "hotvm-345  (  340) [000] d..1.  12.345: kvm_exit: vcpu 0 reason io"
     LINE = re.compile(r'-(\d+)\s+\(\s*([-\d]+)\)\s+\[\d+\]\s+\S+\s+'
-                      r'[\d.]+:\s+(\w+):.*?\breason (\S+)')
+                      r'[\d.]+:\s+(\w+):\s(.*)$')
+    # What each event is counted by: its reason, or the port.
+    KEY = {'kvm_pio': re.compile(r'\bat (0x[0-9a-f]+)'),
+           'kvm_exit': re.compile(r'\breason (\S+)'),
+           'kvm_userspace_exit': re.compile(r'\breason (\S+)')}
 
     def __init__(self, root):
         self.root, self.pid = root, None
@@ -316,8 +322,10 @@ class KvmTrace:
                     out['foreign'] += 1
                     continue
                 e = out[m.group(3)]
+                k = self.KEY[m.group(3)].search(m.group(4))
+                k = k.group(1) if k else '?'
                 e['n'] += 1
-                e['reasons'][m.group(4)] = e['reasons'].get(m.group(4), 0) + 1
+                e['reasons'][k] = e['reasons'].get(k, 0) + 1
         return out
 
     def close(self):
@@ -497,7 +505,10 @@ def summarize_exits(samples):
              for o in own])
         d['hotvm_by_device'] = median_counts([o['by-device'] for o in own])
     if ker:
-        for e, name in (('kvm_userspace_exit', 'user'), ('kvm_exit', 'all')):
+        for e, name in (('kvm_userspace_exit', 'user'), ('kvm_exit', 'all'),
+                        ('kvm_pio', 'pio')):
+            if any(e not in k for k in ker):
+                continue  # saved before kvm_pio was counted
             d[name] = pct([k[e]['n'] for k in ker], 0.5)
             d[name + '_reasons'] = median_counts([k[e]['reasons']
                                                   for k in ker])
@@ -632,14 +643,15 @@ def exits_table(s, kinds):
                             x: n for x, n in e['hotvm_by_kind'].items()
                             if x not in ('pio', 'mmio')}).items())
                     if kv[1]))
-            for x in ('user', 'all'):
+            for x in ('user', 'all', 'pio'):
                 if e.get(x + '_reasons'):
                     parts.append('%s: %s' % (x, ', '.join(
                         '%s %d' % kv for kv in sorted(
                             e[x + '_reasons'].items(),
                             key=lambda kv: -kv[1]) if kv[1])))
             if parts:
-                print('# %s %s: %s' % (k, names[key], '; '.join(parts)))
+                print('# %s %s:\n#   %s' % (k, names[key],
+                                           '\n#   '.join(parts)))
 
 
 def plot(res, args):

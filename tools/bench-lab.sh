@@ -10,8 +10,8 @@
 #                      [-s SMP] [-t SECONDS]
 #     -b            build with vmm/hotvm, guest/hotvm-tiny.elf,
 #                   tests/e2e/bench-states and lab-cache (default build)
-#     -c, -m        bench-hotplug.py's cycles and max vCPUs (default 5, 9;
-#                   bench-hotplug.py wants -m >= 9)
+#     -c, -m        bench-hotplug.py's cycles and max vCPUs (default 10,
+#                   16; it wants -m >= 9)
 #     --before B    also the older build B (its vmm/hotvm and guest image)
 #     --no-qemu     hotvm alone
 #     --no-kernel-exits  hotvm's own count of exits only (no tracefs)
@@ -20,15 +20,16 @@
 #     -s            the lab's CPUs (default 1: lab.sh --smp > 1 now and
 #                   then locks up under TCG; vCPUs are threads either way)
 #     -t            the lab's timeout per boot (default 2400)
-# About 10-15 minutes with the defaults on a loaded 2-core host.  Needs
-# what tools/lab/lab.sh needs (and its --with-qemu, --with-python).
+# About 5 minutes with the defaults on a loaded 2-core host (10 when the
+# lab's kernel freezes once and boots again).  Needs what tools/lab/lab.sh
+# needs (and its --with-qemu, --with-python).
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 build=$top/build
 before=
-cycles=5
-max=9
+cycles=10
+max=16
 qemu=1
 kexits=--kernel-exits
 json=
@@ -36,7 +37,7 @@ log=
 smp=1
 timeout=2400
 
-usage() { sed -n '2,24p' "$0" | sed 's/^# \{0,1\}//'; exit "${1:-2}"; }
+usage() { sed -n '2,25p' "$0" | sed 's/^# \{0,1\}//'; exit "${1:-2}"; }
 while [ $# -gt 0 ]; do
 	case $1 in
 	-[bcmolst] | --before) [ $# -ge 2 ] || usage ;;
