@@ -150,10 +150,10 @@ int board_register_qmp(struct board *b)
 	return -ENOMEM;
 }
 
+/* The server may be gone already (board_stop_qmp()): the state is not. */
 void board_unregister_qmp(struct board *b)
 {
-	if (b->qmp)
-		qmp_cmds_unregister(b->qmp_cmds);
+	qmp_cmds_unregister(b->qmp_cmds);
 	b->qmp_cmds = NULL;
 }
 
