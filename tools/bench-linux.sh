@@ -8,9 +8,14 @@
 # for k = 2..MAX (boot with 1, add one by one up to MAX, remove one by one),
 # REPS runs of each VMM, alternating which goes first.  Prints the medians
 # and the hotvm/QEMU ratios, and writes every raw figure to a JSON file.
+# With -a, a third VMM column: hotvm --agent booting the same guest without
+# its onlining rule (hotvm.online=none), device_add with "wait": "started",
+# so hotvm's guest agent client onlines each new CPU (guest-set-vcpus)
+# after its grace time; the guest prints the same "online:" line.
 # A benchmark, not a test.  CLOCK_MONOTONIC inside the lab (tools/bench_linux_qmp.c).
 #
-#   tools/bench-linux.sh [-r REPS] [-m MAX] [-b BUILD] [-o JSON] [-l LOG] [-t SECONDS]
+#   tools/bench-linux.sh [-a] [-r REPS] [-m MAX] [-b BUILD] [-o JSON] [-l LOG] [-t SECONDS]
+#     -a  also hotvm with the guest agent onlining (the guest carries qemu-ga)
 #     -r  runs of each VMM (default 3)
 #     -m  most CPUs (default 4; 2..64)
 #     -b  build directory with vmm/hotvm and lab-cache (default build)
@@ -28,16 +33,18 @@ build=$top/build
 json=
 log=
 timeout=
+agent=
 
-while getopts r:m:b:o:l:t:h opt; do
+while getopts ar:m:b:o:l:t:h opt; do
 	case $opt in
+	a) agent=agent ;;
 	r) reps=$OPTARG ;;
 	m) max=$OPTARG ;;
 	b) build=$OPTARG ;;
 	o) json=$OPTARG ;;
 	l) log=$OPTARG ;;
 	t) timeout=$OPTARG ;;
-	*) sed -n '2,20p' "$0"; exit 2 ;;
+	*) sed -n '2,26p' "$0"; exit 2 ;;
 	esac
 done
 case $reps$max in *[!0-9]*) echo "bench-linux: -r and -m take numbers" >&2; exit 2 ;; esac
@@ -46,7 +53,8 @@ case $reps$max in *[!0-9]*) echo "bench-linux: -r and -m take numbers" >&2; exit
 json=${json:-$build/bench-linux.json}
 log=${log:-$build/bench-linux.log}
 # A boot takes 15-40 s in the lab (80 s on a busy host), a hotplug step 1-3 s.
-timeout=${timeout:-$((120 + reps * 2 * (120 + max * 20)))}
+nvmm=$([ -n "$agent" ] && echo 3 || echo 2)
+timeout=${timeout:-$((120 + reps * nvmm * (120 + max * 20)))}
 hotvm=$build/vmm/hotvm
 [ -x "$hotvm" ] || { echo "bench-linux: $hotvm not built (ninja -C $build)" >&2; exit 2; }
 
@@ -72,16 +80,18 @@ status=0
 "$top/tools/lab/lab.sh" --cache "$build/lab-cache" --smp 1 --linux-guest --with-qemu $lab_extra \
 	--hotvm "$hotvm" --bin "$drv" \
 	--add "$top/tools/lab/bench-linux-inner.sh:/lab/bench-linux-inner.sh" \
-	--run "sh /lab/bench-linux-inner.sh $reps $max" \
+	--run "sh /lab/bench-linux-inner.sh $reps $max 512 $agent" \
 	--log "$log" --quiet --timeout "$timeout" || status=$?
 
 grep -a '^BENCH-ERROR' "$log" | tr -d '\r' >&2 || :
 
 pstatus=0
-python3 - "$log" "$json" "$reps" "$max" "$status" <<'EOF' || pstatus=$?
+python3 - "$log" "$json" "$reps" "$max" "$status" "$nvmm" <<'EOF' || pstatus=$?
 import json, statistics, sys, time, platform
 
 logf, out, reps, mx, status = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5])
+vmms = ('hotvm', 'hotvm-agent', 'qemu') if int(sys.argv[6]) == 3 else ('hotvm', 'qemu')
+heads = {'hotvm': 'hotvm ms', 'hotvm-agent': 'hotvm, agent onlines ms', 'qemu': 'QEMU ms'}
 runs, info, errors = [], [], []
 for line in open(logf, 'rb').read().decode('utf-8', 'replace').splitlines():
     line = line.strip('\r')
@@ -124,10 +134,10 @@ def table(rows):
     res = []
     for label, f in rows:
         m = {}
-        for vmm in ('hotvm', 'qemu'):
+        for vmm in vmms:
             m[vmm] = med([x for r in runs if r['vmm'] == vmm for x in f(r)])
         ratio = m['hotvm'] / m['qemu'] if m['hotvm'] is not None and m['qemu'] else None
-        res.append((label, m['hotvm'], m['qemu'], ratio))
+        res.append((label, m, ratio))
     return res
 
 def fmt(v, r=False):
@@ -135,21 +145,21 @@ def fmt(v, r=False):
         return '-'
     return '%.2f' % v if r else '%.1f' % v
 
-n = {v: sum(1 for r in runs if r['vmm'] == v) for v in ('hotvm', 'qemu')}
+n = {v: sum(1 for r in runs if r['vmm'] == v) for v in vmms}
 main, more = table(rows), table(extra)
-print('Linux guest in the nested lab, median ms over %d hotvm / %d QEMU runs (%s)'
-      % (n['hotvm'], n['qemu'], time.strftime('%Y-%m-%d')))
+print('Linux guest in the nested lab, median ms over %s runs (%s)'
+      % (' / '.join('%d %s' % (n[v], v) for v in vmms), time.strftime('%Y-%m-%d')))
 for i in info:
     print('  ' + i)
 print()
-print('| operation | hotvm ms | QEMU ms | hotvm/QEMU |')
-print('|---|---:|---:|---:|')
-for label, h, q, ratio in main:
-    print('| %s | %s | %s | %s |' % (label, fmt(h), fmt(q), fmt(ratio, True)))
+print('| operation | %s | hotvm/QEMU |' % ' | '.join(heads[v] for v in vmms))
+print('|---|%s---:|' % ('---:|' * len(vmms)))
+for label, m, ratio in main:
+    print('| %s | %s | %s |' % (label, ' | '.join(fmt(m[v]) for v in vmms), fmt(ratio, True)))
 print()
 print('Also (medians; hotplug rows over all k):')
-for label, h, q, ratio in more:
-    print('  %-38s hotvm %8s  QEMU %8s  ratio %s' % (label, fmt(h), fmt(q), fmt(ratio, True)))
+for label, m, ratio in more:
+    print('  %-38s %s  ratio %s' % (label, '  '.join('%s %8s' % (v, fmt(m[v])) for v in vmms), fmt(ratio, True)))
 
 doc = {
     'benchmark': 'tools/bench-linux.sh',
@@ -158,14 +168,14 @@ doc = {
     'reps': reps, 'max': mx, 'lab_status': status,
     'lab_info': info, 'errors': errors,
     'units': 'ms, CLOCK_MONOTONIC inside the lab; -1: the event never came',
-    'medians': [{'operation': l, 'hotvm': h, 'qemu': q, 'ratio': r} for l, h, q, r in main + more],
+    'medians': [dict(operation=l, ratio=r, **m) for l, m, r in main + more],
     'runs': runs,
 }
 with open(out, 'w') as f:
     json.dump(doc, f, indent=1)
 print('\nraw figures: %s' % out)
-if len(runs) != 2 * reps:
-    print('bench-linux: %d of %d runs gave figures' % (len(runs), 2 * reps), file=sys.stderr)
+if len(runs) != len(vmms) * reps:
+    print('bench-linux: %d of %d runs gave figures' % (len(runs), len(vmms) * reps), file=sys.stderr)
     sys.exit(1)
 EOF
 [ "$status" = 0 ] || echo "bench-linux: the lab exited with status $status (log: $log)" >&2

@@ -6,6 +6,9 @@
  * times, with CLOCK_MONOTONIC:
  *   boot    process start -> the guest's "ready" line
  *   add k   device_add -> an "online: <cpulist>" line with k CPUs (k = 2..max)
+ *           (--vmm hotvm-agent: hotvm --agent, the guest without an onlining
+ *           rule and with qemu-ga, device_add "wait": "started": hotvm
+ *           onlines the CPU through the agent after its 1 s grace time)
  *   del k   device_del -> DEVICE_DELETED (k = max..2: CPUs before the removal)
  * and, for the record, the QMP reply of each command, the first
  * ACPI_DEVICE_OST after it and, for a removal, the "online:" line without
@@ -14,7 +17,7 @@
  *   BENCH-JSON: {"vmm": ..., "boot_ms": ..., "add": [...], "del": [...]}
  * or BENCH-ERROR: <why> (exit status 1).  A benchmark, not a test.
  *
- *   bench-linux-qmp --vmm hotvm|qemu --kernel VMLINUX [--initrd INITRD]
+ *   bench-linux-qmp --vmm hotvm|hotvm-agent|qemu --kernel VMLINUX [--initrd INITRD]
  *                   [--max N] [--mem MB] [--cmdline TEXT] [--bin PATH]
  *                   [--dir DIR] [--rep N] [--timeout S] [--cpu MODEL]
  *
@@ -53,6 +56,8 @@ static struct {
 	  .timeout_s = 120 };
 
 static char console_path[512], sock_path[100], stderr_path[512];
+static bool agent; /* --vmm hotvm-agent */
+static char cmdline[1024];
 static pid_t child = -1;
 static double t_start; /* ms, CLOCK_MONOTONIC */
 
@@ -438,13 +443,46 @@ static double step(struct waiter *w, int want, const char *id, int source)
 	return w->t0 = want_since = now_ms();
 }
 
+/*
+ * --vmm hotvm-agent: hotvm asks the agent every 2 s; until it has
+ * answered once, "wait": "started" would not use it.
+ */
+static bool agent_answers(void)
+{
+	struct json_object *r = NULL, *a, *x;
+	struct waiter w;
+	bool up = false;
+
+	step(&w, 0, NULL, 0);
+	qmp_send("{\"execute\": \"query-hotplug-stats\"}");
+	wait_for(has_reply, &w, "query-hotplug-stats");
+	r = w.reply;
+	if (json_object_object_get_ex(r, "agent", &a) &&
+	    json_object_object_get_ex(a, "answers", &x))
+		up = json_object_get_boolean(x);
+	json_object_put(r);
+	json_object_put(w.osts);
+	return up;
+}
+
+static void wait_agent(void)
+{
+	double end = now_ms() + opt.timeout_s * 1e3;
+
+	while (!agent_answers()) {
+		if (now_ms() > end)
+			fail("the guest agent never answered hotvm");
+		usleep(100000); /* a benchmark's poll, not a test's */
+	}
+}
+
 static void spawn(void)
 {
 	char mem[32], smp[96], cpus[64], qmp[600], serial[600];
 	const char *argv[40];
 	int n = 0, fd;
 
-	if (!strcmp(opt.vmm, "hotvm")) {
+	if (strcmp(opt.vmm, "qemu")) {
 		snprintf(cpus, sizeof(cpus), "boot=1,max=%u", opt.max);
 		snprintf(mem, sizeof(mem), "%uM", opt.mem);
 		snprintf(serial, sizeof(serial), "file:%s", console_path);
@@ -457,7 +495,7 @@ static void spawn(void)
 			argv[n++] = opt.initrd;
 		}
 		argv[n++] = "--cmdline";
-		argv[n++] = opt.cmdline;
+		argv[n++] = cmdline;
 		argv[n++] = "--cpus";
 		argv[n++] = cpus;
 		argv[n++] = "--memory";
@@ -466,6 +504,8 @@ static void spawn(void)
 		argv[n++] = sock_path;
 		argv[n++] = "--serial";
 		argv[n++] = serial;
+		if (agent)
+			argv[n++] = "--agent";
 	} else {
 		snprintf(smp, sizeof(smp),
 			 "1,maxcpus=%u,sockets=%u,cores=1,threads=1", opt.max,
@@ -662,16 +702,21 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	if (!opt.vmm || !opt.kernel || strlen(opt.dir) > 80 ||
-	    (strcmp(opt.vmm, "hotvm") && strcmp(opt.vmm, "qemu")) ||
+	    (strcmp(opt.vmm, "hotvm") && strcmp(opt.vmm, "hotvm-agent") &&
+	     strcmp(opt.vmm, "qemu")) ||
 	    opt.max < 2 || opt.max > MAX_CPUS) {
 		fprintf(stderr,
-			"usage: bench-linux-qmp --vmm hotvm|qemu "
+			"usage: bench-linux-qmp --vmm hotvm|hotvm-agent|qemu "
 			"--kernel K [--initrd I] [--max 2..64] [--mem MB]"
 			" [--cmdline T] [--bin P] [--dir D] [--rep N]"
 			" [--timeout S] [--cpu QEMU-CPU]\n");
 		return 2;
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	agent = !strcmp(opt.vmm, "hotvm-agent");
+	/* No onlining rule in the guest: the agent is what onlines. */
+	snprintf(cmdline, sizeof(cmdline), "%s%s", opt.cmdline,
+		 agent ? " hotvm.online=none hotvm.agent=1" : "");
 	snprintf(console_path, sizeof(console_path), "%s/%s-%u.console",
 		 opt.dir, opt.vmm, opt.rep);
 	snprintf(sock_path, sizeof(sock_path), "%s/%s-%u.qmp", opt.dir, opt.vmm,
@@ -698,6 +743,8 @@ int main(int argc, char **argv)
 	printf("BENCH-PROGRESS: %s rep %u: ready after %.0f ms\n", opt.vmm,
 	       opt.rep, boot_ms);
 	qmp_connect();
+	if (agent)
+		wait_agent();
 	nslots = query_slots(slots);
 	if (nslots != opt.max)
 		fail("query-hotpluggable-cpus: %u slots, not %u", nslots,
@@ -725,8 +772,9 @@ int main(int argc, char **argv)
 			fail("slot %ld is already plugged", s->socket);
 		t0 = step(&w, k, s->id, 1);
 		qmp_send("{\"execute\": \"device_add\", \"arguments\": "
-			 "{\"driver\": \"%s\", \"id\": \"%s\", %s}}",
-			 s->type, s->id, s->props);
+			 "{\"driver\": \"%s\", \"id\": \"%s\", %s%s}}",
+			 s->type, s->id, s->props,
+			 agent ? ", \"wait\": \"started\"" : "");
 		wait_for(add_done, &w, "the new CPU online");
 		json_object_object_add(r, "k", json_object_new_int(k));
 		json_object_object_add(r, "online_ms", ms(online_at, t0));

@@ -5,10 +5,15 @@
 # (/lab/linux/vmlinux, /lab/linux/initrd.gz).  Each run prints one
 # BENCH-JSON (or BENCH-ERROR) line on the console; tools/bench-linux.sh reads
 # them from the lab's log.
-#   sh /lab/bench-linux-inner.sh REPS MAX [MEM_MB]
+#   sh /lab/bench-linux-inner.sh REPS MAX [MEM_MB] [agent]
+# With "agent", each rep also runs hotvm --agent with a guest that has no
+# onlining rule (bench-linux-qmp --vmm hotvm-agent).
 reps=${1:-3}
 max=${2:-4}
 mem=${3:-512}
+vmms="hotvm qemu"
+[ "${4:-}" = agent ] && vmms="hotvm hotvm-agent qemu"
+rvmms="$(echo $vmms | tr ' ' '\n' | sed -n '1!G;h;$p' | tr '\n' ' ')"
 kernel=/lab/linux/vmlinux
 initrd=/lab/linux/initrd.gz
 dir=/tmp/bench-linux
@@ -16,12 +21,12 @@ mkdir -p "$dir"
 
 echo "BENCH-INFO: kernel $(uname -r), $(nproc) CPU(s), $(grep -c . /proc/modules) modules"
 echo "BENCH-INFO: $(qemu-system-x86_64 --version | head -n 1)"
-echo "BENCH-INFO: reps=$reps max=$max mem=${mem}M"
+echo "BENCH-INFO: reps=$reps max=$max mem=${mem}M vmms=$vmms"
 
 one() {
 	bench-linux-qmp --vmm "$1" --rep "$2" --max "$max" --mem "$mem" \
 		--kernel "$kernel" --initrd "$initrd" --dir "$dir" --timeout 300 \
-		--bin "$([ "$1" = hotvm ] && echo /bin/hotvm || echo qemu-system-x86_64)" ||
+		--bin "$([ "$1" = qemu ] && echo qemu-system-x86_64 || echo /bin/hotvm)" ||
 		failed=$((failed + 1))
 	# Each run's files are only for a failure's report.
 	rm -f "$dir/$1-$2".*
@@ -30,11 +35,9 @@ one() {
 failed=0
 r=1
 while [ "$r" -le "$reps" ]; do
-	if [ $((r % 2)) = 1 ]; then
-		one hotvm "$r"; one qemu "$r"
-	else
-		one qemu "$r"; one hotvm "$r"
-	fi
+	# Alternating which goes first.
+	if [ $((r % 2)) = 1 ]; then order=$vmms; else order=$rvmms; fi
+	for vmm in $order; do one "$vmm" "$r"; done
 	r=$((r + 1))
 done
 echo "BENCH-DONE: $failed failed"
