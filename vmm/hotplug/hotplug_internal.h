@@ -175,6 +175,7 @@ struct hotplug {
  *
  *   slot.c          a slot's bookkeeping: stage, report, reason, waits,
  *                   the online set
+ *   linux_file.c    guest files through the guest agent
  *   linux_view.c    Linux's word on its CPUs through the guest agent
  *   hotplug_guest.c the guest's side of the wire and the mirror of its table
  *   host_table.c    the host table's callbacks

@@ -25,11 +25,10 @@
 #include <string.h>
 
 #include "hotplug_internal.h"
+#include "linux_file.h"
 #include "log.h"
 #include "qga.h"
 
-/* Each agent call's deadline: the agent answers in milliseconds. */
-#define LINUX_AGENT_TIMEOUT_MS 1000
 /* The firmware node's path: "\_SB_.CPUS.Cxxx" and a newline. */
 #define LINUX_PATH_MAX 64
 
@@ -70,91 +69,6 @@ static long member_int(struct json_object *o, const char *key, long max)
 	return n >= 0 && n < max ? (long)n : -1;
 }
 
-/* One base64 digit's value, or -1. */
-static int b64_digit(char c)
-{
-	if (c >= 'A' && c <= 'Z')
-		return c - 'A';
-	if (c >= 'a' && c <= 'z')
-		return c - 'a' + 26;
-	if (c >= '0' && c <= '9')
-		return c - '0' + 52;
-	return c == '+' ? 62 : c == '/' ? 63 : -1;
-}
-
-/* Decodes @len base64 characters into at most @max bytes; -EPROTO. */
-static long b64_decode(const char *s, size_t len, char *out, size_t max)
-{
-	uint32_t acc = 0;
-	size_t n = 0;
-	int bits = 0;
-
-	while (len && s[len - 1] == '=')
-		len--;
-	for (size_t i = 0; i < len; i++) {
-		int d = b64_digit(s[i]);
-
-		if (d < 0)
-			return -EPROTO;
-		acc = (acc << 6) | (uint32_t)d;
-		bits += 6;
-		if (bits >= 8) {
-			bits -= 8;
-			if (n == max)
-				return -EPROTO;
-			out[n++] = (char)(acc >> bits);
-		}
-	}
-	return (long)n;
-}
-
-/* guest-file-open/read/close of one small file; returns its length. */
-static long read_guest_file(struct hotplug *hp, const char *path, char *buf,
-			    size_t len, struct hv_err *err)
-{
-	struct json_object *a = json_object_new_object(), *r = NULL, *v;
-	long handle, n = -EPROTO;
-	int ret;
-
-	json_object_object_add(a, "path", json_object_new_string(path));
-	ret = qga_call(hp->agent, "guest-file-open", a, &r,
-		       LINUX_AGENT_TIMEOUT_MS, err);
-	json_object_put(a);
-	if (ret)
-		return ret;
-	handle = json_object_is_type(r, json_type_int)
-			 ? (long)json_object_get_int64(r)
-			 : -1;
-	json_object_put(r);
-	if (handle < 0)
-		return hv_err_set(err, -EPROTO,
-				  "the guest agent gave no file handle");
-	a = json_object_new_object();
-	json_object_object_add(a, "handle", json_object_new_int64(handle));
-	json_object_object_add(a, "count", json_object_new_int((int)len));
-	ret = qga_call(hp->agent, "guest-file-read", a, &r,
-		       LINUX_AGENT_TIMEOUT_MS, err);
-	if (!ret && json_object_object_get_ex(r, "buf-b64", &v) &&
-	    json_object_is_type(v, json_type_string)) {
-		n = b64_decode(json_object_get_string(v),
-			       (size_t)json_object_get_string_len(v), buf, len);
-		if (n < 0)
-			hv_err_set(err, -EPROTO,
-				   "the guest agent's file data is not base64");
-	} else if (!ret) {
-		hv_err_set(err, -EPROTO, "the guest agent's read has no data");
-	} else {
-		n = ret;
-	}
-	json_object_put(r);
-	json_object_object_del(a, "count");
-	/* Closed whatever happened, or the agent keeps it open. */
-	qga_call(hp->agent, "guest-file-close", a, NULL, LINUX_AGENT_TIMEOUT_MS,
-		 NULL);
-	json_object_put(a);
-	return n;
-}
-
 /* The slot of Linux's CPU @lid, read from the guest; -1 if none. */
 static int find_slot(struct hotplug *hp, long lid, struct hv_err *err)
 {
@@ -163,7 +77,7 @@ static int find_slot(struct hotplug *hp, long lid, struct hv_err *err)
 
 	snprintf(path, sizeof(path),
 		 "/sys/devices/system/cpu/cpu%ld/firmware_node/path", lid);
-	n = read_guest_file(hp, path, buf, sizeof(buf), err);
+	n = hp_agent_read_file(hp, path, buf, sizeof(buf), err);
 	if (n < 0)
 		return (int)n;
 	return path_slot(buf, (size_t)n, hp->max_cpus);

@@ -1,0 +1,207 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Guest files through the guest agent (linux_file.h).  The agent's
+ * answers are guest data: a handle must be a non-negative integer, data
+ * must be base64 that fits the caller's buffer, a write must say it wrote
+ * it all.
+ */
+#include <errno.h>
+#include <json-c/json.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hotplug_internal.h"
+#include "linux_file.h"
+#include "qga.h"
+
+/* The most one write sends: its base64 stays far below QGA_REPLY_MAX. */
+#define LINUX_WRITE_MAX (48u << 10)
+
+static const char b64_alphabet[] =
+	"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+/* One base64 digit's value, or -1. */
+static int b64_digit(char c)
+{
+	const char *p = c ? strchr(b64_alphabet, c) : NULL;
+
+	return p ? (int)(p - b64_alphabet) : -1;
+}
+
+/* Decodes @len base64 characters into at most @max bytes; -EPROTO. */
+static long b64_decode(const char *s, size_t len, char *out, size_t max)
+{
+	uint32_t acc = 0;
+	size_t n = 0;
+	int bits = 0;
+
+	while (len && s[len - 1] == '=')
+		len--;
+	for (size_t i = 0; i < len; i++) {
+		int d = b64_digit(s[i]);
+
+		if (d < 0)
+			return -EPROTO;
+		acc = (acc << 6) | (uint32_t)d;
+		bits += 6;
+		if (bits >= 8) {
+			bits -= 8;
+			if (n == max)
+				return -EPROTO;
+			out[n++] = (char)(acc >> bits);
+		}
+	}
+	return (long)n;
+}
+
+/* @len bytes as base64, NUL-terminated, in a new string. */
+static char *b64_encode(const char *in, size_t len)
+{
+	char *out = malloc((len + 2) / 3 * 4 + 1), *o = out;
+
+	if (!out)
+		return NULL;
+	for (size_t i = 0; i < len; i += 3) {
+		uint32_t v = (uint32_t)(uint8_t)in[i] << 16;
+
+		if (i + 1 < len)
+			v |= (uint32_t)(uint8_t)in[i + 1] << 8;
+		if (i + 2 < len)
+			v |= (uint8_t)in[i + 2];
+		*o++ = b64_alphabet[(v >> 18) & 63];
+		*o++ = b64_alphabet[(v >> 12) & 63];
+		*o++ = i + 1 < len ? b64_alphabet[(v >> 6) & 63] : '=';
+		*o++ = i + 2 < len ? b64_alphabet[v & 63] : '=';
+	}
+	*o = '\0';
+	return out;
+}
+
+static struct json_object *handle_args(long handle)
+{
+	struct json_object *a = json_object_new_object();
+
+	json_object_object_add(a, "handle", json_object_new_int64(handle));
+	return a;
+}
+
+long hp_agent_open(struct hotplug *hp, const char *path, const char *mode,
+		   struct hv_err *err)
+{
+	struct json_object *a = json_object_new_object(), *r = NULL;
+	long handle;
+	int ret;
+
+	json_object_object_add(a, "path", json_object_new_string(path));
+	json_object_object_add(a, "mode", json_object_new_string(mode));
+	ret = qga_call(hp->agent, "guest-file-open", a, &r,
+		       LINUX_AGENT_TIMEOUT_MS, err);
+	json_object_put(a);
+	if (ret)
+		return ret;
+	handle = json_object_is_type(r, json_type_int)
+			 ? (long)json_object_get_int64(r)
+			 : -1;
+	json_object_put(r);
+	if (handle < 0)
+		return hv_err_set(err, -EPROTO,
+				  "the guest agent gave no file handle");
+	return handle;
+}
+
+long hp_agent_read(struct hotplug *hp, long handle, char *buf, size_t len,
+		   bool *eof, struct hv_err *err)
+{
+	struct json_object *a = handle_args(handle), *r = NULL, *v;
+	long n;
+
+	json_object_object_add(a, "count", json_object_new_int64((long)len));
+	n = qga_call(hp->agent, "guest-file-read", a, &r,
+		     LINUX_AGENT_TIMEOUT_MS, err);
+	json_object_put(a);
+	if (n)
+		return n;
+	if (json_object_object_get_ex(r, "buf-b64", &v) &&
+	    json_object_is_type(v, json_type_string)) {
+		n = b64_decode(json_object_get_string(v),
+			       (size_t)json_object_get_string_len(v), buf, len);
+		if (n < 0)
+			hv_err_set(err, -EPROTO,
+				   "the guest agent's file data is not base64 "
+				   "of at most %zu bytes",
+				   len);
+	} else {
+		n = hv_err_set(err, -EPROTO,
+			       "the guest agent's read has no data");
+	}
+	if (eof)
+		*eof = json_object_object_get_ex(r, "eof", &v) &&
+		       json_object_is_type(v, json_type_boolean) &&
+		       json_object_get_boolean(v);
+	json_object_put(r);
+	return n;
+}
+
+int hp_agent_write(struct hotplug *hp, long handle, const char *data,
+		   size_t len, struct hv_err *err)
+{
+	struct json_object *a, *r = NULL, *v;
+	char *b64;
+	int ret;
+
+	if (len > LINUX_WRITE_MAX)
+		return hv_err_set(err, -EMSGSIZE,
+				  "%zu bytes is too much for "
+				  "one guest file write",
+				  len);
+	b64 = b64_encode(data, len);
+	if (!b64)
+		return hv_err_set(err, -ENOMEM, NULL);
+	a = handle_args(handle);
+	json_object_object_add(a, "buf-b64", json_object_new_string(b64));
+	free(b64);
+	ret = qga_call(hp->agent, "guest-file-write", a, &r,
+		       LINUX_AGENT_TIMEOUT_MS, err);
+	json_object_put(a);
+	if (!ret && !(json_object_object_get_ex(r, "count", &v) &&
+		      json_object_is_type(v, json_type_int) &&
+		      json_object_get_int64(v) == (int64_t)len))
+		ret = hv_err_set(err, -EIO,
+				 "the guest agent wrote less than asked");
+	json_object_put(r);
+	return ret;
+}
+
+void hp_agent_close(struct hotplug *hp, long handle)
+{
+	struct json_object *a = handle_args(handle);
+
+	qga_call(hp->agent, "guest-file-close", a, NULL, LINUX_AGENT_TIMEOUT_MS,
+		 NULL);
+	json_object_put(a);
+}
+
+long hp_agent_read_file(struct hotplug *hp, const char *path, char *buf,
+			size_t len, struct hv_err *err)
+{
+	long handle = hp_agent_open(hp, path, "r", err), n;
+
+	if (handle < 0)
+		return handle;
+	n = hp_agent_read(hp, handle, buf, len, NULL, err);
+	hp_agent_close(hp, handle);
+	return n;
+}
+
+int hp_agent_write_file(struct hotplug *hp, const char *path, const char *data,
+			size_t len, struct hv_err *err)
+{
+	long handle = hp_agent_open(hp, path, "w", err);
+	int ret;
+
+	if (handle < 0)
+		return (int)handle;
+	ret = hp_agent_write(hp, handle, data, len, err);
+	hp_agent_close(hp, handle);
+	return ret;
+}
