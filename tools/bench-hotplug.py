@@ -15,6 +15,11 @@ loader, -M q35 -accel kvm -cpu max,-arch-capabilities) on /dev/kvm:
   kth       the k-th vCPU's device_add -> online, k = 2..max, one by one;
             host RSS (VmRSS) and thread count after each
   resize    hotvm's cpu-resize 1 -> max (no QEMU equivalent)
+  burstK    K device_add at once (hotvm: one batch) -> online, K = 1, 2,
+            4, 8, each against seqK: the same K added one after another
+            (fresh sockets each time); the table sets a K-CPU batch
+            against K single adds, and the resize against the k-th
+            phase's adds summed
   states    hotvm's per-state medians (build/tests/e2e/bench-states,
             hotvm's cpu-hotplug timing every host and guest state)
 
@@ -366,6 +371,9 @@ class Run:
         self.r = res.setdefault(kind, {k: [] for k in (
             'boot', 'add1', 'del1', 'add8', 'del8', 'addmax', 'delmax',
             'resize')})
+        for k in BURSTS:
+            self.r.setdefault('burst%d' % k, [])
+            self.r.setdefault('seq%d' % k, [])
         self.r.setdefault('kth', [])
         self.r.setdefault('exits', {})
 
@@ -455,8 +463,37 @@ class Run:
                 v.stop()
 
 
+    def bursts(self):
+        """A batch of K against K single adds, on fresh sockets of one VM
+        per round (QEMU cannot plug a removed socket again)."""
+        per_round = 2 * sum(BURSTS)
+        for _ in range(max(1, self.args.cycles // 5)):
+            v = self.vm(1 + per_round)
+            try:
+                nxt = 1
+                for k in BURSTS:
+                    socks = list(range(nxt, nxt + k))
+                    self.r['burst%d' % k].append(self.measure(
+                        v, 'burst%d' % k, lambda: v.add(socks)))
+                    v.extra = v.extra + socks
+                    nxt += k
+
+                    def seq():
+                        for s in range(nxt, nxt + k):
+                            t = v.add([s])
+                            v.extra = v.extra + [s]
+                        return t
+                    self.r['seq%d' % k].append(self.measure(
+                        v, 'seq%d' % k, seq))
+                    nxt += k
+            finally:
+                v.extra = []
+                v.stop()
+
+
 # Phase by phase, each VMM in turn: a noisy host then weighs on all alike.
-PHASES = ('single', 'batch8', 'batchmax', 'kth', 'resize')
+PHASES = ('single', 'batch8', 'batchmax', 'kth', 'resize', 'bursts')
+BURSTS = (1, 2, 4, 8)
 
 
 def per_vcpu(kth, key):
@@ -483,7 +520,10 @@ ROWS = (('boot', 'boot to ready'), ('add1', 'hot-add 1 vCPU'),
         ('del8', 'hot-remove 8 (8 device_del)'),
         ('addmax', 'hot-add max-1 at once'),
         ('delmax', 'hot-remove max-1 at once'),
-        ('resize', 'cpu-resize 1 -> max (hotvm)'))
+        ('resize', 'cpu-resize 1 -> max (hotvm)')) + tuple(
+            (f % k, n % k) for k in BURSTS for f, n in (
+                ('burst%d', 'batch of %d (at once)'),
+                ('seq%d', '%d single adds in a row')))
 
 
 def median_counts(dicts):
@@ -529,6 +569,7 @@ def summarize(res):
                       'p99_ms': pct(v, 0.99)}
         kth = r.get('kth') or []
         d['kth_median_ms'] = pct([p['ms'] for p in kth if p['ms']], 0.5)
+        d['kth_sum_ms'] = sum(p['ms'] for p in kth if p['ms']) or None
         d['kth_last_over_first'] = flatness(kth)
         d['rss_kib_per_vcpu'] = per_vcpu(kth, 'rss_kib')
         d['threads_per_vcpu'] = per_vcpu(kth, 'threads')
@@ -603,7 +644,43 @@ def table(s, meta):
             name, '', fmt(a, f), ex['hotvm'], fmt(b, f), ex['qemu'],
             fmt(ratio), ''.join(' %18s %6s' % (fmt(s[k].get(key), f), ex[k])
                                 for k in extra)))
+    batch_table(s, kinds, meta)
     exits_table(s, kinds)
+
+
+def batch_table(s, kinds, meta):
+    """A K-CPU batch against K single adds (issue 19 item 4): the ratio
+    of the medians, and the batch against one add."""
+    rows = []
+    for k in BURSTS:
+        cells = []
+        for kind in kinds:
+            d = s.get(kind, {})
+            b = d.get('burst%d' % k, {}).get('median_ms')
+            q = d.get('seq%d' % k, {}).get('median_ms')
+            one = d.get('seq1', {}).get('median_ms')
+            cells.append('%9s %9s %6s %6s' % (
+                fmt(b), fmt(q), fmt(b / q if b and q else None),
+                fmt(b / one if b and one else None)))
+        rows.append('%-13s%s' % ('K = %d' % k, ''.join(' ' + c
+                                                     for c in cells)))
+    if not any(s.get(k, {}).get('burst1', {}).get('n') for k in kinds):
+        return
+    print('\n# a batch of K (K device_add at once) against K single adds '
+          'in a row, medians in ms; batch/K = batch over the K adds, '
+          'batch/1 = over one add (seq1)')
+    print('%-13s%s' % ('', ''.join(' %-33s' % k for k in kinds)))
+    print('%-13s%s' % ('', ''.join(' %9s %9s %6s %6s' % (
+        'batch', 'K adds', '/K', '/1') for _ in kinds)))
+    for r in rows:
+        print(r)
+    h = s.get('hotvm', {})
+    rs, ks = h.get('resize', {}).get('median_ms'), h.get('kth_sum_ms')
+    if rs and ks:
+        print('cpu-resize 1 -> %d: %s ms against %s ms for the %d single '
+              'adds of the k-th phase summed (%s)' % (
+                  meta['max'], fmt(rs), fmt(ks), meta['max'] - 1,
+                  fmt(rs / ks)))
 
 
 def exits_table(s, kinds):
