@@ -152,23 +152,24 @@ static void cpuhp_notify_done(struct cpuhp_machine *m, unsigned int cpu,
 		m->plat->notify(m->plat->ctx, &n);
 }
 
-/*
- * Walk @cpu to @target in direction @up; on failure walk back to where it
- * started.  The failing state's own opposite callback is not run, because
- * run_up/run_down leave the CPU just short of it.
- */
-static int cpuhp_walk(struct cpuhp_machine *m, unsigned int cpu, int target,
-		      bool up)
+static void cpuhp_walk_begin(struct cpuhp_machine *m, unsigned int cpu,
+			     int target, bool up)
 {
 	struct cpuhp_cpu *st = &m->cpus[cpu];
-	int prev = st->state;
-	int ret, err;
 
 	st->target = target;
 	st->bringup = up;
 	st->rollback = false;
-	ret = up ? cpuhp_run_up(m, cpu, target, false)
-		 : cpuhp_run_down(m, cpu, target, false);
+}
+
+/* The end of a walk that started at @prev: rolled back on failure. */
+static int cpuhp_walk_end(struct cpuhp_machine *m, unsigned int cpu, int prev,
+			  bool up, int ret)
+{
+	struct cpuhp_cpu *st = &m->cpus[cpu];
+	int target = st->target;
+	int err;
+
 	if (ret && !st->broken) {
 		cpuhp_log(m, CPUHP_LOG_INFO,
 			  "cpuhp: CPU %u: %s to %d failed at %d with %d: "
@@ -186,6 +187,23 @@ static int cpuhp_walk(struct cpuhp_machine *m, unsigned int cpu, int target,
 	}
 	cpuhp_notify_done(m, cpu, ret);
 	return ret;
+}
+
+/*
+ * Walk @cpu to @target in direction @up; on failure walk back to where it
+ * started.  The failing state's own opposite callback is not run, because
+ * run_up/run_down leave the CPU just short of it.
+ */
+static int cpuhp_walk(struct cpuhp_machine *m, unsigned int cpu, int target,
+		      bool up)
+{
+	int prev = m->cpus[cpu].state;
+	int ret;
+
+	cpuhp_walk_begin(m, cpu, target, up);
+	ret = up ? cpuhp_run_up(m, cpu, target, false)
+		 : cpuhp_run_down(m, cpu, target, false);
+	return cpuhp_walk_end(m, cpu, prev, up, ret);
 }
 
 static int cpuhp_check_cpu(const struct cpuhp_machine *m, unsigned int cpu)
@@ -254,6 +272,99 @@ static int cpuhp_bringup_failed(struct cpuhp_machine *m, unsigned int cpu,
 	return ret;
 }
 
+/* @cpus[i] walks in the lockstep (once, though it may be listed twice). */
+static bool cpuhp_walking(const struct cpuhp_machine *m,
+			  const unsigned int *cpus, unsigned int i)
+{
+	const struct cpuhp_cpu *st;
+
+	if (cpus[i] >= m->nr_cpus)
+		return false;
+	st = &m->cpus[cpus[i]];
+	return st->call.lockstep && st->call.index == i && !st->call.ret;
+}
+
+/*
+ * Start state @s on every CPU of the lockstep that is still walking, then
+ * wait for each: the APs run an AP state at the same time.  A CPU that
+ * fails stops walking, with its error.
+ */
+static void cpuhp_lockstep_state(struct cpuhp_machine *m,
+				 const unsigned int *cpus, unsigned int n,
+				 int s)
+{
+	for (unsigned int i = 0; i < n; i++) {
+		if (cpuhp_walking(m, cpus, i))
+			m->cpus[cpus[i]].call.ret =
+				cpuhp_invoke_start(m, cpus[i], s);
+	}
+	for (unsigned int i = 0; i < n; i++) {
+		struct cpuhp_cpu *st;
+
+		if (!cpuhp_walking(m, cpus, i))
+			continue;
+		st = &m->cpus[cpus[i]];
+		st->call.ret = cpuhp_invoke_wait(m, cpus[i]);
+		if (!st->call.ret)
+			st->state = s;
+	}
+	m->in_callback = false;
+}
+
+/*
+ * Phase 2 in lockstep (cpuhp_bringup_cpus): the CPUs of @cpus at the kick
+ * state walk, each state on all of them before the next; then each walk
+ * ends (rollback on failure, the DONE notice) in @cpus order.
+ */
+static void cpuhp_lockstep(struct cpuhp_machine *m, const unsigned int *cpus,
+			   unsigned int n, int target, int *results, int *first)
+{
+	int kick = m->kick_state;
+
+	for (unsigned int i = 0; i < n; i++) {
+		struct cpuhp_cpu *st;
+
+		if (cpus[i] >= m->nr_cpus)
+			continue;
+		st = &m->cpus[cpus[i]];
+		/* Anywhere else (or twice in @cpus): phase 2's usual walk. */
+		if (st->state != kick || st->broken || st->call.lockstep)
+			continue;
+		st->call.lockstep = true;
+		st->call.index = i;
+		st->call.ret = 0;
+		cpuhp_walk_begin(m, cpus[i], target, true);
+	}
+	for (int s = kick + 1; s <= target; s++) {
+		if (cpuhp_step_has_cb(&m->steps[s], true)) {
+			cpuhp_lockstep_state(m, cpus, n, s);
+			continue;
+		}
+		for (unsigned int i = 0; i < n; i++)
+			if (cpuhp_walking(m, cpus, i))
+				m->cpus[cpus[i]].state = s;
+	}
+	for (unsigned int i = 0; i < n; i++) {
+		struct cpuhp_cpu *st;
+		int ret;
+
+		if (cpus[i] >= m->nr_cpus)
+			continue;
+		st = &m->cpus[cpus[i]];
+		if (!st->call.lockstep || st->call.index != i)
+			continue;
+		st->call.lockstep = false;
+		ret = cpuhp_walk_end(m, cpus[i], kick, true, st->call.ret);
+		if (!ret)
+			continue;
+		ret = cpuhp_bringup_failed(m, cpus[i], ret);
+		if (results)
+			results[i] = ret;
+		if (!*first)
+			*first = ret;
+	}
+}
+
 int cpuhp_bringup_cpus(struct cpuhp_machine *m, const unsigned int *cpus,
 		       unsigned int n, int target, int *results)
 {
@@ -287,12 +398,15 @@ int cpuhp_bringup_cpus(struct cpuhp_machine *m, const unsigned int *cpus,
 		if (ret && !first)
 			first = ret;
 	}
+	if (use_kick && cpuhp_can_start(m))
+		cpuhp_lockstep(m, cpus, n, target, results, &first);
 	for (unsigned int i = 0; i < n; i++) {
 		unsigned int cpu = cpus[i];
 
 		/*
 		 * Below the kick state now means its kick failed (broken or
-		 * not): its error from phase 1 stands.
+		 * not), or its lockstep walk did: its error stands.  A CPU
+		 * the lockstep took up is at @target: nothing to do.
 		 */
 		if (use_kick &&
 		    (cpu >= m->nr_cpus || m->cpus[cpu].state < kick))

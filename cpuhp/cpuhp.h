@@ -70,6 +70,26 @@ struct cpuhp_step {
 	struct cpuhp_node *instances; /* library-owned list */
 };
 
+struct cpuhp_machine;
+struct cpuhp_node;
+
+/*
+ * Library-private: one callback on its way to a CPU, kept per CPU so that
+ * a parallel bring-up can have one in flight on every CPU of its batch.
+ */
+struct cpuhp_call {
+	struct cpuhp_machine *m;
+	unsigned int cpu;
+	int state;
+	bool bringup;
+	struct cpuhp_node *node;
+	bool undo_failed;
+	bool in_flight;	    /* started by platform call_start, not yet waited */
+	bool lockstep;	    /* walks in a parallel bring-up's lockstep */
+	unsigned int index; /* there: its first place in the list of CPUs */
+	int ret;	    /* its result there so far (a failure stops it) */
+};
+
 /* Per-CPU state; the caller provides the array, the library owns it. */
 struct cpuhp_cpu {
 	int state;     /* every startup up to and including this one has run */
@@ -78,6 +98,7 @@ struct cpuhp_cpu {
 	bool bringup;  /* direction of the current walk */
 	bool rollback; /* the current (or last broken) walk is a rollback */
 	bool broken;   /* a rollback failed; refused until cleared */
+	struct cpuhp_call call; /* library-private */
 };
 
 enum cpuhp_log_level {
@@ -113,6 +134,15 @@ struct cpuhp_platform {
 	void (*unlock)(void *ctx);
 	int (*run_on_cpu)(void *ctx, unsigned int cpu, int (*fn)(void *arg),
 			  void *arg);
+	/*
+	 * Optional, both or neither: run_on_cpu in two halves, start @fn on
+	 * @cpu without waiting (0, or an error: @fn will not run) and wait
+	 * for its result.  With them cpuhp_bringup_cpus() runs each AP state
+	 * on every CPU of the batch at once; without, CPU after CPU.
+	 */
+	int (*call_start)(void *ctx, unsigned int cpu, int (*fn)(void *arg),
+			  void *arg);
+	int (*call_wait)(void *ctx, unsigned int cpu);
 	void (*log)(void *ctx, enum cpuhp_log_level level, const char *fmt,
 		    va_list ap);
 	void (*notify)(void *ctx, const struct cpuhp_notice *notice);
@@ -173,9 +203,13 @@ bool cpuhp_target_valid(const struct cpuhp_machine *m, int target);
 
 /*
  * Parallel bring-up: every CPU in @cpus to the kick state first, then each
- * the rest of the way to @target.  A CPU that fails ends OFFLINE; its error
- * is stored in @results[i] when @results is not NULL.  Returns 0 when all
- * reached @target, else the first error.
+ * the rest of the way to @target.  With the platform's call_start and
+ * call_wait the rest of the way is taken in lockstep, state by state: an
+ * AP state is started on every CPU before any is waited for, so the APs
+ * run it at the same time (the BP states and the notices still go CPU by
+ * CPU, in @cpus order).  A CPU that fails is rolled back and ends OFFLINE
+ * (the others go on); its error is stored in @results[i] when @results is
+ * not NULL.  Returns 0 when all reached @target, else the first error.
  */
 int cpuhp_bringup_cpus(struct cpuhp_machine *m, const unsigned int *cpus,
 		       unsigned int n, int target, int *results);

@@ -29,6 +29,17 @@ bool cpuhp_state_is_installable(const struct cpuhp_machine *m, int state);
 int cpuhp_invoke(struct cpuhp_machine *m, unsigned int cpu, int state,
 		 bool bringup, struct cpuhp_node *node, bool rollback);
 
+/*
+ * A parallel bring-up's halves of cpuhp_invoke (startup, no rollback):
+ * start @state on @cpu, 0 when it is in flight or ran (a BP state, or a
+ * platform without call_start, runs at once) or its error; then wait for
+ * the one in flight, 0 or its error.  in_callback stays set from the
+ * start on: the caller clears it when every call of the state is back.
+ */
+bool cpuhp_can_start(const struct cpuhp_machine *m);
+int cpuhp_invoke_start(struct cpuhp_machine *m, unsigned int cpu, int state);
+int cpuhp_invoke_wait(struct cpuhp_machine *m, unsigned int cpu);
+
 void cpuhp_mark_broken(struct cpuhp_machine *m, unsigned int cpu, int state,
 		       int err);
 

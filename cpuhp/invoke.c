@@ -6,15 +6,6 @@
  */
 #include "internal.h"
 
-struct cpuhp_call {
-	struct cpuhp_machine *m;
-	unsigned int cpu;
-	int state;
-	bool bringup;
-	struct cpuhp_node *node;
-	bool undo_failed;
-};
-
 void cpuhp_log(const struct cpuhp_machine *m, enum cpuhp_log_level level,
 	       const char *fmt, ...)
 {
@@ -160,36 +151,30 @@ static void cpuhp_notify_step(struct cpuhp_machine *m, unsigned int cpu,
 		m->plat->notify(m->plat->ctx, &n);
 }
 
-int cpuhp_invoke(struct cpuhp_machine *m, unsigned int cpu, int state,
-		 bool bringup, struct cpuhp_node *node, bool rollback)
+/* An injected failure: the callback is not called. */
+static bool cpuhp_injected(struct cpuhp_machine *m, unsigned int cpu, int state,
+			   bool bringup, bool rollback)
 {
 	struct cpuhp_cpu *st = &m->cpus[cpu];
-	const struct cpuhp_step *step = &m->steps[state];
-	struct cpuhp_call c = {
-		.m = m,
-		.cpu = cpu,
-		.state = state,
-		.bringup = bringup,
-		.node = node,
-	};
-	int ret;
 
-	if (st->fail == state) {
-		st->fail = CPUHP_INVALID;
-		cpuhp_notify_step(m, cpu, state, bringup, rollback, true,
-				  -EAGAIN);
-		return -EAGAIN;
-	}
+	if (st->fail != state)
+		return false;
+	st->fail = CPUHP_INVALID;
+	cpuhp_notify_step(m, cpu, state, bringup, rollback, true, -EAGAIN);
+	return true;
+}
 
-	m->in_callback = true;
-	if ((step->flags & CPUHP_F_AP) && m->plat && m->plat->run_on_cpu)
-		ret = m->plat->run_on_cpu(m->plat->ctx, cpu, cpuhp_call, &c);
-	else
-		ret = cpuhp_call(&c);
-	m->in_callback = false;
+/* After the callback @c ran with @ret: its notice and what ret means. */
+static int cpuhp_invoke_end(struct cpuhp_call *c, bool rollback, int ret)
+{
+	struct cpuhp_machine *m = c->m;
+	const struct cpuhp_step *step = &m->steps[c->state];
+	unsigned int cpu = c->cpu;
+	int state = c->state;
+	bool bringup = c->bringup;
 
 	cpuhp_notify_step(m, cpu, state, bringup, rollback, false, ret);
-	if (c.undo_failed)
+	if (c->undo_failed)
 		cpuhp_mark_broken(m, cpu, state, ret);
 	if (ret && (step->flags & CPUHP_F_NOFAIL)) {
 		/* As Linux: a starting/dying step cannot be undone; go on. */
@@ -201,4 +186,70 @@ int cpuhp_invoke(struct cpuhp_machine *m, unsigned int cpu, int state,
 		return 0;
 	}
 	return ret;
+}
+
+int cpuhp_invoke(struct cpuhp_machine *m, unsigned int cpu, int state,
+		 bool bringup, struct cpuhp_node *node, bool rollback)
+{
+	const struct cpuhp_step *step = &m->steps[state];
+	struct cpuhp_call c = {
+		.m = m,
+		.cpu = cpu,
+		.state = state,
+		.bringup = bringup,
+		.node = node,
+	};
+	int ret;
+
+	if (cpuhp_injected(m, cpu, state, bringup, rollback))
+		return -EAGAIN;
+
+	m->in_callback = true;
+	if ((step->flags & CPUHP_F_AP) && m->plat && m->plat->run_on_cpu)
+		ret = m->plat->run_on_cpu(m->plat->ctx, cpu, cpuhp_call, &c);
+	else
+		ret = cpuhp_call(&c);
+	m->in_callback = false;
+	return cpuhp_invoke_end(&c, rollback, ret);
+}
+
+bool cpuhp_can_start(const struct cpuhp_machine *m)
+{
+	return m->plat && m->plat->call_start && m->plat->call_wait;
+}
+
+int cpuhp_invoke_start(struct cpuhp_machine *m, unsigned int cpu, int state)
+{
+	const struct cpuhp_step *step = &m->steps[state];
+	struct cpuhp_call *c = &m->cpus[cpu].call;
+	int ret;
+
+	if (!(step->flags & CPUHP_F_AP) || !cpuhp_can_start(m))
+		return cpuhp_invoke(m, cpu, state, true, NULL, false);
+	if (cpuhp_injected(m, cpu, state, true, false))
+		return -EAGAIN;
+	c->m = m;
+	c->cpu = cpu;
+	c->state = state;
+	c->bringup = true;
+	c->node = NULL;
+	c->undo_failed = false;
+	/* Cleared by the caller once every call of the state is back. */
+	m->in_callback = true;
+	ret = m->plat->call_start(m->plat->ctx, cpu, cpuhp_call, c);
+	if (ret)
+		return cpuhp_invoke_end(c, false, ret);
+	c->in_flight = true;
+	return 0;
+}
+
+int cpuhp_invoke_wait(struct cpuhp_machine *m, unsigned int cpu)
+{
+	struct cpuhp_call *c = &m->cpus[cpu].call;
+
+	if (!c->in_flight)
+		return 0;
+	c->in_flight = false;
+	return cpuhp_invoke_end(c, false,
+				m->plat->call_wait(m->plat->ctx, cpu));
 }

@@ -175,32 +175,41 @@ void smp_reset(unsigned int cpu)
 	pc->lapic_on = false;
 }
 
-int smp_call_on_cpu(unsigned int cpu, int (*fn)(void *), void *arg)
+int smp_call_start(unsigned int cpu, int (*fn)(void *), void *arg)
 {
 	struct percpu *pc = &percpu[cpu];
-	u64 end;
 	u32 req;
 
+	if (cpu >= smp_nr_possible)
+		return -ENODEV;
+	req = pc->mbox_req + 1;
 	if (cpu == smp_processor_id()) {
+		/* Done at once, as the AP would: the wait finds it done. */
 		u64 flags = local_save_flags();
-		int ret;
 
 		local_irq_disable();
-		ret = fn(arg);
+		pc->mbox_ret = fn(arg);
 		if (flags & (1u << 9))
 			local_irq_enable();
-		return ret;
+		pc->mbox_req = req;
+		pc->mbox_done = req;
+		return 0;
 	}
-	if (cpu >= smp_nr_possible || !pc->alive || pc->parked)
+	if (!pc->alive || pc->parked)
 		return -ENODEV;
-
 	pc->mbox_fn = fn;
 	pc->mbox_arg = arg;
-	req = pc->mbox_req + 1;
 	smp_store_release(&pc->mbox_req, req);
 	smp_ring(pc);
+	return 0;
+}
 
-	end = tsc_deadline_us(CALL_TIMEOUT_US);
+int smp_call_wait(unsigned int cpu)
+{
+	struct percpu *pc = &percpu[cpu];
+	u32 req = pc->mbox_req;
+	u64 end = tsc_deadline_us(CALL_TIMEOUT_US);
+
 	while (smp_load_acquire(&pc->mbox_done) != req) {
 		if (tsc_passed(end)) {
 			printk("smp: cpu %u does not answer its mailbox\n",
@@ -210,6 +219,13 @@ int smp_call_on_cpu(unsigned int cpu, int (*fn)(void *), void *arg)
 		cpu_relax();
 	}
 	return pc->mbox_ret;
+}
+
+int smp_call_on_cpu(unsigned int cpu, int (*fn)(void *), void *arg)
+{
+	int ret = smp_call_start(cpu, fn, arg);
+
+	return ret ? ret : smp_call_wait(cpu);
 }
 
 static void __noreturn smp_ap_park(struct percpu *pc)

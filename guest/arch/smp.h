@@ -48,6 +48,13 @@ void smp_reset(unsigned int cpu);
  * directly when @cpu is the caller.  -ETIMEDOUT if the AP does not answer.
  */
 int smp_call_on_cpu(unsigned int cpu, int (*fn)(void *), void *arg);
+/*
+ * smp_call_on_cpu in two halves, so that the boot CPU can have a call in
+ * flight on several APs at once: post it (0, or -ENODEV: the AP is not in
+ * its mailbox loop, fn will not run), then wait for its result.
+ */
+int smp_call_start(unsigned int cpu, int (*fn)(void *), void *arg);
+int smp_call_wait(unsigned int cpu);
 
 /* Entered from the trampoline (entry.S) on the AP's own stack. */
 void __noreturn smp_ap_main(unsigned int cpu);

@@ -32,6 +32,12 @@ struct hp_state {
 
 static struct cpuhp_cpu hp_cpus[GUEST_MAX_CPUS];
 static bool hp_trace;
+/*
+ * Each AP's own TSC when it entered its first starting state and left its
+ * last: whether the APs of a batch really ran them at the same time.
+ */
+static volatile u64 hp_starting_from[GUEST_MAX_CPUS];
+static volatile u64 hp_starting_to[GUEST_MAX_CPUS];
 
 /* percpu:prepare: a clean per-CPU area; the AP is not running. */
 static int percpu_prepare(unsigned int cpu)
@@ -111,6 +117,7 @@ static int ap_lapic_up(unsigned int cpu)
 	struct percpu *pc = &percpu[cpu];
 	u32 id;
 
+	hp_starting_from[cpu] = rdtsc();
 	lapic_setup();
 	id = lapic_id();
 	if (id != pc->apic_id)
@@ -131,6 +138,7 @@ static int ap_timer_up(unsigned int cpu)
 {
 	lapic_timer_start(VEC_LAPIC_TIMER, TIMER_COUNT);
 	percpu[cpu].timer_on = true;
+	hp_starting_to[cpu] = rdtsc();
 	return 0;
 }
 
@@ -156,7 +164,9 @@ static int ap_work_down(unsigned int cpu)
 static int online_up(unsigned int cpu)
 {
 	cpumask_set(&cpu_online_mask, cpu);
-	hp_print_online();
+	/* A parallel bring-up says its list once, when it is over. */
+	if (!hotplug_in_parallel())
+		hp_print_online();
 	return 0;
 }
 
@@ -273,6 +283,20 @@ static int hp_plat_run_on_cpu(void *ctx, unsigned int cpu, int (*fn)(void *arg),
 	return smp_call_on_cpu(cpu, fn, arg);
 }
 
+/* run_on_cpu in halves: cpuhp_bringup_cpus runs an AP state on all at once. */
+static int hp_plat_call_start(void *ctx, unsigned int cpu, int (*fn)(void *arg),
+			      void *arg)
+{
+	(void)ctx;
+	return smp_call_start(cpu, fn, arg);
+}
+
+static int hp_plat_call_wait(void *ctx, unsigned int cpu)
+{
+	(void)ctx;
+	return smp_call_wait(cpu);
+}
+
 static void hp_plat_log(void *ctx, enum cpuhp_log_level level, const char *fmt,
 			va_list ap)
 {
@@ -309,6 +333,8 @@ static const struct cpuhp_platform hp_platform = {
 	.lock = hp_plat_lock,
 	.unlock = hp_plat_unlock,
 	.run_on_cpu = hp_plat_run_on_cpu,
+	.call_start = hp_plat_call_start,
+	.call_wait = hp_plat_call_wait,
 	.log = hp_plat_log,
 	.notify = hp_plat_notify,
 };
@@ -346,16 +372,46 @@ int hp_init(unsigned int nr_cpus, bool trace)
 	return 0;
 }
 
+unsigned int hp_starting_overlaps(unsigned int cpu, const unsigned int *cpus,
+				  unsigned int n)
+{
+	unsigned int k = 0;
+
+	if (cpu >= GUEST_MAX_CPUS || !hp_starting_to[cpu])
+		return 0;
+	for (unsigned int i = 0; i < n; i++) {
+		unsigned int o = cpus[i];
+
+		if (o == cpu || o >= GUEST_MAX_CPUS || !hp_starting_to[o])
+			continue;
+		if (hp_starting_from[o] < hp_starting_to[cpu] &&
+		    hp_starting_from[cpu] < hp_starting_to[o])
+			k++;
+	}
+	return k;
+}
+
+int hp_bringup_batch(const unsigned int *cpus, unsigned int n, int *results)
+{
+	int first;
+
+	for (unsigned int i = 0; i < n; i++)
+		if (cpus[i] < GUEST_MAX_CPUS)
+			hp_starting_to[cpus[i]] = 0;
+	hotplug_set_parallel(true);
+	first = cpuhp_bringup_cpus(&hp_machine, cpus, n, GUEST_ONLINE, results);
+	hotplug_set_parallel(false);
+	hp_print_online();
+	return first;
+}
+
 int hp_bringup(const unsigned int *cpus, unsigned int n, bool parallel)
 {
 	static int results[GUEST_MAX_CPUS];
 	int first = 0;
 
 	if (parallel) {
-		hotplug_set_parallel(true);
-		first = cpuhp_bringup_cpus(&hp_machine, cpus, n, GUEST_ONLINE,
-					   results);
-		hotplug_set_parallel(false);
+		first = hp_bringup_batch(cpus, n, results);
 		for (unsigned int i = 0; i < n; i++)
 			hotplug_report_done(cpus[i], true, results[i]);
 		return first;

@@ -26,6 +26,23 @@ int hp_init(unsigned int nr_cpus, bool trace);
 /* Bring @n CPUs up, in parallel (kick all, then finish each) or not. */
 int hp_bringup(const unsigned int *cpus, unsigned int n, bool parallel);
 
+/*
+ * The parallel bring-up of @n CPUs, each CPU's result in @results[i]:
+ * every AP kicked, then every AP state run on all of them at once
+ * (cpuhp_bringup_cpus in lockstep), one "online:" line at the end.  The
+ * caller reports each CPU's DONE.
+ */
+int hp_bringup_batch(const unsigned int *cpus, unsigned int n, int *results);
+
+/*
+ * How many other CPUs of @cpus ran their AP-starting states (from the
+ * first's entry to the last's exit, on the AP's own TSC) while @cpu ran
+ * its own, in the last parallel bring-up: 0 for a bring-up one CPU after
+ * another.
+ */
+unsigned int hp_starting_overlaps(unsigned int cpu, const unsigned int *cpus,
+				  unsigned int n);
+
 /* Print "online: <cpulist>". */
 void hp_print_online(void);
 

@@ -70,6 +70,11 @@ void hotplug_set_parallel(bool on)
 	hp_parallel = on;
 }
 
+bool hotplug_in_parallel(void)
+{
+	return hp_parallel;
+}
+
 void hotplug_report(const struct cpuhp_notice *n)
 {
 	/*
@@ -282,9 +287,7 @@ static void hp_insert(const u32 *sels, unsigned int n)
 		return;
 	/* Several at once: the parallel bring-up overlaps their AP boots. */
 	t0 = rdtsc();
-	hotplug_set_parallel(true);
-	cpuhp_bringup_cpus(&hp_machine, cpus, nr, GUEST_ONLINE, results);
-	hotplug_set_parallel(false);
+	hp_bringup_batch(cpus, nr, results);
 	us = tsc_to_us(rdtsc() - t0);
 	for (unsigned int i = 0; i < nr; i++) {
 		hotplug_report_done(cpus[i], true, results[i]);
@@ -292,9 +295,9 @@ static void hp_insert(const u32 *sels, unsigned int n)
 		       results[i] ? HP_OST_FAILURE : HP_OST_SUCCESS);
 		if (results[i] || cmdline.verbose)
 			printk("hotplug: cpu %u (APIC ID %u) up: %d (%lu us "
-			       "for %u)\n",
+			       "for %u, ap-starting overlaps %u)\n",
 			       cpus[i], percpu[cpus[i]].apic_id, results[i], us,
-			       nr);
+			       nr, hp_starting_overlaps(cpus[i], cpus, nr));
 	}
 }
 

@@ -25,6 +25,8 @@ void hotplug_report(const struct cpuhp_notice *n);
 
 /* Around a parallel bring-up: its kick-phase DONEs are not reported. */
 void hotplug_set_parallel(bool on);
+/* Inside one: the "online:" list is printed once, at its end. */
+bool hotplug_in_parallel(void);
 /* Reports @cpu's operation as over, with its result. */
 void hotplug_report_done(unsigned int cpu, bool up, int ret);
 

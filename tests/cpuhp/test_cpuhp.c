@@ -50,6 +50,11 @@ static struct fixture {
 	int fail_inst; /* when > 0, fail_at only hits this instance */
 	int reenter_ret;
 	bool reenter;
+	/* The async platform: calls started and not yet waited for. */
+	int (*pending_fn[NR_CPUS])(void *);
+	void *pending_arg[NR_CPUS];
+	unsigned int in_flight, max_in_flight, waits;
+	int start_fail[NR_CPUS];
 } fx;
 
 static int record(unsigned int cpu, int state, bool up, int inst)
@@ -124,6 +129,43 @@ static void plat_notify(void *ctx, const struct cpuhp_notice *n)
 
 static const struct cpuhp_platform plat = {
 	.run_on_cpu = plat_run_on_cpu,
+	.log = plat_log,
+	.notify = plat_notify,
+};
+
+/* call_start/call_wait: the callback runs at the wait, as late as can be. */
+static int plat_call_start(void *ctx, unsigned int cpu, int (*fn)(void *),
+			   void *arg)
+{
+	(void)ctx;
+	if (fx.start_fail[cpu])
+		return fx.start_fail[cpu];
+	CHECK(fx.pending_fn[cpu] == NULL);
+	fx.pending_fn[cpu] = fn;
+	fx.pending_arg[cpu] = arg;
+	if (++fx.in_flight > fx.max_in_flight)
+		fx.max_in_flight = fx.in_flight;
+	return 0;
+}
+
+static int plat_call_wait(void *ctx, unsigned int cpu)
+{
+	int (*fn)(void *) = fx.pending_fn[cpu];
+
+	(void)ctx;
+	CHECK(fn != NULL);
+	if (!fn)
+		return -EINVAL;
+	fx.pending_fn[cpu] = NULL;
+	fx.in_flight--;
+	fx.waits++;
+	return fn(fx.pending_arg[cpu]);
+}
+
+static const struct cpuhp_platform plat_async = {
+	.run_on_cpu = plat_run_on_cpu,
+	.call_start = plat_call_start,
+	.call_wait = plat_call_wait,
 	.log = plat_log,
 	.notify = plat_notify,
 };
@@ -647,6 +689,73 @@ static void test_parallel_bringup_failure_ends_offline(void)
 	expect_calls(1, "u1 u2 u5 u6 u7 d6 d5 d1");
 }
 
+/* The same bring-ups on a platform that can start a call and wait later. */
+static void setup_async(void)
+{
+	setup();
+	/* An AP state with a startup that may fail, above the starting one. */
+	fx.steps[S_AP_ON].startup = cb_up;
+	CHECK_EQ(cpuhp_init(&fx.m, &plat_async, fx.steps, NR_STATES, fx.cpus,
+			    NR_CPUS),
+		 0);
+}
+
+static void test_parallel_bringup_lockstep(void)
+{
+	static const unsigned int cpus[] = { 1, 2, 3 };
+	int results[3];
+
+	setup_async();
+	CHECK_EQ(cpuhp_bringup_cpus(&fx.m, cpus, 3, S_ONLINE, results), 0);
+	/* Each AP state was in flight on all three CPUs at once. */
+	CHECK_EQ(fx.max_in_flight, 3);
+	CHECK_EQ(fx.waits, 6);
+	CHECK_EQ(fx.in_flight, 0);
+	CHECK_EQ(fx.run_on_cpu_calls, 0);
+	CHECK_EQ(fx.done_notices, 6); /* the kick walks', then the rest's */
+	for (unsigned int i = 0; i < 3; i++) {
+		CHECK_EQ(results[i], 0);
+		CHECK_EQ(state_of(cpus[i]), S_ONLINE);
+		CHECK_EQ(fx.cpus[cpus[i]].target, S_ONLINE);
+		expect_calls(cpus[i], "u1 u2 u5 u6 u8");
+	}
+	CHECK_EQ(fx.m.in_callback, false);
+}
+
+static void test_parallel_bringup_lockstep_failure(void)
+{
+	static const unsigned int cpus[] = { 1, 2, 3, 2 };
+	int results[4];
+
+	setup_async();
+	fx.fail_at[2][S_AP_ON][0] = -EBUSY;
+	/*
+	 * A start that fails is the callback's error: ignored at the no-fail
+	 * starting state, it fails the next AP state.
+	 */
+	fx.start_fail[3] = -ENODEV;
+	CHECK_EQ(cpuhp_bringup_cpus(&fx.m, cpus, 4, S_ONLINE, results), -EBUSY);
+	CHECK_EQ(results[0], 0);
+	CHECK_EQ(results[1], -EBUSY);
+	CHECK_EQ(results[2], -ENODEV);
+	CHECK_EQ(state_of(1), S_ONLINE);
+	CHECK_EQ(state_of(2), S_OFFLINE);
+	CHECK_EQ(state_of(3), S_OFFLINE);
+	CHECK(!fx.cpus[2].broken);
+	CHECK_EQ(fx.in_flight, 0);
+	/* The failed CPU alone is rolled back, then taken to offline. */
+	expect_calls(1, "u1 u2 u5 u6 u8");
+	expect_calls(2, "u1 u2 u5 u6 u8 d6 d5 d1");
+	expect_calls(3, "u1 u2 u5 d6 d5 d1");
+	/* A CPU named twice is walked once; it ends where the first left. */
+	CHECK_EQ(results[3], 0);
+	/* Walked again, CPU 2 and 3 come up like the others. */
+	fx.start_fail[3] = 0;
+	CHECK_EQ(cpuhp_bringup_cpus(&fx.m, cpus + 1, 2, S_ONLINE, results), 0);
+	CHECK_EQ(state_of(2), S_ONLINE);
+	CHECK_EQ(state_of(3), S_ONLINE);
+}
+
 static void test_reentry_is_refused(void)
 {
 	setup();
@@ -758,6 +867,8 @@ CHECK_MAIN(TEST(test_up_runs_startups_in_order),
 	   TEST(test_multi_walk_failure_undoes_done_instances),
 	   TEST(test_parallel_bringup_kicks_all_first),
 	   TEST(test_parallel_bringup_failure_ends_offline),
+	   TEST(test_parallel_bringup_lockstep),
+	   TEST(test_parallel_bringup_lockstep_failure),
 	   TEST(test_reentry_is_refused), TEST(test_introspection),
 	   TEST(test_init_rejects_bad_tables),
 	   TEST(test_machines_are_independent), TEST(test_boot_state))
