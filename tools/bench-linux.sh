@@ -5,6 +5,9 @@
 #   boot    process start -> the guest's "ready" line
 #   add k   QMP device_add -> the guest's "online: <cpulist>" line with k CPUs
 #   del k   QMP device_del -> DEVICE_DELETED (k CPUs before the removal)
+#   soft    with MAX CPUs online, Linux's own offline and online of cpu1
+#           (echo 0 / echo 1 to its online file, SOFT times, timed inside
+#           the guest): the floor of a hot-add, printed against it
 # for k = 2..MAX (boot with 1, add one by one up to MAX, remove one by one),
 # REPS runs of each VMM, alternating which goes first.  Prints the medians
 # and the hotvm/QEMU ratios, and writes every raw figure to a JSON file.
@@ -14,10 +17,11 @@
 # after its grace time; the guest prints the same "online:" line.
 # A benchmark, not a test.  CLOCK_MONOTONIC inside the lab (tools/bench_linux_qmp.c).
 #
-#   tools/bench-linux.sh [-a] [-r REPS] [-m MAX] [-b BUILD] [-o JSON] [-l LOG] [-t SECONDS]
+#   tools/bench-linux.sh [-a] [-r REPS] [-m MAX] [-s SOFT] [-b BUILD] [-o JSON] [-l LOG] [-t SECONDS]
 #     -a  also hotvm with the guest agent onlining (the guest carries qemu-ga)
 #     -r  runs of each VMM (default 3)
 #     -m  most CPUs (default 4; 2..64)
+#     -s  soft offline/online cycles of cpu1 per run (default 5; 0: none)
 #     -b  build directory with vmm/hotvm and lab-cache (default build)
 #     -o  the JSON file (default BUILD/bench-linux.json)
 #     -l  the lab's console log (default BUILD/bench-linux.log)
@@ -29,32 +33,34 @@ set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 reps=3
 max=4
+soft=5
 build=$top/build
 json=
 log=
 timeout=
 agent=
 
-while getopts ar:m:b:o:l:t:h opt; do
+while getopts ar:m:s:b:o:l:t:h opt; do
 	case $opt in
 	a) agent=agent ;;
 	r) reps=$OPTARG ;;
 	m) max=$OPTARG ;;
+	s) soft=$OPTARG ;;
 	b) build=$OPTARG ;;
 	o) json=$OPTARG ;;
 	l) log=$OPTARG ;;
 	t) timeout=$OPTARG ;;
-	*) sed -n '2,26p' "$0"; exit 2 ;;
+	*) sed -n '2,30p' "$0"; exit 2 ;;
 	esac
 done
-case $reps$max in *[!0-9]*) echo "bench-linux: -r and -m take numbers" >&2; exit 2 ;; esac
+case $reps$max$soft in *[!0-9]*) echo "bench-linux: -r, -m and -s take numbers" >&2; exit 2 ;; esac
 [ "$reps" -ge 1 ] && [ "$max" -ge 2 ] && [ "$max" -le 64 ] ||
 	{ echo "bench-linux: need -r >= 1 and 2 <= -m <= 64" >&2; exit 2; }
 json=${json:-$build/bench-linux.json}
 log=${log:-$build/bench-linux.log}
 # A boot takes 15-40 s in the lab (80 s on a busy host), a hotplug step 1-3 s.
 nvmm=$([ -n "$agent" ] && echo 3 || echo 2)
-timeout=${timeout:-$((120 + reps * nvmm * (120 + max * 20)))}
+timeout=${timeout:-$((120 + reps * nvmm * (120 + max * 20 + soft * 6)))}
 hotvm=$build/vmm/hotvm
 [ -x "$hotvm" ] || { echo "bench-linux: $hotvm not built (ninja -C $build)" >&2; exit 2; }
 
@@ -80,7 +86,7 @@ status=0
 "$top/tools/lab/lab.sh" --cache "$build/lab-cache" --smp 1 --linux-guest --with-qemu $lab_extra \
 	--hotvm "$hotvm" --bin "$drv" \
 	--add "$top/tools/lab/bench-linux-inner.sh:/lab/bench-linux-inner.sh" \
-	--run "sh /lab/bench-linux-inner.sh $reps $max 512 $agent" \
+	--run "SOFT=$soft sh /lab/bench-linux-inner.sh $reps $max 512 $agent" \
 	--log "$log" --quiet --timeout "$timeout" || status=$?
 
 grep -a '^BENCH-ERROR' "$log" | tr -d '\r' >&2 || :
@@ -130,6 +136,12 @@ extra = [
     ('del: CPU gone from online:', lambda r: [d['offline_ms'] for d in r['del']]),
 ]
 
+def soft(key):
+    return lambda r: [x / 1e3 for x in (r.get('soft') or {}).get(key, [])]
+
+rows += [('soft online of cpu1 (echo 1), in the guest', soft('online_us')),
+         ('soft offline of cpu1 (echo 0), in the guest', soft('offline_us'))]
+
 def table(rows):
     res = []
     for label, f in rows:
@@ -154,6 +166,15 @@ for i in info:
 print()
 print('| operation | %s | hotvm/QEMU |' % ' | '.join(heads[v] for v in vmms))
 print('|---|%s---:|' % ('---:|' * len(vmms)))
+# What a hot-add costs beyond Linux's own bring-up of the CPU.
+beyond = {}
+for vmm in vmms:
+    a = med([x['online_ms'] for r in runs if r['vmm'] == vmm for x in r['add']])
+    o = med([x for r in runs if r['vmm'] == vmm for x in soft('online_us')(r)])
+    beyond[vmm] = a - o if a is not None and o is not None else None
+main.append(('hot-add beyond the soft online (add, all k - soft online)', beyond,
+             beyond['hotvm'] / beyond['qemu']
+             if beyond['hotvm'] is not None and beyond['qemu'] else None))
 for label, m, ratio in main:
     print('| %s | %s | %s |' % (label, ' | '.join(fmt(m[v]) for v in vmms), fmt(ratio, True)))
 print()

@@ -12,7 +12,11 @@
  *   del k   device_del -> DEVICE_DELETED (k = max..2: CPUs before the removal)
  * and, for the record, the QMP reply of each command, the first
  * ACPI_DEVICE_OST after it and, for a removal, the "online:" line without
- * the CPU.  It waits on QMP events and on the console file as it grows
+ * the CPU.  Between the two, with all CPUs online, Linux's own soft
+ * offline and online of cpu1 (--soft N times echo 0, echo 1 to its online
+ * file, timed inside the guest by tools/lab/guest/pwrbtn's soft: action,
+ * which the power button, system_powerdown, starts): what a hot-add costs
+ * beyond Linux's own bring-up.  It waits on QMP events and on the console file as it grows
  * (inotify), never on sleeps.  One line on stdout:
  *   BENCH-JSON: {"vmm": ..., "boot_ms": ..., "add": [...], "del": [...]}
  * or BENCH-ERROR: <why> (exit status 1).  A benchmark, not a test.
@@ -20,6 +24,7 @@
  *   bench-linux-qmp --vmm hotvm|hotvm-agent|qemu --kernel VMLINUX [--initrd INITRD]
  *                   [--max N] [--mem MB] [--cmdline TEXT] [--bin PATH]
  *                   [--dir DIR] [--rep N] [--timeout S] [--cpu MODEL]
+ *                   [--soft N]
  *
  * Built by tools/bench-linux.sh with plain cc (-static, json-c).
  */
@@ -47,8 +52,9 @@
 
 static struct {
 	const char *vmm, *kernel, *initrd, *bin, *dir, *cmdline, *cpu;
-	unsigned int max, mem, rep, timeout_s;
+	unsigned int max, mem, rep, timeout_s, soft;
 } opt = { .max = 4,
+	  .soft = 5,
 	  .mem = 512,
 	  .dir = "/tmp",
 	  .cmdline = "console=ttyS0",
@@ -78,6 +84,10 @@ static char online_list[256];
 static int want_count;
 static double want_since, online_at;
 static char match_list[256];
+/* "online:" lines so far, and the guest's soft online line (pwrbtn). */
+static unsigned int online_lines, soft_want_lines;
+static char soft_line[1024];
+static double soft_at;
 
 /* QMP. */
 static int qmp_fd = -1;
@@ -179,6 +189,10 @@ static void console_line(char *l, double t)
 		if (end != l + 1 && *end == ']')
 			printk_s = v;
 	}
+	if (!strncmp(l, "pwrbtn: soft cpu", 16) && !soft_at) {
+		soft_at = t;
+		snprintf(soft_line, sizeof(soft_line), "%s", l);
+	}
 	/* Linux's init prints "ready"; the tiny guest "ready: ..." */
 	if (!strcmp(l, "ready") || !strncmp(l, "ready: ", 7))
 		seen_ready = true;
@@ -188,6 +202,7 @@ static void console_line(char *l, double t)
 		int c = cpulist_count(p + 8);
 
 		if (c > 0) {
+			online_lines++;
 			online_count = c;
 			snprintf(online_list, sizeof(online_list), "%s", p + 8);
 		}
@@ -430,6 +445,67 @@ static bool del_done(struct waiter *w)
 	return w->reply_at && w->deleted_at && online_at;
 }
 
+/*
+ * The soft line, and every "online:" line the offlines and onlines made
+ * (cpu-event reports each): none of them is left to be taken for a later
+ * step's.
+ */
+static bool soft_done(struct waiter *w)
+{
+	(void)w;
+	return soft_at && online_lines >= soft_want_lines;
+}
+
+/* "... offline 1 2 3, ..." -> [1, 2, 3] (µs) */
+static struct json_object *soft_list(const char *key)
+{
+	struct json_object *a = json_object_new_array();
+	const char *p = strstr(soft_line, key);
+	char *end;
+
+	if (!p)
+		return a;
+	p += strlen(key);
+	for (;;) {
+		long v = strtol(p, &end, 10);
+
+		if (end == p)
+			break;
+		json_object_array_add(a, json_object_new_int64(v));
+		p = end;
+	}
+	return a;
+}
+
+/*
+ * Linux's own offline and online of cpu1, opt.soft times, as the guest
+ * timed them: {"clock_us", "offline_us": [...], "online_us": [...],
+ * "failed"}.
+ */
+static struct json_object *soft_phase(void)
+{
+	struct json_object *r = json_object_new_object();
+	struct waiter w;
+	const char *p;
+
+	memset(&w, 0, sizeof(w)); /* no id: no device's events */
+	soft_want_lines = online_lines + 2 * opt.soft;
+	qmp_send("{\"execute\": \"system_powerdown\"}");
+	wait_for(soft_done, &w, "the guest's soft offline and online of cpu1");
+	json_object_put(w.reply);
+	json_object_put(w.osts);
+	p = strstr(soft_line, "clock ");
+	json_object_object_add(r, "clock_us",
+			       json_object_new_int64(p ? atol(p + 6) : -1));
+	json_object_object_add(r, "offline_us", soft_list(", offline"));
+	json_object_object_add(r, "online_us", soft_list(", online"));
+	p = strstr(soft_line, "failed ");
+	json_object_object_add(r, "failed",
+			       json_object_new_int(p ? atoi(p + 7) : -1));
+	printf("BENCH-PROGRESS: %s rep %u: %s\n", opt.vmm, opt.rep, soft_line);
+	return r;
+}
+
 /* Start of a step: the console line to look for has want CPUs. */
 static double step(struct waiter *w, int want, const char *id, int source)
 {
@@ -538,7 +614,7 @@ static void spawn(void)
 			argv[n++] = opt.initrd;
 		}
 		argv[n++] = "-append";
-		argv[n++] = opt.cmdline;
+		argv[n++] = cmdline;
 		argv[n++] = "-qmp";
 		argv[n++] = qmp;
 		argv[n++] = "-serial";
@@ -654,8 +730,10 @@ int main(int argc, char **argv)
 		{ "mem", 1, 0, 'M' },	 { "cmdline", 1, 0, 'c' },
 		{ "bin", 1, 0, 'b' },	 { "dir", 1, 0, 'd' },
 		{ "rep", 1, 0, 'r' },	 { "timeout", 1, 0, 't' },
-		{ "cpu", 1, 0, 'C' },	 { 0, 0, 0, 0 },
+		{ "cpu", 1, 0, 'C' },	 { "soft", 1, 0, 's' },
+		{ 0, 0, 0, 0 },
 	};
+	char soft[48] = "";
 	struct slot slots[MAX_CPUS];
 	struct json_object *out, *adds, *dels;
 	struct waiter w;
@@ -698,6 +776,9 @@ int main(int argc, char **argv)
 		case 'C':
 			opt.cpu = optarg;
 			break;
+		case 's':
+			opt.soft = atoi(optarg);
+			break;
 		default:
 			return 2;
 		}
@@ -709,14 +790,20 @@ int main(int argc, char **argv)
 			"usage: bench-linux-qmp --vmm hotvm|hotvm-agent|qemu "
 			"--kernel K [--initrd I] [--max 2..64] [--mem MB]"
 			" [--cmdline T] [--bin P] [--dir D] [--rep N]"
-			" [--timeout S] [--cpu QEMU-CPU]\n");
+			" [--timeout S] [--cpu QEMU-CPU] [--soft N]\n");
 		return 2;
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	agent = !strcmp(opt.vmm, "hotvm-agent");
-	/* No onlining rule in the guest: the agent is what onlines. */
-	snprintf(cmdline, sizeof(cmdline), "%s%s", opt.cmdline,
-		 agent ? " hotvm.online=none hotvm.agent=1" : "");
+	/*
+	 * No onlining rule in the guest: the agent is what onlines.  The
+	 * power button's action: pwrbtn's soft:COUNT:CPU.
+	 */
+	if (opt.soft)
+		snprintf(soft, sizeof(soft), " hotvm.pwrbtn=soft:%u:1",
+			 opt.soft);
+	snprintf(cmdline, sizeof(cmdline), "%s%s%s", opt.cmdline,
+		 agent ? " hotvm.online=none hotvm.agent=1" : "", soft);
 	snprintf(console_path, sizeof(console_path), "%s/%s-%u.console",
 		 opt.dir, opt.vmm, opt.rep);
 	snprintf(sock_path, sizeof(sock_path), "%s/%s-%u.qmp", opt.dir, opt.vmm,
@@ -788,6 +875,8 @@ int main(int argc, char **argv)
 		       k);
 		json_object_put(w.reply);
 	}
+	if (opt.soft)
+		json_object_object_add(out, "soft", soft_phase());
 	/* Remove them, the last added first: k CPUs before each. */
 	for (k = opt.max; k >= 2; k--) {
 		struct slot *s = &slots[k - 1];

@@ -7,12 +7,14 @@
 # them from the lab's log.
 #   sh /lab/bench-linux-inner.sh REPS MAX [MEM_MB] [agent]
 # With "agent", each rep also runs hotvm --agent with a guest that has no
-# onlining rule (bench-linux-qmp --vmm hotvm-agent).
+# onlining rule (bench-linux-qmp --vmm hotvm-agent).  SOFT (environment,
+# default 5) is bench-linux-qmp's --soft.
 reps=${1:-3}
 max=${2:-4}
 mem=${3:-512}
 vmms="hotvm qemu"
 [ "${4:-}" = agent ] && vmms="hotvm hotvm-agent qemu"
+soft=${SOFT:-5}
 rvmms="$(echo $vmms | tr ' ' '\n' | sed -n '1!G;h;$p' | tr '\n' ' ')"
 kernel=/lab/linux/vmlinux
 initrd=/lab/linux/initrd.gz
@@ -21,10 +23,10 @@ mkdir -p "$dir"
 
 echo "BENCH-INFO: kernel $(uname -r), $(nproc) CPU(s), $(grep -c . /proc/modules) modules"
 echo "BENCH-INFO: $(qemu-system-x86_64 --version | head -n 1)"
-echo "BENCH-INFO: reps=$reps max=$max mem=${mem}M vmms=$vmms"
+echo "BENCH-INFO: reps=$reps max=$max mem=${mem}M vmms=$vmms soft=$soft"
 
 one() {
-	bench-linux-qmp --vmm "$1" --rep "$2" --max "$max" --mem "$mem" \
+	bench-linux-qmp --vmm "$1" --rep "$2" --max "$max" --mem "$mem" --soft "$soft" \
 		--kernel "$kernel" --initrd "$initrd" --dir "$dir" --timeout 300 \
 		--bin "$([ "$1" = qemu ] && echo qemu-system-x86_64 || echo /bin/hotvm)" ||
 		failed=$((failed + 1))
