@@ -488,10 +488,19 @@ static struct json_object *soft_phase(void)
 	struct waiter w;
 	const char *p;
 
+	unsigned int timeout_s = opt.timeout_s;
+
 	memset(&w, 0, sizeof(w)); /* no id: no device's events */
 	soft_want_lines = online_lines + 2 * opt.soft;
+	printf("BENCH-PROGRESS: %s rep %u: soft offline/online of cpu1\n",
+	       opt.vmm, opt.rep);
 	qmp_send("{\"execute\": \"system_powerdown\"}");
+	/* Failed with the console's last lines before the lab, silent for
+	 * 180 s, is taken for frozen. */
+	if (opt.timeout_s > 150)
+		opt.timeout_s = 150;
 	wait_for(soft_done, &w, "the guest's soft offline and online of cpu1");
+	opt.timeout_s = timeout_s;
 	json_object_put(w.reply);
 	json_object_put(w.osts);
 	p = strstr(soft_line, "clock ");
