@@ -9,7 +9,7 @@ loader, -M q35 -accel kvm -cpu max,-arch-capabilities) on /dev/kvm:
   add1      device_add -> the guest's "online: 0,S" line, a fresh socket S
             each time (QEMU 7.2 cannot plug a removed socket again)
   del1      device_del -> DEVICE_DELETED
-  add8      8 device_add at once -> "online:" with all 8
+  add8      8 device_add at once (one write) -> "online:" with all 8
   del8      8 device_del at once -> the 8 DEVICE_DELETED
   addmax    max-1 device_add at once, delmax the same back
   kth       the k-th vCPU's device_add -> online, k = 2..max, one by one;
@@ -150,8 +150,14 @@ class VM:
         self.events.put((time.monotonic(), None))
 
     def send(self, name, **args):
-        self.qmp.write(json.dumps({'execute': name, 'arguments': args}) +
-                       '\n')
+        self.send_all([(name, args)])
+
+    def send_all(self, cmds):
+        """@cmds [(name, args)] in one write: a burst the VMM reads
+        together (one at a time, hotvm may start the first before the
+        next has come, and that one is not in the batch)."""
+        self.qmp.write(''.join(json.dumps({'execute': n, 'arguments': a}) +
+                               '\n' for n, a in cmds))
         self.qmp.flush()
 
     def reply(self, name):
@@ -212,17 +218,15 @@ class VM:
         """device_add of every socket in @socks at once (replies in order,
         hotvm's after the guest took the CPU); the time the guest's online
         line lists them all."""
-        for s in socks:
-            slot = self.slots[s]
-            self.send('device_add', driver=slot['type'], id='cpu%d' % s,
-                      **slot['props'])
+        self.send_all([('device_add',
+                        dict(driver=self.slots[s]['type'], id='cpu%d' % s,
+                             **self.slots[s]['props'])) for s in socks])
         for _ in socks:
             self.reply('device_add')
         return self.wait_online([0] + list(socks) + self.extra)
 
     def delete(self, socks):
-        for s in socks:
-            self.send('device_del', id='cpu%d' % s)
+        self.send_all([('device_del', {'id': 'cpu%d' % s}) for s in socks])
         for _ in socks:
             self.reply('device_del')
         t = self.wait_deleted(['cpu%d' % s for s in socks])
@@ -649,31 +653,33 @@ def table(s, meta):
 
 
 def batch_table(s, kinds, meta):
-    """A K-CPU batch against K single adds (issue 19 item 4): the ratio
-    of the medians, and the batch against one add."""
-    rows = []
+    """A K-CPU batch against K single adds (issue 19 item 4): medians in
+    ms with exits to user space, the batch over the K adds and over one
+    add (add1, the single phase's median)."""
+    if not any(s.get(k, {}).get('burst1', {}).get('n') for k in kinds):
+        return
+    print('\n# a batch of K (K device_add at once) against the same K added '
+          'one after another: median ms [exits]; /K = batch over the K '
+          'adds, /1 = batch over one hot-add (the single phase)')
+    print('%-6s%s' % ('', ''.join(' %-40s' % k for k in kinds)))
+    print('%-6s%s' % ('K', ''.join(' %16s %16s %5s %5s' % (
+        'batch', 'K adds', '/K', '/1') for _ in kinds)))
     for k in BURSTS:
         cells = []
         for kind in kinds:
             d = s.get(kind, {})
             b = d.get('burst%d' % k, {}).get('median_ms')
             q = d.get('seq%d' % k, {}).get('median_ms')
-            one = d.get('seq1', {}).get('median_ms')
-            cells.append('%9s %9s %6s %6s' % (
-                fmt(b), fmt(q), fmt(b / q if b and q else None),
+            one = d.get('add1', {}).get('median_ms')
+            ex = d.get('exits', {})
+            cells.append('%16s %16s %5s %5s' % (
+                '%s [%s]' % (fmt(b, '%.1f'),
+                             exits_cell(ex.get('burst%d' % k))),
+                '%s [%s]' % (fmt(q, '%.1f'),
+                             exits_cell(ex.get('seq%d' % k))),
+                fmt(b / q if b and q else None),
                 fmt(b / one if b and one else None)))
-        rows.append('%-13s%s' % ('K = %d' % k, ''.join(' ' + c
-                                                     for c in cells)))
-    if not any(s.get(k, {}).get('burst1', {}).get('n') for k in kinds):
-        return
-    print('\n# a batch of K (K device_add at once) against K single adds '
-          'in a row, medians in ms; batch/K = batch over the K adds, '
-          'batch/1 = over one add (seq1)')
-    print('%-13s%s' % ('', ''.join(' %-33s' % k for k in kinds)))
-    print('%-13s%s' % ('', ''.join(' %9s %9s %6s %6s' % (
-        'batch', 'K adds', '/K', '/1') for _ in kinds)))
-    for r in rows:
-        print(r)
+        print('%-6d%s' % (k, ''.join(' ' + c for c in cells)))
     h = s.get('hotvm', {})
     rs, ks = h.get('resize', {}).get('median_ms'), h.get('kth_sum_ms')
     if rs and ks:
