@@ -14,6 +14,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include <json-c/json.h>
@@ -1467,6 +1469,81 @@ static void test_burst(void)
 	teardown();
 }
 
+/* One line from a raw client's socket, without its end; false on timeout. */
+static bool raw_line(int fd, char *buf, size_t len)
+{
+	size_t n = 0;
+
+	for (;;) {
+		struct pollfd p = { .fd = fd, .events = POLLIN };
+		char ch;
+
+		if (poll(&p, 1, T_MS) != 1 || read(fd, &ch, 1) != 1)
+			return false;
+		if (ch == '\n') {
+			buf[n] = 0;
+			return true;
+		}
+		if (n + 1 < len && ch != '\r')
+			buf[n++] = ch;
+	}
+}
+
+/* Reads lines until the next reply ("return" or "error"); false if none. */
+static bool raw_reply(int fd, char *buf, size_t len)
+{
+	while (raw_line(fd, buf, len))
+		if (!strncmp(buf, "{\"return\"", 9) ||
+		    !strncmp(buf, "{\"error\"", 8))
+			return true;
+	return false;
+}
+
+/*
+ * A burst sent in one write to an idle server, as a client that does not
+ * wait for each reply sends it: queued whole before the operation thread
+ * takes its first request (qmp_submit_hold), so it is one batch, not the
+ * first alone and then the rest.
+ */
+static void test_burst_one_write(void)
+{
+	static const char burst[] =
+		"{\"execute\": \"device_add\", \"arguments\": " ADD(
+			2,
+			"") "}\n"
+			    "{\"execute\": \"device_add\", \"arguments\": " ADD(
+				    3, "") "}\n"
+					   "{\"execute\": \"device_add\", "
+					   "\"arguments\": " ADD(4, "") "}\n";
+	static const char caps[] = "{\"execute\": \"qmp_capabilities\"}\n";
+	struct sockaddr_un a = { .sun_family = AF_UNIX };
+	char line[4096];
+	int fd;
+
+	setup(8, 2);
+	snprintf(a.sun_path, sizeof(a.sun_path), "%s", t.path);
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	CHECK(fd >= 0);
+	CHECK_EQ(connect(fd, (struct sockaddr *)&a, sizeof(a)), 0);
+	CHECK(raw_line(fd, line, sizeof(line))); /* the greeting */
+	CHECK_EQ(write(fd, caps, strlen(caps)), (ssize_t)strlen(caps));
+	CHECK(raw_reply(fd, line, sizeof(line)));
+	drain_events();
+	CHECK_EQ(write(fd, burst, strlen(burst)), (ssize_t)strlen(burst));
+	for (int i = 0; i < 3; i++) {
+		CHECK(raw_reply(fd, line, sizeof(line)));
+		CHECK(!strncmp(line, "{\"return\"", 9));
+	}
+	/* Every one created before any is shown to the guest: one batch. */
+	CHECK_EQ(batched(1u << 2 | 1u << 3 | 1u << 4, "up", "vcpu:create",
+			 "guest:ap-starting"),
+		 3);
+	for (unsigned int i = 0; i < 8; i++)
+		CHECK_EQ(cpu_plugged(i), i < 5);
+	close(fd);
+	teardown();
+}
+
 /*
  * A request of a burst refused in the batch's first phase keeps the
  * reason the same request sent alone gets (it used to say only
@@ -1509,4 +1586,4 @@ CHECK_MAIN(TEST(test_commands_listed), TEST(test_hotpluggable_shape),
 	   TEST(test_query_cpuhp), TEST(test_set_target),
 	   TEST(test_inject_and_hotplug), TEST(test_guest_not_yet_reporting),
 	   TEST(test_events), TEST(test_resize), TEST(test_two_clients),
-	   TEST(test_burst))
+	   TEST(test_burst), TEST(test_burst_one_write))

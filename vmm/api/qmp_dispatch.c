@@ -316,6 +316,8 @@ void qmp_deliver_replies(struct qmp_server *s)
 		return;
 	/* Taken after the replies: every event a command raised is here. */
 	qmp_deliver_events(s);
+	/* What the clients sent meanwhile is queued whole (a burst). */
+	qmp_submit_hold(s);
 	for (; j; j = next) {
 		struct qmp_conn *c = conn_by_id(s, j->conn_id);
 
@@ -334,4 +336,5 @@ void qmp_deliver_replies(struct qmp_server *s)
 		}
 		qmp_job_free(j);
 	}
+	qmp_submit_release(s);
 }

@@ -280,5 +280,8 @@ void qmp_conn_read(struct qmp_server *s, struct qmp_conn *c)
 		return;
 	}
 	c->in_len += n;
+	/* What this read brought is queued whole: a burst is one batch. */
+	qmp_submit_hold(s);
 	qmp_conn_process(s, c);
+	qmp_submit_release(s);
 }

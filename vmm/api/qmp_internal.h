@@ -133,6 +133,7 @@ struct qmp_server {
 	size_t n_cmds;
 
 	/* The I/O thread's. */
+	unsigned int submit_held; /* qmp_submit_hold(): no wake-up yet */
 	struct qmp_conn **conns;
 	size_t n_conns;
 	uint64_t next_conn_id;
@@ -236,6 +237,14 @@ int qmp_call_handler(const struct qmp_entry *e, struct json_object *args,
 struct json_object *qmp_response(int rc, struct json_object *ret,
 				 const struct qmp_error *err,
 				 struct json_object *req);
+/*
+ * Around the requests of one read (I/O thread): qmp_submit queues them
+ * without waking the workers, and the release wakes each that has work.
+ * So a burst sent in one write is queued whole before the operation thread
+ * looks, and runs as one batch instead of its first request alone.
+ */
+void qmp_submit_hold(struct qmp_server *s);
+void qmp_submit_release(struct qmp_server *s);
 /* Hands req to a worker; false (req still ours) once they are stopping. */
 bool qmp_submit(struct qmp_server *s, struct qmp_conn *c,
 		const struct qmp_entry *e, struct json_object *req,

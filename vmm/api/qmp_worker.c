@@ -214,6 +214,22 @@ static void *worker_thread(void *arg)
 	return NULL;
 }
 
+void qmp_submit_hold(struct qmp_server *s)
+{
+	s->submit_held++;
+}
+
+void qmp_submit_release(struct qmp_server *s)
+{
+	if (--s->submit_held)
+		return;
+	pthread_mutex_lock(&s->lock);
+	for (unsigned int i = 0; i < QMP_NR_WORKERS; i++)
+		if (s->workers[i].head)
+			pthread_cond_signal(&s->workers[i].cond);
+	pthread_mutex_unlock(&s->lock);
+}
+
 /* Hands req to a worker; false (req still ours) once they are stopping. */
 bool qmp_submit(struct qmp_server *s, struct qmp_conn *c,
 		const struct qmp_entry *e, struct json_object *req,
@@ -239,7 +255,8 @@ bool qmp_submit(struct qmp_server *s, struct qmp_conn *c,
 	if (ok) {
 		*w->tail = j;
 		w->tail = &j->next;
-		pthread_cond_signal(&w->cond);
+		if (!s->submit_held)
+			pthread_cond_signal(&w->cond);
 	}
 	pthread_mutex_unlock(&s->lock);
 	if (!ok) {
