@@ -21,7 +21,7 @@
 #     -a  also hotvm with the guest agent onlining (the guest carries qemu-ga)
 #     -r  runs of each VMM (default 3)
 #     -m  most CPUs (default 4; 2..64)
-#     -s  soft offline/online cycles of cpu1 per run (default 5; 0: none)
+#     -s  soft offline/online cycles of cpu1 per run (default 3; 0: none)
 #     -b  build directory with vmm/hotvm and lab-cache (default build)
 #     -o  the JSON file (default BUILD/bench-linux.json)
 #     -l  the lab's console log (default BUILD/bench-linux.log)
@@ -33,7 +33,7 @@ set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 reps=3
 max=4
-soft=5
+soft=3
 build=$top/build
 json=
 log=

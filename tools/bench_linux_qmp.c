@@ -54,7 +54,7 @@ static struct {
 	const char *vmm, *kernel, *initrd, *bin, *dir, *cmdline, *cpu;
 	unsigned int max, mem, rep, timeout_s, soft;
 } opt = { .max = 4,
-	  .soft = 5,
+	  .soft = 3,
 	  .mem = 512,
 	  .dir = "/tmp",
 	  .cmdline = "console=ttyS0",
@@ -84,10 +84,9 @@ static char online_list[256];
 static int want_count;
 static double want_since, online_at;
 static char match_list[256];
-/* "online:" lines so far, and the guest's soft online line (pwrbtn). */
-static unsigned int online_lines, soft_want_lines;
+/* The guest's soft online line (pwrbtn) and cpu-event's mark after it. */
 static char soft_line[1024];
-static double soft_at;
+static double soft_at, soft_mark_at;
 
 /* QMP. */
 static int qmp_fd = -1;
@@ -193,6 +192,8 @@ static void console_line(char *l, double t)
 		soft_at = t;
 		snprintf(soft_line, sizeof(soft_line), "%s", l);
 	}
+	if (soft_at && !soft_mark_at && !strcmp(l, "cpu-event: change cpu1"))
+		soft_mark_at = t;
 	/* Linux's init prints "ready"; the tiny guest "ready: ..." */
 	if (!strcmp(l, "ready") || !strncmp(l, "ready: ", 7))
 		seen_ready = true;
@@ -202,7 +203,6 @@ static void console_line(char *l, double t)
 		int c = cpulist_count(p + 8);
 
 		if (c > 0) {
-			online_lines++;
 			online_count = c;
 			snprintf(online_list, sizeof(online_list), "%s", p + 8);
 		}
@@ -445,15 +445,21 @@ static bool del_done(struct waiter *w)
 	return w->reply_at && w->deleted_at && online_at;
 }
 
-/*
- * The soft line, and every "online:" line the offlines and onlines made
- * (cpu-event reports each): none of them is left to be taken for a later
- * step's.
- */
-static bool soft_done(struct waiter *w)
+static bool soft_timed(struct waiter *w)
 {
 	(void)w;
-	return soft_at && online_lines >= soft_want_lines;
+	return soft_at;
+}
+
+/*
+ * cpu-event's line for the mark pwrbtn leaves after its soft line: the
+ * "online:" reports of the offlines and onlines are all out (uevent runs
+ * them in order), so none is left to be taken for a removal's.
+ */
+static bool soft_reported(struct waiter *w)
+{
+	(void)w;
+	return soft_mark_at;
 }
 
 /* "... offline 1 2 3, ..." -> [1, 2, 3] (µs) */
@@ -491,7 +497,6 @@ static struct json_object *soft_phase(void)
 	unsigned int timeout_s = opt.timeout_s;
 
 	memset(&w, 0, sizeof(w)); /* no id: no device's events */
-	soft_want_lines = online_lines + 2 * opt.soft;
 	printf("BENCH-PROGRESS: %s rep %u: soft offline/online of cpu1\n",
 	       opt.vmm, opt.rep);
 	qmp_send("{\"execute\": \"system_powerdown\"}");
@@ -499,7 +504,9 @@ static struct json_object *soft_phase(void)
 	 * 180 s, is taken for frozen. */
 	if (opt.timeout_s > 150)
 		opt.timeout_s = 150;
-	wait_for(soft_done, &w, "the guest's soft offline and online of cpu1");
+	wait_for(soft_timed, &w, "the guest's soft offline and online of cpu1");
+	printf("BENCH-PROGRESS: %s rep %u: %s\n", opt.vmm, opt.rep, soft_line);
+	wait_for(soft_reported, &w, "the reports of the soft offlines/onlines");
 	opt.timeout_s = timeout_s;
 	json_object_put(w.reply);
 	json_object_put(w.osts);
@@ -511,7 +518,6 @@ static struct json_object *soft_phase(void)
 	p = strstr(soft_line, "failed ");
 	json_object_object_add(r, "failed",
 			       json_object_new_int(p ? atoi(p + 7) : -1));
-	printf("BENCH-PROGRESS: %s rep %u: %s\n", opt.vmm, opt.rep, soft_line);
 	return r;
 }
 

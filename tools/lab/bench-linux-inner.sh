@@ -8,13 +8,13 @@
 #   sh /lab/bench-linux-inner.sh REPS MAX [MEM_MB] [agent]
 # With "agent", each rep also runs hotvm --agent with a guest that has no
 # onlining rule (bench-linux-qmp --vmm hotvm-agent).  SOFT (environment,
-# default 5) is bench-linux-qmp's --soft.
+# default 3) is bench-linux-qmp's --soft.
 reps=${1:-3}
 max=${2:-4}
 mem=${3:-512}
 vmms="hotvm qemu"
 [ "${4:-}" = agent ] && vmms="hotvm hotvm-agent qemu"
-soft=${SOFT:-5}
+soft=${SOFT:-3}
 rvmms="$(echo $vmms | tr ' ' '\n' | sed -n '1!G;h;$p' | tr '\n' ' ')"
 kernel=/lab/linux/vmlinux
 initrd=/lab/linux/initrd.gz
