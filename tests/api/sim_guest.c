@@ -38,6 +38,8 @@ static struct {
 	bool keep[SIM_MAX_CPUS];
 	bool ready;
 	bool linux_mode, linux_onlines; /* sim_guest_linux() */
+	bool linux_waits_offline;	/* sim_guest_linux_waits_offline() */
+	bool rm_pending[SIM_MAX_CPUS];	/* ... an eject asked, not done */
 	bool irq_pending; /* an edge while the guest was busy: taken after */
 } g = { .lock = PTHREAD_MUTEX_INITIALIZER };
 
@@ -183,6 +185,13 @@ static void sim_remove(unsigned int cpu)
 
 	if (cpu >= g.nr || g.keep[cpu])
 		return;
+	/* Its eject waits until something else has offlined the CPU. */
+	if (g.linux_mode && g.linux_waits_offline &&
+	    g.cpus[cpu].state != GUEST_OFFLINE) {
+		g.rm_pending[cpu] = true;
+		return;
+	}
+	g.rm_pending[cpu] = false;
 	if (!guest_cpu_removable(cpu)) {
 		sim_report_done(cpu, false, -EPERM);
 		return;
@@ -195,6 +204,44 @@ static void sim_remove(unsigned int cpu)
 	}
 	hpio_eject(&g.io, cpu);
 	hpio_ost(&g.io, cpu, OST_EV_EJECT_REQUEST, OST_SUCCESS);
+}
+
+/*
+ * Drops the guest's lock after a register access of its own, then takes
+ * the interrupt that access raised (sim_inside).
+ */
+static void sim_unlock(void)
+{
+	bool irq = g.irq_pending;
+
+	g.irq_pending = false;
+	pthread_mutex_unlock(&g.lock);
+	if (irq)
+		sim_guest_interrupt();
+}
+
+void sim_guest_linux_waits_offline(bool on)
+{
+	pthread_mutex_lock(&g.lock);
+	g.linux_waits_offline = on;
+	pthread_mutex_unlock(&g.lock);
+}
+
+int sim_guest_offline(unsigned int cpu)
+{
+	int ret = -EINVAL;
+
+	pthread_mutex_lock(&g.lock);
+	if (cpu < g.nr && guest_cpu_removable(cpu))
+		ret = cpuhp_cpu_down(&g.m, cpu, GUEST_OFFLINE);
+	/* The eject it was waiting for goes on now. */
+	if (!ret && g.rm_pending[cpu]) {
+		sim_inside = true;
+		sim_remove(cpu);
+		sim_inside = false;
+	}
+	sim_unlock();
+	return ret;
 }
 
 static void sim_cpu_event(void)
@@ -284,6 +331,7 @@ int sim_guest_boot(unsigned int max, unsigned int boot,
 	hpio_invalidate(&g.io);
 	memset(g.done, 0, sizeof(g.done));
 	memset(g.keep, 0, sizeof(g.keep));
+	memset(g.rm_pending, 0, sizeof(g.rm_pending));
 	ret = cpuhp_init(&g.m, &sim_platform, g.steps, GUEST_NR_STATES, g.cpus,
 			 max);
 	if (!ret)
@@ -348,13 +396,7 @@ int sim_guest_eject(unsigned int cpu)
 			 ret ? OST_FAILURE : OST_SUCCESS);
 	}
 	sim_inside = false;
-	if (g.irq_pending) {
-		g.irq_pending = false;
-		pthread_mutex_unlock(&g.lock);
-		sim_guest_interrupt();
-		return ret;
-	}
-	pthread_mutex_unlock(&g.lock);
+	sim_unlock();
 	return ret;
 }
 

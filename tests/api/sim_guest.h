@@ -74,6 +74,14 @@ void sim_guest_report(unsigned int cpu, int state);
  */
 void sim_guest_linux(bool on, bool onlines);
 int sim_guest_online(unsigned int cpu);
+/*
+ * Linux-like, with @on: an eject request for a CPU it has online waits
+ * (no answer) until sim_guest_offline() offlines it (the guest agent's
+ * guest-set-vcpus), then goes on: a guest whose removal path does not
+ * offline by itself.
+ */
+void sim_guest_linux_waits_offline(bool on);
+int sim_guest_offline(unsigned int cpu);
 
 /* The guest's own state for @cpu, or -1. */
 int sim_guest_state(unsigned int cpu);

@@ -398,7 +398,7 @@ static bool unreachable(const char *path)
 	 * without QMP).
 	 */
 	if (!strncmp(path, "query-hotplug-stats.agent", 25) ||
-	    strstr(path, ".onlined-by") ||
+	    strstr(path, ".onlined-by") || strstr(path, ".offlined-by") ||
 	    !strcmp(path, "query-cpuhp.cpus.guest.linux-cpu") ||
 	    !strcmp(path, "query-cpuhp.cpus.guest.linux-online"))
 		return true;

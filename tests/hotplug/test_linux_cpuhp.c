@@ -34,6 +34,8 @@ static void test_states_ok(void)
 	CHECK_STREQ(lx_states_name(&st, 238), "online");
 	CHECK_STREQ(lx_states_name(&st, 0), "offline");
 	CHECK(!lx_states_name(&st, 85));
+	CHECK_EQ(lx_states_num(&st, "x86/cpu:starting"), 84);
+	CHECK_EQ(lx_states_num(&st, "x86/cpu"), -1);
 	/* Without a final newline, and a name with a blank inside. */
 	CHECK_EQ(states("0: offline\n5: a b", NULL), 0);
 	CHECK_EQ(st.n, 2);

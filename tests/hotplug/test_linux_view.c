@@ -17,6 +17,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "check.h"
@@ -32,11 +33,26 @@
 
 enum linux_mode {
 	LINUX_OK,
-	LINUX_DUP,     /* two logical ids claim one slot */
-	LINUX_RANGE,   /* a logical id past every possible CPU */
-	LINUX_BADPATH, /* a firmware node that names no slot */
-	LINUX_MUTE,    /* answers nothing */
+	LINUX_DUP,	 /* two logical ids claim one slot */
+	LINUX_RANGE,	 /* a logical id past every possible CPU */
+	LINUX_BADPATH,	 /* a firmware node that names no slot */
+	LINUX_MUTE,	 /* answers nothing */
+	LINUX_BADSTATES, /* a state list that is not Linux's format */
 };
+
+/*
+ * The fake Linux's hotplug states (its /sys/devices/system/cpu/hotplug/
+ * states): 50 is in the starting section and 0 has no callbacks, so
+ * Linux refuses a fault there; 1 and 100 take one.
+ */
+#define STATES_PATH "/sys/devices/system/cpu/hotplug/states"
+static const char fake_states[] = "  0: offline\n  1: threads:prepare\n"
+				  " 50: ap:starting\n100: sched:active\n"
+				  "200: online\n";
+#define H_FW	 1000 /* file handles: + Linux's CPU */
+#define H_STATES 2000
+#define H_FAIL_R 3000
+#define H_FAIL_W 4000
 
 static struct {
 	struct uart_guest u;
@@ -48,6 +64,10 @@ static struct {
 	bool online[MAX];
 	char line[4096];
 	size_t len;
+	/* cpuN/hotplug/fail: only for CPUs present at boot (has_fail) */
+	bool has_fail[MAX];
+	int fail[MAX];
+	char written[MAX][32]; /* what guest-file-write gave, decoded */
 	unsigned int file_reads;
 	_Atomic unsigned int shutdowns; /* guest-shutdown, mode powerdown */
 } lx;
@@ -107,6 +127,105 @@ static void b64(const char *in, char *out)
 	out[o] = 0;
 }
 
+static void unb64(const char *in, char *out, size_t max)
+{
+	static const char d[] =
+		"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvw"
+		"xyz0123456789+/";
+	unsigned int acc = 0, bits = 0;
+	size_t o = 0;
+
+	for (; *in && *in != '='; in++) {
+		const char *p = strchr(d, *in);
+
+		acc = (acc << 6) | (unsigned int)(p ? p - d : 0);
+		bits += 6;
+		if (bits >= 8 && o + 1 < max) {
+			bits -= 8;
+			out[o++] = (char)(acc >> bits);
+		}
+	}
+	out[o] = 0;
+}
+
+static void say_error(const char *desc)
+{
+	char buf[256];
+
+	snprintf(buf, sizeof(buf),
+		 "{\"error\": {\"class\": \"GenericError\", \"desc\": "
+		 "\"%s\"}}\n",
+		 desc);
+	say(buf);
+}
+
+static struct json_object *read_reply(const char *text)
+{
+	struct json_object *o = json_object_new_object();
+	char enc[256];
+
+	b64(text, enc);
+	json_object_object_add(o, "count",
+			       json_object_new_int((int)strlen(text)));
+	json_object_object_add(o, "buf-b64", json_object_new_string(enc));
+	json_object_object_add(o, "eof", json_object_new_boolean(true));
+	return o;
+}
+
+/* guest-file-open of the files the fake Linux has. */
+static void file_open(struct json_object *args)
+{
+	const char *p =
+		json_object_get_string(json_object_object_get(args, "path"));
+	struct json_object *m = json_object_object_get(args, "mode");
+	bool w = m && json_object_get_string(m)[0] == 'w';
+	int l = -1;
+
+	if (!strcmp(p, STATES_PATH)) {
+		say_json(json_object_new_int(H_STATES));
+		return;
+	}
+	if (sscanf(p, "/sys/devices/system/cpu/cpu%d/", &l) != 1 || l < 0 ||
+	    l >= MAX || lx.slot_of[l] < 0)
+		l = -1;
+	if (l >= 0 && strstr(p, "/hotplug/fail") && lx.has_fail[l])
+		say_json(json_object_new_int((w ? H_FAIL_W : H_FAIL_R) + l));
+	else if (l >= 0 && strstr(p, "/firmware_node/path"))
+		say_json(json_object_new_int(H_FW + l));
+	else
+		say_error("failed to open file: No such file or directory");
+}
+
+/* guest-file-write into cpuN/hotplug/fail's buffer (stdio's, in qemu-ga). */
+static void file_write(long h, struct json_object *args)
+{
+	char *w = lx.written[h - H_FAIL_W], buf[64];
+
+	unb64(json_object_get_string(json_object_object_get(args, "buf-b64")),
+	      w, sizeof(lx.written[0]));
+	snprintf(buf, sizeof(buf),
+		 "{\"return\": {\"count\": %zu, \"eof\": false}}\n", strlen(w));
+	say(buf);
+}
+
+/* guest-file-flush: where Linux's store of cpuN/hotplug/fail says no. */
+static void file_flush(long h)
+{
+	int l = (int)(h - H_FAIL_W), v;
+
+	if (l < 0 || l >= MAX) {
+		say_json(json_object_new_object());
+		return;
+	}
+	v = atoi(lx.written[l]);
+	if (v != -1 && v != 1 && v != 100) {
+		say_error("failed to flush file: Invalid argument");
+		return;
+	}
+	lx.fail[l] = v;
+	say_json(json_object_new_object());
+}
+
 static struct json_object *get_vcpus(int mode)
 {
 	struct json_object *a = json_object_new_array();
@@ -155,6 +274,24 @@ static struct json_object *file_read(int l, int mode)
 	return o;
 }
 
+static void file_read_any(long h, int mode)
+{
+	char buf[32];
+
+	if (h == H_STATES) {
+		say_json(read_reply(mode == LINUX_BADSTATES
+					    ? "  0: offline\n  7 oops\n"
+					    : fake_states));
+	} else if (h >= H_FAIL_R && h < H_FAIL_R + MAX) {
+		snprintf(buf, sizeof(buf), "%d\n", lx.fail[h - H_FAIL_R]);
+		say_json(read_reply(buf));
+	} else {
+		say_json(file_read(
+			h - H_FW >= 0 && h - H_FW < MAX ? (int)(h - H_FW) : 0,
+			mode));
+	}
+}
+
 static void set_vcpus(struct json_object *args)
 {
 	struct json_object *v = json_object_object_get(args, "vcpus");
@@ -164,37 +301,46 @@ static void set_vcpus(struct json_object *args)
 		struct json_object *e = json_object_array_get_idx(v, i);
 		int l = json_object_get_int(
 			json_object_object_get(e, "logical-id"));
+		bool on = json_object_get_boolean(
+			json_object_object_get(e, "online"));
 
-		if (l >= 0 && l < MAX && lx.slot_of[l] >= 0) {
-			lx.online[l] = json_object_get_boolean(
-				json_object_object_get(e, "online"));
-			/* Writing 1 to cpuN/online starts the CPU. */
-			if (lx.online[l] &&
-			    sim_guest_online((unsigned int)lx.slot_of[l]))
-				continue;
-			n++;
+		if (l < 0 || l >= MAX || lx.slot_of[l] < 0)
+			continue;
+		if (!on && lx.fail[l] != -1) {
+			/* Linux's one-shot fault: the offline rolls back. */
+			lx.fail[l] = -1;
+			if (!n) {
+				say_error("failed to set CPU offline: Resource "
+					  "temporarily unavailable");
+				return;
+			}
+			break;
 		}
+		lx.online[l] = on;
+		/* Writing 1 (0) to cpuN/online starts (stops) the CPU. */
+		if (on ? sim_guest_online((unsigned int)lx.slot_of[l])
+		       : sim_guest_offline((unsigned int)lx.slot_of[l]))
+			continue;
+		n++;
 	}
 	say_json(json_object_new_int(n));
 }
 
 static void on_request(const char *cmd, struct json_object *args, int mode)
 {
-	int l;
+	long h = json_object_get_int64(json_object_object_get(args, "handle"));
 
 	if (!strcmp(cmd, "guest-get-vcpus")) {
 		say_json(get_vcpus(mode));
-	} else if (!strcmp(cmd, "guest-file-open") &&
-		   sscanf(json_object_get_string(
-				  json_object_object_get(args, "path")),
-			  "/sys/devices/system/cpu/cpu%d/firmware_node/path",
-			  &l) == 1 &&
-		   l >= 0 && l < MAX && lx.slot_of[l] >= 0) {
-		say_json(json_object_new_int(1000 + l));
+	} else if (!strcmp(cmd, "guest-file-open")) {
+		file_open(args);
 	} else if (!strcmp(cmd, "guest-file-read")) {
-		l = json_object_get_int(json_object_object_get(args, "handle"));
-		say_json(file_read(
-			l - 1000 >= 0 && l - 1000 < MAX ? l - 1000 : 0, mode));
+		file_read_any(h, mode);
+	} else if (!strcmp(cmd, "guest-file-write") && h >= H_FAIL_W &&
+		   h < H_FAIL_W + MAX) {
+		file_write(h, args);
+	} else if (!strcmp(cmd, "guest-file-flush")) {
+		file_flush(h);
 	} else if (!strcmp(cmd, "guest-file-close")) {
 		say_json(json_object_new_object());
 	} else if (!strcmp(cmd, "guest-set-vcpus")) {
@@ -206,8 +352,7 @@ static void on_request(const char *cmd, struct json_object *args, int mode)
 			    "powerdown"))
 			atomic_fetch_add(&lx.shutdowns, 1);
 	} else {
-		say("{\"error\": {\"class\": \"GenericError\", \"desc\": "
-		    "\"no\"}}\n");
+		say_error("no");
 	}
 }
 
@@ -278,6 +423,9 @@ static void setup_boot(unsigned int boot)
 	for (int l = 0; l < MAX; l++) {
 		lx.slot_of[l] = order[l];
 		lx.online[l] = true;
+		/* Linux 6.1: cpuN/hotplug/ only for CPUs present at boot. */
+		lx.has_fail[l] = (unsigned int)order[l] < boot;
+		lx.fail[l] = -1;
 	}
 	lx.file_reads = 0;
 	atomic_store(&lx.shutdowns, 0);
@@ -306,6 +454,7 @@ static void teardown(void)
 	uart_guest_destroy(&lx.u);
 	pthread_mutex_destroy(&lx.lock);
 	sim_guest_linux(false, false);
+	sim_guest_linux_waits_offline(false);
 }
 
 /* Linux's CPU @l goes @on by itself (echo 0 > cpuN/online). */
@@ -460,6 +609,105 @@ static void test_shutdown(void)
 	fake_vm_destroy(fv);
 }
 
+static int inject(unsigned int cpu, int state, const char *name,
+		  struct hp_report *rep)
+{
+	*rep = (struct hp_report){ 0 };
+	return hotplug_linux_inject(fv->hp, cpu, state, name, rep);
+}
+
+static void check_err(const struct hp_report *rep, const char *part)
+{
+	if (!strstr(rep->err.msg, part))
+		printf("# '%s' lacks '%s'\n", rep->err.msg, part);
+	CHECK(strstr(rep->err.msg, part) != NULL);
+}
+
+/*
+ * cpuhp-inject-fault on Linux's side: checked against Linux's list,
+ * written to cpuN/hotplug/fail, refused where Linux has no such file; the
+ * next removal has Linux offline the CPU first, which fails at the fault:
+ * the removal fails and both sides keep the CPU online.
+ */
+static void test_linux_fault(void)
+{
+	struct hp_report rep;
+	struct hp_cpu_view v;
+
+	sim_guest_linux(true, true);
+	setup_boot(2); /* slots 0, 1 boot (Linux's CPUs 0 and 2) */
+	CHECK_EQ(hotplug_agent_refresh(fv->hp, false), 0);
+	CHECK(hotplug_linux_faults(fv->hp));
+	CHECK_EQ(inject(1, 999, NULL, &rep), -EINVAL);
+	check_err(&rep, "Linux has no state 999");
+	CHECK_EQ(inject(1, -1, "nope", &rep), -EINVAL);
+	check_err(&rep, "Linux has no state 'nope'");
+	CHECK_EQ(inject(1, 50, NULL, &rep), -EINVAL);
+	check_err(&rep, "Linux refused state 50 (ap:starting)");
+	CHECK_EQ(lx.fail[2], -1);
+	atomic_store(&lx.mode, LINUX_BADSTATES);
+	CHECK_EQ(inject(1, 100, NULL, &rep), -EPROTO);
+	check_err(&rep, "unusable at line 2");
+	atomic_store(&lx.mode, LINUX_OK);
+	CHECK_EQ(inject(1, -1, "sched:active", &rep), 0);
+	CHECK_EQ(lx.fail[2], 100);
+	/* A hot-added CPU has no hotplug/fail in Linux 6.1. */
+	CHECK_EQ(hotplug_cpu_add(fv->hp, 2, "c2", 3000, HOTPLUG_WAIT_STARTED,
+				 &rep),
+		 0);
+	CHECK_EQ(inject(2, 100, NULL, &rep), -EOPNOTSUPP);
+	check_err(&rep, "only for the CPUs present at boot");
+	/* The removal hits the fault: Linux rolls back, nothing changes. */
+	seen.events = 0;
+	CHECK(hotplug_cpu_remove(fv->hp, 1, 3000, &rep) < 0);
+	check_err(&rep, "fault injected at its state 100 (sched:active)");
+	CHECK_EQ(lx.fail[2], -1);
+	CHECK_EQ(hotplug_cpu_view(fv->hp, 1, &v), 0);
+	CHECK_EQ(v.host.state, HOST_ONLINE);
+	CHECK_EQ(v.linux_online, 1);
+	CHECK(hotplug_cpu_counted(&v));
+	CHECK_EQ(sim_guest_state(1), GUEST_ONLINE);
+	CHECK_EQ(seen.events, 0);
+	CHECK_EQ(hotplug_check(fv->hp), 0);
+	/* The fault was one-shot: Linux offlines and ejects it itself. */
+	rep = (struct hp_report){ 0 };
+	CHECK_EQ(hotplug_cpu_remove(fv->hp, 1, 3000, &rep), 0);
+	CHECK_STREQ(rep.offlined_by, "guest");
+	CHECK_STREQ(seen.cpulist, "0,2");
+	/* Cleared: -1 goes to Linux, and nothing is armed. */
+	CHECK_EQ(inject(0, 100, NULL, &rep), 0);
+	CHECK_EQ(lx.fail[0], 100);
+	CHECK_EQ(inject(0, -1, NULL, &rep), 0);
+	CHECK_EQ(lx.fail[0], -1);
+	teardown();
+}
+
+/*
+ * A guest whose eject waits for the CPU to be offline: after the grace
+ * time the agent offlines it, the eject follows, the report says so.
+ */
+static void test_offline_by_agent(void)
+{
+	struct hp_report rep = { 0 };
+	struct hp_cpu_view v;
+
+	sim_guest_linux(true, true);
+	setup_boot(3);
+	CHECK_EQ(hotplug_agent_refresh(fv->hp, false), 0);
+	sim_guest_linux_waits_offline(true);
+	CHECK_EQ(hotplug_cpu_remove(fv->hp, 2, 5000, &rep), 0);
+	if (rep.err.code)
+		printf("# %s\n", hv_err_msg(&rep.err));
+	CHECK_STREQ(rep.offlined_by, "agent");
+	CHECK_EQ(hotplug_cpu_view(fv->hp, 2, &v), 0);
+	CHECK_EQ(v.host.state, HOST_OFFLINE);
+	CHECK_STREQ(seen.cpulist, "0-1");
+	CHECK_EQ(hotplug_check(fv->hp), 0);
+	/* Without the agent's help it would have timed out: keep proves it. */
+	teardown();
+}
+
 CHECK_MAIN(TEST(test_follows_linux), TEST(test_bad_answers),
 	   TEST(test_silent_agent), TEST(test_wait_started),
-	   TEST(test_shutdown))
+	   TEST(test_shutdown), TEST(test_linux_fault),
+	   TEST(test_offline_by_agent))

@@ -15,7 +15,15 @@
  *    keeps serving (queries answer at once), query-hotplug-stats says what
  *    happened, and the agent is used again once it answers;
  *  - system_powerdown {"mode": "agent"}: qemu-ga's guest-shutdown powers
- *    the guest off (SHUTDOWN, guest-shutdown; hotvm ends with 0).
+ *    the guest off (SHUTDOWN, guest-shutdown; hotvm ends with 0);
+ *  - Linux's own fault injection (lab-linux-agent-fault): a state from
+ *    Linux's list written to cpuN/hotplug/fail of a boot CPU; the removal
+ *    has Linux offline it first, Linux fails there and rolls back, the
+ *    removal fails and both sides keep the CPU; the next removal works
+ *    (Linux offlines it for its eject); a hot-added CPU has no fail file;
+ *  - the agent killed in the middle of a hot-add's agent call, garbage on
+ *    its port, the agent restarted: the hot-add ends with a clear error,
+ *    the stats say what happened, the next hot-add and removal work.
  *
  * Usage: test-agent DIR [CASE...] (DIR holds vmlinux and initrd.gz, built
  * with qemu-ga by tools/lab/lab.sh --linux-guest); HOTVM is the binary.
@@ -256,6 +264,17 @@ static bool agent_answers(bool want, int timeout_ms)
 	return false;
 }
 
+static void print_agent_stats(void)
+{
+	bool up;
+
+	printf("# agent: %ld calls, %ld failed, %ld timeouts, %ld stray bytes, "
+	       "%ld bad replies, %ld late replies\n",
+	       agent_stat("calls", &up), agent_stat("failed", &up),
+	       agent_stat("timeouts", &up), agent_stat("stray-bytes", &up),
+	       agent_stat("bad-replies", &up), agent_stat("late-replies", &up));
+}
+
 /* Killed, garbage, restarted: hotvm keeps serving and says so. */
 static void test_agent_faults(void)
 {
@@ -282,11 +301,7 @@ static void test_agent_faults(void)
 	CHECK(agent_answers(true, WAIT_MS));
 	/* What Linux did while the agent was away is seen once it is back. */
 	CHECK(linux_says(1, 0, AGENT_SEEN_MS));
-	printf("# agent: %ld calls, %ld failed, %ld timeouts, %ld stray bytes, "
-	       "%ld bad replies\n",
-	       agent_stat("calls", &up), agent_stat("failed", &up),
-	       agent_stat("timeouts", &up), agent_stat("stray-bytes", &up),
-	       agent_stat("bad-replies", &up));
+	print_agent_stats();
 	CHECK(agent_stat("timeouts", &up) >= 1);
 	CHECK_EQ(vmproc_stop(&v), 0);
 }
@@ -310,15 +325,153 @@ static void test_shutdown_agent(void)
 	vmproc_stop(&v); /* cleans up only: hotvm is gone */
 }
 
+/* cpu-hotplug of @cpu to @state: 0 with *r, or the error in @err. */
+static int cpu_hotplug(unsigned int cpu, const char *state, const char *extra,
+		       struct json_object **r, char *err, size_t len)
+{
+	long t = now_ms();
+	int ret;
+
+	err[0] = 0;
+	ret = vmproc_qmp(&v, "cpu-hotplug", r, err, len,
+			 "{\"cpu\": %u, \"state\": \"%s\"%s}", cpu, state,
+			 extra);
+	printf("# cpu-hotplug %u %s: %s after %ld ms%s%s\n", cpu, state,
+	       ret ? "failed" : "done", now_ms() - t, err[0] ? ": " : "", err);
+	return ret;
+}
+
+/* How many CPUs query-cpus-fast lists (Linux's online ones, with it). */
+static int cpus_fast(void)
+{
+	struct json_object *r = NULL;
+	int n = -1;
+
+	if (!vmproc_qmp(&v, "query-cpus-fast", &r, NULL, 0, NULL))
+		n = (int)json_object_array_length(r);
+	json_object_put(r);
+	return n;
+}
+
+/*
+ * Linux's own fault injection, on Debian's kernel: sched:active (Linux's
+ * CPUHP_AP_ACTIVE, whose teardown takes the CPU out of the scheduler)
+ * fails once on the boot CPU 1; the removal has Linux offline it first
+ * and fails, both sides keep it; the next removal works.
+ */
+static void test_linux_fault(void)
+{
+	struct json_object *r = NULL;
+	char err[512];
+	long t;
+	int ret;
+
+	if (boot("boot=2,max=3", "console=ttyS0 hotvm.agent=1"))
+		return;
+	CHECK(agent_answers(true, WAIT_MS));
+	CHECK(linux_says(1, 1, WAIT_MS));
+	/* Checked against Linux's own list. */
+	CHECK(vmproc_qmp(
+		      &v, "cpuhp-inject-fault", NULL, err, sizeof(err),
+		      "{\"cpu\": 1, \"side\": \"guest\", \"state\": 9999}") !=
+	      0);
+	printf("# %s\n", err);
+	CHECK(strstr(err, "Linux has no state 9999") != NULL);
+	t = now_ms();
+	ret = vmproc_qmp(&v, "cpuhp-inject-fault", NULL, err, sizeof(err),
+			 "{\"cpu\": 1, \"side\": \"guest\", \"state\": "
+			 "\"sched:active\"}");
+	printf("# inject sched:active: %d after %ld ms %s\n", ret, now_ms() - t,
+	       ret ? err : "");
+	CHECK_EQ(ret, 0);
+	CHECK(cpu_hotplug(1, "offline", "", &r, err, sizeof(err)) != 0);
+	CHECK(strstr(err, "Linux refused to offline it") != NULL);
+	CHECK(strstr(err, "sched:active") != NULL);
+	/* Both sides have it still: Linux, the host table, the online set. */
+	CHECK(linux_says(1, 1, 1000));
+	CHECK_EQ(cpus_fast(), 2);
+	CHECK(cpu_hotplug(1, "offline", "", &r, err, sizeof(err)) == 0);
+	if (r)
+		CHECK_STREQ(vmproc_str(r, "offlined-by", NULL), "guest");
+	json_object_put(r);
+	r = NULL;
+	CHECK_EQ(vmproc_wait_online(&v, "0", WAIT_MS), 0);
+	CHECK_EQ(cpus_fast(), 1);
+	/* Added again, it is a hot-added CPU: Linux has no fail file. */
+	CHECK(cpu_hotplug(1, "online", ", \"wait\": \"started\"", &r, err,
+			  sizeof(err)) == 0);
+	json_object_put(r);
+	CHECK(vmproc_qmp(&v, "cpuhp-inject-fault", NULL, err, sizeof(err),
+			 "{\"cpu\": 1, \"side\": \"guest\", \"state\": "
+			 "\"sched:active\"}") != 0);
+	printf("# %s\n", err);
+	CHECK(strstr(err, "only for the CPUs present at boot") != NULL);
+	CHECK_EQ(vmproc_stop(&v), 0);
+}
+
+/*
+ * The agent killed in the middle of an operation's agent call (a hot-add
+ * that waits for "started" in a guest without an onlining rule: after the
+ * grace time hotvm asks the agent, which the guest stopped and kills once
+ * hotvm's request reaches the port), then garbage, then the agent again.
+ */
+static void test_agent_mid_op(void)
+{
+	struct json_object *r = NULL;
+	char err[512];
+	long stray, t;
+	bool up;
+
+	if (boot("boot=1,max=3",
+		 "console=ttyS0 hotvm.agent=1 hotvm.online=none "
+		 "hotvm.pwrbtn=agent:killmid:1,agent:garbage,agent:start"))
+		return;
+	CHECK(agent_answers(true, WAIT_MS));
+	CHECK(press("agent: armed killmid cpu1"));
+	t = now_ms();
+	CHECK(cpu_hotplug(1, "online",
+			  ", \"wait\": \"started\", \"timeout-ms\": 8000", &r,
+			  err, sizeof(err)) != 0);
+	/* A clear end within its timeout (and the rollback's eject). */
+	CHECK(now_ms() - t < 8000 + 5000);
+	CHECK(strstr(err, "guest agent") != NULL);
+	CHECK(line("agent: killed mid-call", 1000));
+	CHECK(agent_stat("timeouts", &up) >= 1);
+	CHECK(!up);
+	/* hotvm keeps serving: a query answers at once. */
+	t = now_ms();
+	CHECK_EQ(cpus_fast(), 1);
+	CHECK(now_ms() - t < 1000);
+	stray = agent_stat("stray-bytes", &up);
+	CHECK(press("agent: garbage"));
+	CHECK(press("agent: started"));
+	CHECK(agent_answers(true, WAIT_MS));
+	CHECK(agent_stat("stray-bytes", &up) > stray);
+	print_agent_stats();
+	/* The restarted agent serves the next operations. */
+	CHECK(cpu_hotplug(1, "online", ", \"wait\": \"started\"", &r, err,
+			  sizeof(err)) == 0);
+	if (r)
+		CHECK_STREQ(vmproc_str(r, "onlined-by", NULL), "agent");
+	json_object_put(r);
+	r = NULL;
+	CHECK(linux_says(1, 1, 1000));
+	CHECK(cpu_hotplug(1, "offline", "", &r, err, sizeof(err)) == 0);
+	if (r)
+		CHECK(vmproc_str(r, "offlined-by", NULL) != NULL);
+	json_object_put(r);
+	CHECK_EQ(cpus_fast(), 1);
+	CHECK_EQ(vmproc_stop(&v), 0);
+}
+
 int check_failures;
 
 int main(int argc, char **argv)
 {
 	static const struct check_case cases[] = {
-		TEST(test_soft_offline),
-		TEST(test_no_rule_started),
-		TEST(test_agent_faults),
-		TEST(test_shutdown_agent),
+		TEST(test_soft_offline), TEST(test_no_rule_started),
+		TEST(test_agent_faults), TEST(test_shutdown_agent),
+		TEST(test_linux_fault),	 TEST(test_agent_mid_op),
 	};
 
 	if (argc < 2) {

@@ -71,6 +71,37 @@ int qc_cpuhp_set_target(void *ctx, struct json_object *args,
 }
 
 /*
+ * A Linux guest with the agent: the state is Linux's, by number or name
+ * (its /sys/devices/system/cpu/hotplug/states), which hotvm's tables do
+ * not know; linux_fault.c checks it against Linux's list.
+ */
+static int linux_inject(struct qmp_cmds *qc, unsigned int cpu,
+			struct json_object *args, struct qmp_error *err)
+{
+	struct hp_report rep = { 0 };
+	struct json_object *o = NULL;
+	const char *name = NULL;
+	int state = CPUHP_INVALID, rc;
+
+	json_object_object_get_ex(args, "state", &o);
+	if (json_object_is_type(o, json_type_int)) {
+		int64_t v = json_object_get_int64(o);
+
+		if (v < CPUHP_INVALID || v > INT32_MAX)
+			return qmp_error_set(err, QMP_ERROR_GENERIC,
+					     "Parameter 'state' expects one of "
+					     "Linux's state numbers, or -1");
+		state = (int)v;
+	} else if (o && strcmp(json_object_get_string(o), "none")) {
+		name = json_object_get_string(o);
+	}
+	rc = hotplug_linux_inject(qc->hp, cpu, state, name, &rep);
+	if (rc)
+		return qc_op_error(qc, err, cpu, "inject-fault", rc, &rep);
+	return 0;
+}
+
+/*
  * Linux's cpuN/hotplug/fail: the next callback of that state fails; null,
  * "none" or -1 clears it.
  */
@@ -85,6 +116,8 @@ int qc_cpuhp_inject_fault(void *ctx, struct json_object *args,
 	char name[QC_NAME_MAX];
 
 	(void)ret;
+	if (side == HP_SIDE_GUEST && hotplug_linux_faults(qc->hp))
+		return linux_inject(qc, cpu, args, err);
 	if (qc_arg_state(qc, args, "state", side, true, &state, err))
 		return -EINVAL;
 	rc = hotplug_inject(qc->hp, cpu, side, state, &rep);

@@ -65,6 +65,8 @@ void qc_report_json(struct qmp_cmds *qc, struct json_object *o,
 	json_object_object_add(o, "exits", qc_exits_json(qc, &rep->exits));
 	if (rep->onlined_by)
 		qc_add_str(o, "onlined-by", rep->onlined_by);
+	if (rep->offlined_by)
+		qc_add_str(o, "offlined-by", rep->offlined_by);
 	json_object_object_add(o, "steps", steps_json(qc, rep));
 	if (rep->dropped)
 		qc_add_int(o, "steps-dropped", rep->dropped);

@@ -108,12 +108,15 @@ static const struct qmp_field step_ret[] = {
 };
 
 /*
- * An operation's report (struct hp_report); "onlined-by" says who onlined
- * a CPU a Linux guest left offline (with the guest agent).
+ * An operation's report (struct hp_report); with the guest agent,
+ * "onlined-by" and "offlined-by" say who onlined or offlined the CPU in
+ * Linux: "guest" (Linux by itself) or "agent" (hotvm through the agent).
  */
 #define RET_REPORT                                                             \
 	RET("total-us", QMP_T_INT), RET_OBJ("exits", exits_ret),               \
-		RET_OPT("onlined-by", QMP_T_STR), RET_LIST("steps", step_ret), \
+		RET_OPT("onlined-by", QMP_T_STR),                              \
+		RET_OPT("offlined-by", QMP_T_STR),                             \
+		RET_LIST("steps", step_ret),                                   \
 		RET_OPT("steps-dropped", QMP_T_INT)
 
 /* ---- QEMU's commands ---- */

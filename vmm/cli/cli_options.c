@@ -315,8 +315,10 @@ static const struct cli_opt options[] = {
 	  .help = "a second UART (COM2, I/O 0x2f8, IRQ 3) for the QEMU guest "
 		  "agent (`qemu-ga -m isa-serial -p /dev/ttyS1` in the "
 		  "guest), through which hotvm follows Linux's own view of "
-		  "its CPUs and onlines the ones it hot-adds; off: the guest "
-		  "sees no second UART",
+		  "its CPUs, onlines the ones it hot-adds, offlines the ones "
+		  "it removes if Linux is slow to, and writes guest-side "
+		  "faults to Linux's cpuN/hotplug/fail; off: the guest sees "
+		  "no second UART",
 	  .parse = opt_agent },
 	{ .name = "--no-reboot",
 	  .help = "a reset (the guest's reboot or triple fault, "

@@ -42,6 +42,10 @@ static void batch_ask(struct hotplug *hp, const unsigned int *cpus,
 
 		if (results[i])
 			continue;
+		/* Linux offlines it first, in its own walk (linux_fault.c). */
+		if (request == hpregs_request_unplug &&
+		    hp_linux_fault_armed(hp, cpus[i]))
+			continue;
 		/*
 		 * Armed before the request: an answer cannot come first.
 		 * Marked batched before it too: the batch runs outside the

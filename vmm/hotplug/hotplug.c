@@ -199,6 +199,7 @@ int hotplug_create(const struct hotplug_config *cfg, struct hotplug **out)
 			.fault_given = CPUHP_INVALID,
 			.linux_cpu = -1,
 			.linux_online = -1,
+			.linux_fail = CPUHP_INVALID,
 		};
 	hp_host_table_init(hp);
 	ret = cpuhp_init(&hp->m, &hp->plat, hp->steps, HOST_NR_STATES,

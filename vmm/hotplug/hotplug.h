@@ -120,6 +120,12 @@ struct hp_report {
 	 * grace time) or "agent" (guest-set-vcpus after it); else NULL.
 	 */
 	const char *onlined_by;
+	/*
+	 * A removal with the guest agent: who offlined the CPU in Linux,
+	 * "guest" (Linux, for the eject, within the grace time) or "agent"
+	 * (guest-set-vcpus); else NULL.
+	 */
+	const char *offlined_by;
 	struct hp_step_time steps[HP_REPORT_MAX];
 	unsigned int n; /* steps beyond HP_REPORT_MAX are counted, not kept */
 	unsigned int dropped;
@@ -441,5 +447,21 @@ void hotplug_device_stats(struct hotplug *hp, struct hpregs_stats *regs,
  */
 int hotplug_inject(struct hotplug *hp, unsigned int cpu, enum hp_side side,
 		   int state, struct hp_report *rep);
+
+/*
+ * Whether guest-side faults are Linux's own (the guest agent, and a guest
+ * that does not report a table of its own): hotplug_linux_inject().
+ */
+bool hotplug_linux_faults(struct hotplug *hp);
+/*
+ * Linux's cpuN/hotplug/fail for @cpu, through the agent: @state is Linux's
+ * number, or @name (if not NULL) its name, both checked against Linux's
+ * list; CPUHP_INVALID without a name clears it.  The next removal of
+ * @cpu has Linux offline it first and fails if Linux refuses.  A refusal's
+ * reason goes to @rep (may be NULL): no such state, no fail file for the
+ * CPU (hot-added), Linux's own no.
+ */
+int hotplug_linux_inject(struct hotplug *hp, unsigned int cpu, int state,
+			 const char *name, struct hp_report *rep);
 
 #endif

@@ -91,6 +91,13 @@ struct hp_slot {
 	 */
 	int linux_cpu;
 	int8_t linux_online;
+	/*
+	 * The fault hotvm wrote to Linux's cpuN/hotplug/fail for this CPU
+	 * (linux_fault.c), or CPUHP_INVALID: the next removal has Linux
+	 * offline it through the agent first.  Under lock.
+	 */
+	int linux_fail;
+	char linux_fail_name[64];
 };
 
 struct hotplug {
@@ -177,6 +184,8 @@ struct hotplug {
  *                   the online set
  *   linux_file.c    guest files through the guest agent
  *   linux_view.c    Linux's word on its CPUs through the guest agent
+ *   linux_fault.c   Linux's cpuN/hotplug/fail through the agent, and
+ *                   Linux's offlining before an eject
  *   hotplug_guest.c the guest's side of the wire and the mirror of its table
  *   host_table.c    the host table's callbacks
  *   agree.c         the operation gate and the agreement check at its end
@@ -256,10 +265,34 @@ void hp_online_changed(struct hotplug *hp, unsigned int cpu, bool online);
  * without an agent.
  */
 int hp_linux_refresh(struct hotplug *hp, bool quick, struct hv_err *err);
-/* Has Linux online @cpu (guest-set-vcpus), then refreshes. */
-int hp_linux_online(struct hotplug *hp, unsigned int cpu, struct hv_err *err);
+/* Asks Linux, then its logical id for @cpu, or -ENOENT (said) if none. */
+int hp_linux_id(struct hotplug *hp, unsigned int cpu, struct hv_err *err);
+/* Has Linux online or offline @cpu (guest-set-vcpus), then refreshes. */
+int hp_linux_set_online(struct hotplug *hp, unsigned int cpu, bool online,
+			struct hv_err *err);
 /* A reset: Linux's numbers and word are void. */
 void hp_linux_forget(struct hotplug *hp);
+
+/* --- linux_fault.c ------------------------------------------------------- */
+
+/* Whether hotvm wrote a fault to Linux's cpuN/hotplug/fail for @cpu. */
+bool hp_linux_fault_armed(struct hotplug *hp, unsigned int cpu);
+/*
+ * The removal's first step (the online state's teardown): a CPU with a
+ * fault in Linux is offlined through the agent before any eject is asked
+ * for.  0 (no fault, or offlined, or the agent is away: the eject goes
+ * on), or Linux's refusal (said with hp_fail()): the CPU stays.
+ */
+int hp_linux_offline_first(struct hotplug *hp, unsigned int cpu);
+/*
+ * Linux has not ejected @cpu within its grace time: if it still lists it
+ * online, it is offlined through the agent.  0, or the agent's error
+ * with Linux still having it online (@why says it).
+ */
+int hp_linux_offline_late(struct hotplug *hp, unsigned int cpu,
+			  struct hv_err *why);
+/* The current operation's report says who offlined @cpu in Linux. */
+void hp_linux_offlined_by(struct hotplug *hp, unsigned int cpu, const char *by);
 
 /* --- hotplug_guest.c ----------------------------------------------------- */
 

@@ -100,7 +100,8 @@ void hotplug_shutdown(struct hotplug *hp);
 /*
  * The periodic check of Linux's CPUs through the agent (machine thread):
  * stages and the online set follow what Linux says.  @quick as
- * hp_linux_refresh().  0, -ENODEV without an agent, or the agent's error.
+ * hp_linux_refresh().  0, -ENODEV without an agent, -EBUSY while an
+ * operation runs (it asks Linux itself), or the agent's error.
  */
 int hotplug_agent_refresh(struct hotplug *hp, bool quick);
 

@@ -139,6 +139,14 @@ bad:
 	return -EPROTO;
 }
 
+int lx_states_num(const struct lx_states *st, const char *name)
+{
+	for (unsigned int i = 0; i < st->n; i++)
+		if (!strcmp(st->s[i].name, name))
+			return st->s[i].num;
+	return -1;
+}
+
 const char *lx_states_name(const struct lx_states *st, int num)
 {
 	unsigned int lo = 0, hi = st->n;

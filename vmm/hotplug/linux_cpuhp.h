@@ -47,6 +47,8 @@ int lx_states_parse(const char *text, size_t len, struct lx_states *out,
 		    unsigned int *bad_line);
 /* The name of state @num, or NULL if the list has none. */
 const char *lx_states_name(const struct lx_states *st, int num);
+/* The number of the state called @name, or -1 if the list has none. */
+int lx_states_num(const struct lx_states *st, const char *name);
 
 enum lx_event_kind {
 	LX_EV_ENTER, /* cpuhp_enter: a state's single callback starts */

@@ -116,8 +116,16 @@ long hp_agent_read(struct hotplug *hp, long handle, char *buf, size_t len,
 	long n;
 
 	json_object_object_add(a, "count", json_object_new_int64((long)len));
+	/*
+	 * The reply is the data in base64, and the UART carries a byte per
+	 * VM exit or more: room for more data gets a longer deadline (0.5
+	 * ms a byte; Linux's state list, about 2 KiB, took most of a second
+	 * in the nested lab).
+	 */
 	n = qga_call(hp->agent, "guest-file-read", a, &r,
-		     LINUX_AGENT_TIMEOUT_MS, err);
+		     LINUX_AGENT_TIMEOUT_MS +
+			     (int)(len < (1u << 20) ? len / 2 : 1u << 19),
+		     err);
 	json_object_put(a);
 	if (n)
 		return n;
@@ -172,6 +180,16 @@ int hp_agent_write(struct hotplug *hp, long handle, const char *data,
 	return ret;
 }
 
+int hp_agent_flush(struct hotplug *hp, long handle, struct hv_err *err)
+{
+	struct json_object *a = handle_args(handle);
+	int ret = qga_call(hp->agent, "guest-file-flush", a, NULL,
+			   LINUX_AGENT_TIMEOUT_MS, err);
+
+	json_object_put(a);
+	return ret;
+}
+
 void hp_agent_close(struct hotplug *hp, long handle)
 {
 	struct json_object *a = handle_args(handle);
@@ -202,6 +220,8 @@ int hp_agent_write_file(struct hotplug *hp, const char *path, const char *data,
 	if (handle < 0)
 		return (int)handle;
 	ret = hp_agent_write(hp, handle, data, len, err);
+	if (!ret)
+		ret = hp_agent_flush(hp, handle, err);
 	hp_agent_close(hp, handle);
 	return ret;
 }

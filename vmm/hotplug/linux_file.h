@@ -31,13 +31,22 @@ long hp_agent_read(struct hotplug *hp, long handle, char *buf, size_t len,
 /* Writes @len bytes (at most 48 KiB); 0 or -errno. */
 int hp_agent_write(struct hotplug *hp, long handle, const char *data,
 		   size_t len, struct hv_err *err);
+/*
+ * Flushes what was written: qemu-ga writes through stdio, so a sysfs or
+ * tracefs file's store runs, and says no (-EREMOTEIO, the agent's words
+ * in @err), only now.  0 or -errno.
+ */
+int hp_agent_flush(struct hotplug *hp, long handle, struct hv_err *err);
 /* Closes it, whatever came before (or the agent keeps it open). */
 void hp_agent_close(struct hotplug *hp, long handle);
 
 /* Reads one small file whole, at most @len bytes: its length or -errno. */
 long hp_agent_read_file(struct hotplug *hp, const char *path, char *buf,
 			size_t len, struct hv_err *err);
-/* Writes @data to @path (opened "w": truncated first); 0 or -errno. */
+/*
+ * Writes @data to @path (opened "w": truncated first) and flushes it: 0,
+ * or -errno (the file's own refusal as -EREMOTEIO).
+ */
 int hp_agent_write_file(struct hotplug *hp, const char *path, const char *data,
 			size_t len, struct hv_err *err);
 

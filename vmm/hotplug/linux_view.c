@@ -183,6 +183,8 @@ static void apply_vcpus(struct hotplug *hp, const int8_t *state,
 		was = s->online && s->linux_online != 0;
 		s->linux_cpu = lids[cpu];
 		s->linux_online = state[cpu];
+		if (state[cpu] < 0) /* gone from Linux: its fault with it */
+			s->linux_fail = CPUHP_INVALID;
 		now = s->online && s->linux_online != 0;
 		if (held && !hp->guest_ext && state[cpu] >= 0)
 			hp_set_stage_locked(hp, cpu,
@@ -259,13 +261,24 @@ int hp_linux_refresh(struct hotplug *hp, bool quick, struct hv_err *err)
 int hotplug_agent_refresh(struct hotplug *hp, bool quick)
 {
 	struct hv_err err = { 0 };
+	unsigned int ops;
+
+	/*
+	 * An operation asks Linux itself (and at its end): the periodic
+	 * check stays off the wire meanwhile, so that every agent call
+	 * during an operation is the operation's.
+	 */
+	pthread_mutex_lock(&hp->lock);
+	ops = hp->op_depth;
+	pthread_mutex_unlock(&hp->lock);
+	if (ops)
+		return -EBUSY;
 
 	return hp_linux_refresh(hp, quick, &err);
 }
 
-int hp_linux_online(struct hotplug *hp, unsigned int cpu, struct hv_err *err)
+int hp_linux_id(struct hotplug *hp, unsigned int cpu, struct hv_err *err)
 {
-	struct json_object *a, *e, *r = NULL;
 	int lid, ret = hp_linux_refresh(hp, false, err);
 
 	if (ret)
@@ -275,10 +288,22 @@ int hp_linux_online(struct hotplug *hp, unsigned int cpu, struct hv_err *err)
 	pthread_mutex_unlock(&hp->lock);
 	if (lid < 0)
 		return hv_err_set(err, -ENOENT,
-				  "Linux does not list the CPU (yet)");
+				  "Linux does not list the CPU (not plugged, "
+				  "or not matched to its slot yet)");
+	return lid;
+}
+
+int hp_linux_set_online(struct hotplug *hp, unsigned int cpu, bool online,
+			struct hv_err *err)
+{
+	struct json_object *a, *e, *r = NULL;
+	int lid = hp_linux_id(hp, cpu, err), ret;
+
+	if (lid < 0)
+		return lid;
 	e = json_object_new_object();
 	json_object_object_add(e, "logical-id", json_object_new_int(lid));
-	json_object_object_add(e, "online", json_object_new_boolean(true));
+	json_object_object_add(e, "online", json_object_new_boolean(online));
 	a = json_object_new_object();
 	json_object_object_add(a, "vcpus", json_object_new_array());
 	json_object_array_add(json_object_object_get(a, "vcpus"), e);
@@ -289,9 +314,9 @@ int hp_linux_online(struct hotplug *hp, unsigned int cpu, struct hv_err *err)
 	if (!ret && !(json_object_is_type(r, json_type_int) &&
 		      json_object_get_int64(r) == 1))
 		ret = hv_err_set(err, -EIO,
-				 "Linux did not online its CPU %d (the agent "
+				 "Linux did not %s its CPU %d (the agent "
 				 "changed none)",
-				 lid);
+				 online ? "online" : "offline", lid);
 	json_object_put(r);
 	if (!ret)
 		ret = hp_linux_refresh(hp, false, err);
@@ -334,6 +359,7 @@ void hp_linux_forget(struct hotplug *hp)
 	for (unsigned int i = 0; i < hp->max_cpus; i++) {
 		hp->slots[i].linux_cpu = -1;
 		hp->slots[i].linux_online = -1;
+		hp->slots[i].linux_fail = CPUHP_INVALID;
 	}
 	pthread_mutex_unlock(&hp->lock);
 	pthread_mutex_unlock(&hp->agent_lock);
