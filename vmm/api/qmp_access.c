@@ -17,8 +17,7 @@
 
 #include "qmp_internal.h"
 #include "log.h"
-
-#define QMP_MAX_GROUPS 256 /* of a peer, for the api_gid check */
+#include "unix_listen.h"
 
 static void send_now(int fd, const char *msg)
 {
@@ -37,37 +36,19 @@ static void refuse(struct qmp_server *s, int fd)
 	close(fd);
 }
 
-static bool peer_in_group(int fd, gid_t gid, gid_t primary)
-{
-	gid_t groups[QMP_MAX_GROUPS];
-	socklen_t len = sizeof(groups);
-
-	if (primary == gid)
-		return true;
-	/* The peer's supplementary groups, as they were at connect(). */
-	if (getsockopt(fd, SOL_SOCKET, SO_PEERGROUPS, groups, &len))
-		return false;
-	for (size_t i = 0; i < len / sizeof(groups[0]); i++)
-		if (groups[i] == gid)
-			return true;
-	return false;
-}
-
 /* SO_PEERCRED: our own uid, root, or a member of the API group. */
 static bool peer_allowed(struct qmp_server *s, int fd)
 {
 	struct ucred cr;
-	socklen_t len = sizeof(cr);
 	char msg[160];
 
-	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &len)) {
-		pr_err("api: refusing a connection: no peer credentials: %s",
-		       strerror(errno));
+	if (unix_peer_allowed(fd, s->owner, s->api_group ? &s->api_gid : NULL,
+			      &cr))
+		return true;
+	if (cr.uid == (uid_t)-1 && !cr.pid) {
+		pr_err("api: refusing a connection: no peer credentials");
 		return false;
 	}
-	if (cr.uid == s->owner || cr.uid == 0 ||
-	    (s->api_group && peer_in_group(fd, s->api_gid, cr.gid)))
-		return true;
 	pr_err("api: refusing a connection from uid %u (pid %d): only uid "
 	       "%u, root%s may use the control API",
 	       (unsigned int)cr.uid, (int)cr.pid, (unsigned int)s->owner,
@@ -161,85 +142,22 @@ int qmp_expire_idle(struct qmp_server *s)
 	return (int)next;
 }
 
-/* A socket at path: stale (nobody accepts) or in use by a live process? */
-static int probe_stale(const struct sockaddr_un *sa)
-{
-	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	int rc;
-
-	if (fd < 0)
-		return -errno;
-	rc = connect(fd, (const struct sockaddr *)sa, sizeof(*sa));
-	rc = rc ? -errno : -EADDRINUSE;
-	close(fd);
-	return rc == -ECONNREFUSED ? 0 : rc;
-}
-
 int qmp_bind_socket(struct qmp_server *s)
 {
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
-	mode_t mode = s->api_group ? 0660 : 0600;
-	struct stat st;
-	int fd, rc;
+	struct unix_listen_id id;
+	int fd = unix_listen(s->path, s->api_group ? &s->api_gid : NULL, "api",
+			     &id);
 
-	if (strlen(s->path) >= sizeof(sa.sun_path)) {
-		pr_err("api: socket path %s is too long (limit %zu bytes)",
-		       s->path, sizeof(sa.sun_path) - 1);
-		return -ENAMETOOLONG;
-	}
-	strcpy(sa.sun_path, s->path);
-	if (!lstat(s->path, &st)) {
-		if (!S_ISSOCK(st.st_mode)) {
-			pr_err("api: %s exists and is not a socket; refusing "
-			       "to replace it",
-			       s->path);
-			return -EEXIST;
-		}
-		rc = probe_stale(&sa);
-		if (rc) {
-			pr_err("api: %s: %s; is another hotvm using it?",
-			       s->path,
-			       rc == -EADDRINUSE ? "a server is listening"
-						 : strerror(-rc));
-			return rc;
-		}
-		unlink(s->path);
-	}
-	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (fd < 0)
-		return -errno;
-	/* Linux gives the socket file the inode's mode: no 0777 window. */
-	if (fchmod(fd, 0600) || bind(fd, (struct sockaddr *)&sa, sizeof(sa))) {
-		rc = -errno;
-		pr_err("api: cannot listen on %s: %s", s->path, strerror(-rc));
-		close(fd);
-		return rc;
-	}
-	/* The group first, then its access: never open to the old group. */
-	if ((s->api_group && lchown(s->path, (uid_t)-1, s->api_gid)) ||
-	    chmod(s->path, mode) || stat(s->path, &st) || listen(fd, 64)) {
-		rc = -errno;
-		pr_err("api: cannot listen on %s: %s%s", s->path, strerror(-rc),
-		       s->api_group && rc == -EPERM
-			       ? " (giving the socket to --api-group needs "
-				 "membership of that group)"
-			       : "");
-		unlink(s->path);
-		close(fd);
-		return rc;
-	}
-	s->dev = st.st_dev;
-	s->ino = st.st_ino;
+		return fd;
+	s->dev = id.dev;
+	s->ino = id.ino;
 	s->listen_fd = fd;
 	return 0;
 }
 
 void qmp_unlink_socket(struct qmp_server *s)
 {
-	struct stat st;
-
-	/* Only our own socket: a successor may have replaced it. */
-	if (!lstat(s->path, &st) && S_ISSOCK(st.st_mode) &&
-	    st.st_dev == s->dev && st.st_ino == s->ino)
-		unlink(s->path);
+	unix_listen_unlink(s->path, &(struct unix_listen_id){ .dev = s->dev,
+							      .ino = s->ino });
 }
