@@ -6,7 +6,9 @@
  * bridge thread joins to the emulated UART: what the host sends the guest
  * driver reads and writes to the pty, and what qemu-ga answers the driver
  * writes to the UART.  Then guest-ping, guest-info, guest-get-vcpus, an
- * unknown command, and qemu-ga killed and started again mid-session.
+ * unknown command, a client of hotvm's agent socket (qga_mux.h) written
+ * as libvirt's is (agent_client.py, $HOTVM_AGENT_CLIENT) while hotvm asks
+ * the agent too, and qemu-ga killed and started again mid-session.
  *
  * Usage: test-qga-real [QEMU-GA]; exit 77 (skip) when qemu-ga is missing
  * (Debian's qemu-guest-agent; tools/setup.sh installs it).
@@ -27,6 +29,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "qga_mux.h"
 #include "uart_guest.h"
 
 static const char *qga_path = "/usr/sbin/qemu-ga";
@@ -220,6 +223,51 @@ static void test_unknown_command(void)
 		 0);
 }
 
+/*
+ * A client of the agent's socket, written as libvirt's (sync with an id
+ * before each command), runs while hotvm asks the agent itself: both get
+ * the real agent's answers, neither upsets the other.
+ */
+static void test_socket_client(void)
+{
+	const char *client = getenv("HOTVM_AGENT_CLIENT");
+	struct qga_mux_stats st;
+	struct qga_mux *m = NULL;
+	int own = 0, own_ok = 0, status = -1;
+	char sock[128];
+	pid_t pid;
+
+	if (!client) {
+		printf("# HOTVM_AGENT_CLIENT not set (meson test sets it)\n");
+		CHECK(client != NULL);
+		return;
+	}
+	snprintf(sock, sizeof(sock), "%s/agent.sock", dir);
+	CHECK_EQ(qga_mux_create(&rl.u.agent, sock, &m), 0);
+	CHECK_EQ(qga_mux_start(m), 0);
+	CHECK_EQ(posix_spawnp(
+			 &pid, "python3", NULL, NULL,
+			 (char *[]){ "python3", (char *)client, sock, NULL },
+			 environ),
+		 0);
+	/* hotvm's own calls, one after another, until the client ends. */
+	while (waitpid(pid, &status, WNOHANG) == 0) {
+		own++;
+		own_ok += !qga_call(&rl.u.agent, "guest-get-vcpus", NULL, NULL,
+				    2000, NULL);
+	}
+	printf("# hotvm's own calls meanwhile: %d, %d answered\n", own, own_ok);
+	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	CHECK(own >= 1);
+	CHECK_EQ(own_ok, own);
+	qga_mux_get_stats(m, &st);
+	/* Four commands, each after a sync, and a delimited sync. */
+	CHECK_EQ(st.requests, 9);
+	CHECK_EQ(st.bad, 0);
+	CHECK_EQ(st.failed, 1); /* guest-nonesuch, the agent's own error */
+	qga_mux_stop(m);
+}
+
 /* Killed: calls time out, the host is not stuck; restarted: it answers. */
 static void test_kill_restart(void)
 {
@@ -271,9 +319,8 @@ int check_failures;
 int main(int argc, char **argv)
 {
 	static const struct check_case cases[] = {
-		TEST(test_ping_info),
-		TEST(test_get_vcpus),
-		TEST(test_unknown_command),
+		TEST(test_ping_info),	    TEST(test_get_vcpus),
+		TEST(test_unknown_command), TEST(test_socket_client),
 		TEST(test_kill_restart),
 	};
 	int ret;

@@ -41,11 +41,11 @@ int qga_init(struct qga *g, struct serial_host *host)
 		*g = (struct qga){ 0 };
 		return -ENOMEM;
 	}
-	pthread_mutex_init(&g->call, NULL);
 	pthread_mutex_init(&g->lock, NULL);
 	pthread_condattr_init(&ca);
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
 	pthread_cond_init(&g->cond, &ca);
+	pthread_cond_init(&g->turn, &ca);
 	pthread_condattr_destroy(&ca);
 	*host = (struct serial_host){
 		.out = qga_out,
@@ -64,9 +64,9 @@ void qga_destroy(struct qga *g)
 {
 	if (!g->in)
 		return;
+	pthread_cond_destroy(&g->turn);
 	pthread_cond_destroy(&g->cond);
 	pthread_mutex_destroy(&g->lock);
-	pthread_mutex_destroy(&g->call);
 	free(g->in);
 	free(g->line);
 	g->in = NULL;
@@ -266,24 +266,14 @@ static const char *qga_lex_why(enum qmp_lex_error e)
 	}
 }
 
-/*
- * One reply: a JSON object with exactly one member, "return" or "error".
- * The text is checked first as the QMP server checks a request (qmp_lex.h:
- * valid UTF-8, no raw control characters in strings, and a bound on what
- * json-c would allocate for it, which the length alone does not give).
- * Returns 0 with the object in *out, or -EPROTO with the reason in @why.
- */
-static int qga_parse(const char *s, size_t len, struct json_object **out,
-		     char *why, size_t why_len)
+int qga_json_parse(const char *s, size_t len, struct json_object **out,
+		   char *why, size_t why_len)
 {
 	struct json_tokener *tok;
-	struct json_object *o = NULL, *v;
+	struct json_object *o;
 	struct qmp_lex lx;
 	int ret = -EPROTO;
 
-	snprintf(why, why_len,
-		 "not a JSON object with \"return\" or "
-		 "\"error\"");
 	qmp_lex_reset(&lx, QGA_PARSED_MAX);
 	if (qmp_lex_scan(&lx, s, len) != len) {
 		snprintf(why, why_len, "%s at byte %zu", qga_lex_why(lx.error),
@@ -298,16 +288,41 @@ static int qga_parse(const char *s, size_t len, struct json_object **out,
 	o = json_tokener_parse_ex(tok, s, (int)len);
 	if (o && json_tokener_get_error(tok) == json_tokener_success &&
 	    (size_t)json_tokener_get_parse_end(tok) == len &&
-	    json_object_is_type(o, json_type_object) &&
-	    json_object_object_length(o) == 1 &&
-	    (json_object_object_get_ex(o, "return", &v) ||
-	     json_object_object_get_ex(o, "error", &v))) {
-		*out = json_object_get(o);
+	    json_object_is_type(o, json_type_object)) {
+		*out = o;
+		o = NULL;
 		ret = 0;
+	} else {
+		snprintf(why, why_len, "not one JSON object");
 	}
 	json_object_put(o);
 	json_tokener_free(tok);
 	return ret;
+}
+
+/*
+ * One reply: a JSON object (qga_json_parse()) with exactly one member,
+ * "return" or "error".  Returns 0 with the object in *out, or -EPROTO
+ * with the reason in @why.
+ */
+static int qga_parse(const char *s, size_t len, struct json_object **out,
+		     char *why, size_t why_len)
+{
+	struct json_object *o = NULL;
+	int ret = qga_json_parse(s, len, &o, why, why_len);
+
+	if (ret)
+		return ret;
+	if (json_object_object_length(o) == 1 &&
+	    (json_object_object_get_ex(o, "return", NULL) ||
+	     json_object_object_get_ex(o, "error", NULL))) {
+		*out = o;
+		return 0;
+	}
+	snprintf(why, why_len,
+		 "not a JSON object with \"return\" or \"error\"");
+	json_object_put(o);
+	return -EPROTO;
 }
 
 /* The next non-blank line, parsed; errors set @err. */
@@ -446,6 +461,36 @@ static int qga_remote_error(struct json_object *e, struct hv_err *err)
 			  c ? json_object_get_string(c) : "GenericError");
 }
 
+/*
+ * The port is one caller's at a time.  hotvm's own callers (@own) wait
+ * as long as it takes (each call before them ends by its deadline) and go
+ * before every other client's (qga_forward()), which wait at most until
+ * @dl: an outside client can delay hotvm's use of the agent by at most
+ * one call, never by a queue of them.
+ */
+static int qga_claim(struct qga *g, bool own, const struct timespec *dl)
+{
+	bool ok;
+
+	pthread_mutex_lock(&g->lock);
+	if (own)
+		g->own_waiting++;
+	while (g->busy || (!own && g->own_waiting)) {
+		if (own)
+			pthread_cond_wait(&g->turn, &g->lock);
+		else if (pthread_cond_timedwait(&g->turn, &g->lock, dl) ==
+			 ETIMEDOUT)
+			break;
+	}
+	if (own)
+		g->own_waiting--;
+	ok = !g->busy && (own || !g->own_waiting);
+	if (ok)
+		g->busy = true;
+	pthread_mutex_unlock(&g->lock);
+	return ok ? 0 : -ETIMEDOUT;
+}
+
 static void qga_end(struct qga *g, int ret)
 {
 	pthread_mutex_lock(&g->lock);
@@ -453,30 +498,40 @@ static void qga_end(struct qga *g, int ret)
 	g->stats.calls++;
 	if (ret)
 		g->stats.failed++;
+	g->busy = false;
+	pthread_cond_broadcast(&g->turn);
 	pthread_mutex_unlock(&g->lock);
-	pthread_mutex_unlock(&g->call);
 }
 
+/*
+ * The call itself, the port claimed: with @raw, the whole reply object
+ * ("return" or "error") goes there; else an error reply becomes
+ * -EREMOTEIO and "return" goes to @ret.
+ */
 static int qga_exchange(struct qga *g, const char *cmd,
 			struct json_object *args, struct json_object **ret,
-			bool answer, int timeout_ms, struct hv_err *err)
+			struct json_object **raw, bool answer,
+			const struct timespec *dl, struct hv_err *err)
 {
-	struct timespec dl = qga_deadline(timeout_ms);
 	struct json_object *r = NULL, *v;
 	char *req = qga_request(cmd, args);
 	int rc;
 
 	if (!req)
 		return hv_err_set(err, -ENOMEM, NULL);
-	rc = qga_sync(g, &dl, err);
+	rc = qga_sync(g, dl, err);
 	if (!rc)
-		rc = qga_write(g, req, strlen(req), !answer, &dl, err);
+		rc = qga_write(g, req, strlen(req), !answer, dl, err);
 	free(req);
 	if (rc || !answer)
 		return rc;
-	rc = qga_reply(g, &dl, &r, err);
+	rc = qga_reply(g, dl, &r, err);
 	if (rc)
 		return rc;
+	if (raw) {
+		*raw = r;
+		return 0;
+	}
 	if (json_object_object_get_ex(r, "error", &v)) {
 		rc = qga_remote_error(v, err);
 	} else if (ret) {
@@ -487,26 +542,51 @@ static int qga_exchange(struct qga *g, const char *cmd,
 	return rc;
 }
 
+/* hotvm's own call: its deadline starts once it has the port. */
+static int qga_own(struct qga *g, const char *cmd, struct json_object *args,
+		   struct json_object **ret, bool answer, int timeout_ms,
+		   struct hv_err *err)
+{
+	struct timespec dl;
+	int rc;
+
+	qga_claim(g, true, NULL);
+	dl = qga_deadline(timeout_ms);
+	rc = qga_exchange(g, cmd, args, ret, NULL, answer, &dl, err);
+	qga_end(g, rc);
+	return rc;
+}
+
 int qga_call(struct qga *g, const char *cmd, struct json_object *args,
 	     struct json_object **ret, int timeout_ms, struct hv_err *err)
 {
-	int rc;
-
 	if (ret)
 		*ret = NULL;
-	pthread_mutex_lock(&g->call);
-	rc = qga_exchange(g, cmd, args, ret, true, timeout_ms, err);
-	qga_end(g, rc);
-	return rc;
+	return qga_own(g, cmd, args, ret, true, timeout_ms, err);
 }
 
 int qga_send(struct qga *g, const char *cmd, struct json_object *args,
 	     int timeout_ms, struct hv_err *err)
 {
+	return qga_own(g, cmd, args, NULL, false, timeout_ms, err);
+}
+
+int qga_forward(struct qga *g, const char *cmd, struct json_object *args,
+		bool answer, struct json_object **reply, int timeout_ms,
+		struct hv_err *err)
+{
+	struct timespec dl = qga_deadline(timeout_ms);
 	int rc;
 
-	pthread_mutex_lock(&g->call);
-	rc = qga_exchange(g, cmd, args, NULL, false, timeout_ms, err);
+	*reply = NULL;
+	if (qga_claim(g, false, &dl)) {
+		qga_count(g, &g->stats.timeouts, 1);
+		return hv_err_set(err, -ETIMEDOUT,
+				  "the guest agent stayed busy with hotvm's "
+				  "own calls");
+	}
+	rc = qga_exchange(g, cmd, args, NULL, answer ? reply : NULL, answer,
+			  &dl, err);
 	qga_end(g, rc);
 	return rc;
 }

@@ -43,9 +43,12 @@ struct qga_stats {
 
 struct qga {
 	struct serial *port;
-	pthread_mutex_t call; /* one request at a time */
 	pthread_mutex_t lock; /* the fields below; taken by the vCPU thread */
 	pthread_cond_t cond;
+	/* One request at a time (qga_claim()): the port's turn. */
+	pthread_cond_t turn;
+	bool busy;
+	unsigned int own_waiting; /* hotvm's own callers, who go first */
 	/*
 	 * What the guest sent during the current call: a ring of
 	 * QGA_REPLY_MAX bytes from in_head; the first in_scan of them are
@@ -88,6 +91,29 @@ int qga_call(struct qga *g, const char *cmd, struct json_object *args,
  */
 int qga_send(struct qga *g, const char *cmd, struct json_object *args,
 	     int timeout_ms, struct hv_err *err);
+
+/*
+ * For another client of the agent (qga_mux.h): runs @cmd with @args as
+ * qga_call() does, with its handshake and checks, but hotvm's own calls
+ * waiting for the port go first, @timeout_ms also bounds that wait, and
+ * the agent's reply comes back whole: *@reply is its {"return": ...} or
+ * {"error": ...} object (a new reference).  Without @answer (the commands
+ * that never answer on success), returns 0 once the agent has read it,
+ * with *@reply NULL.  Errors as qga_call()'s but -EREMOTEIO.
+ */
+int qga_forward(struct qga *g, const char *cmd, struct json_object *args,
+		bool answer, struct json_object **reply, int timeout_ms,
+		struct hv_err *err);
+
+/*
+ * The strict check of one JSON object's text from an untrusted end (as
+ * the QMP server's, qmp_lex.h): valid UTF-8, no raw control character in
+ * a string, at most QGA_PARSED_MAX once parsed, one object and nothing
+ * after it.  0 with the object in *@out, -EPROTO with the reason in @why,
+ * or -ENOMEM.
+ */
+int qga_json_parse(const char *s, size_t len, struct json_object **out,
+		   char *why, size_t why_len);
 
 void qga_get_stats(struct qga *g, struct qga_stats *out);
 

@@ -105,6 +105,14 @@ static const struct board_step board_steps[] = {
 	  .status = ABI_STATUS_VMFAIL,
 	  .reset = true },
 	/*
+	 * After the devices (the agent's port), before the guest runs: a
+	 * client may connect as soon as hotvm is up, as to QEMU's chardev.
+	 */
+	{ .name = "agent:socket",
+	  .setup = board_start_agent_socket,
+	  .teardown = board_stop_agent_socket,
+	  .status = ABI_STATUS_USAGE },
+	/*
 	 * Last up, first down: a client finds the guest running, as QEMU's
 	 * monitor does; a reset leaves the server and its clients be.
 	 */

@@ -51,6 +51,7 @@ struct board_config {
 	bool no_reboot;			/* a reset ends the VM (status 0) */
 	enum hotplug_guest_eject guest_eject; /* 0: allow */
 	bool agent; /* COM2 for the QEMU guest agent, which hotvm asks */
+	const char *agent_socket; /* that agent for other clients (--agent) */
 };
 
 /* The defaults: 256M, one vCPU, the console on stdio, named "hotvm". */

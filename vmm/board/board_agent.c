@@ -6,12 +6,17 @@
  * device because it joins two layers: devices' UART and the agent above
  * it.  The controller gets the agent from its state (board_agent_qga()).
  * With --agent it is one more row after board_devices()'s: COM2, the PC's
- * second port (board_devices_for()).
+ * second port (board_devices_for()).  With --agent-socket, other
+ * clients reach the same agent through hotvm (qga_mux.h).
  */
-#include "board.h"
-#include "board_devices.h"
+#include <errno.h>
+#include <string.h>
+
+#include "board_internal.h"
 #include "hotvm/abi.h"
+#include "log.h"
 #include "qga.h"
+#include "qga_mux.h"
 #include "serial.h"
 
 struct board_agent {
@@ -90,4 +95,42 @@ const struct dev_instance *board_devices_for(const struct board_config *c,
 		with_agent[i] = d[i];
 	with_agent[(*n)++] = agent_port;
 	return with_agent;
+}
+
+/*
+ * --agent-socket: bound and served from before the guest runs to the
+ * end.  A bad path is bad input (status 2), said with the option's name.
+ */
+int board_start_agent_socket(struct board *b)
+{
+	const char *path = b->cfg->agent_socket;
+	struct qga *g;
+	int ret;
+
+	if (!path)
+		return 0;
+	g = board_agent_qga(board_device_state(b, &board_agent_desc));
+	if (!g) {
+		pr_err("--agent-socket needs --agent");
+		return -EINVAL;
+	}
+	ret = qga_mux_create(g, path, &b->agent_mux);
+	if (ret) {
+		pr_err("--agent-socket %s: %s", path, strerror(-ret));
+		return ret;
+	}
+	ret = qga_mux_start(b->agent_mux);
+	if (ret) {
+		pr_err("--agent-socket: cannot start its threads: %s",
+		       strerror(-ret));
+		board_stop_agent_socket(b);
+	}
+	return ret;
+}
+
+/* Before the agent's port goes (devices): the socket's threads call it. */
+void board_stop_agent_socket(struct board *b)
+{
+	qga_mux_stop(b->agent_mux);
+	b->agent_mux = NULL;
 }

@@ -25,6 +25,7 @@
 
 #define BOARD_PAGE_SIZE 4096ULL
 
+struct qga_mux;
 struct qmp_cmds;
 struct qmp_server;
 
@@ -38,6 +39,7 @@ struct board {
 	struct hotplug *hp; /* owns every vCPU */
 	struct qmp_server *qmp;
 	struct qmp_cmds *qmp_cmds; /* the commands' state on qmp */
+	struct qga_mux *agent_mux; /* --agent-socket */
 	int sig_fd;
 	size_t up; /* board_steps[] set up, from the first */
 
@@ -81,5 +83,11 @@ int board_create_hotplug(struct board *b);
 void board_destroy_hotplug(struct board *b);
 int board_boot_vcpus(struct board *b);
 void board_unboot_vcpus(struct board *b);
+/* The state of the first row of desc (NULL: none set up). */
+void *board_device_state(struct board *b, const struct dev_desc *desc);
+
+/* board_agent.c: --agent-socket, the guest agent for other clients. */
+int board_start_agent_socket(struct board *b);
+void board_stop_agent_socket(struct board *b);
 
 #endif

@@ -318,8 +318,7 @@ void board_close_devices(struct board *b)
 	}
 }
 
-/* The state of the first row of desc (NULL: none set up). */
-static void *board_device_state(struct board *b, const struct dev_desc *desc)
+void *board_device_state(struct board *b, const struct dev_desc *desc)
 {
 	size_t n;
 	const struct dev_instance *d = board_devices_for(b->cfg, &n);

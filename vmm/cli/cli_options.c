@@ -199,6 +199,16 @@ static int opt_agent(struct cli_run_opts *o, const char *v)
 	return 0;
 }
 
+static int opt_agent_socket(struct cli_run_opts *o, const char *v)
+{
+	if (empty("--agent-socket", v,
+		  "empty path; give the path of the socket to create"))
+		return -EINVAL;
+	o->board.agent_socket = v;
+	o->board.agent = true;
+	return 0;
+}
+
 static int opt_no_reboot(struct cli_run_opts *o, const char *v)
 {
 	(void)v;
@@ -320,6 +330,14 @@ static const struct cli_opt options[] = {
 		  "faults to Linux's cpuN/hotplug/fail; off: the guest sees "
 		  "no second UART",
 	  .parse = opt_agent },
+	{ .name = "--agent-socket",
+	  .arg = "PATH",
+	  .help = "also serve that guest agent to other clients on the unix "
+		  "socket PATH, in the agent's own protocol (libvirt's "
+		  "agent channel, qemu-ga-client): hotvm checks each request "
+		  "and makes it one call of its own, its calls first; implies "
+		  "`--agent`; only hotvm's own user and root may connect",
+	  .parse = opt_agent_socket },
 	{ .name = "--no-reboot",
 	  .help = "a reset (the guest's reboot or triple fault, "
 		  "`system_reset`) ends hotvm instead of resetting the VM: "

@@ -197,6 +197,17 @@ static const struct seccomp_spec seccomp_specs[SECCOMP_NR_THREADS] = {
 		.ioctls = { ioctls_vcpu, ioctls_op },
 		.threads = true,
 	},
+	/* The guest agent's socket serves its clients as QMP's does. */
+	[SECCOMP_THREAD_AGENT_IO] = {
+		.name = "agent-io",
+		.calls = { calls_base, calls_fds, calls_qmp_io },
+	},
+	/* Its calls to the agent, as a query's. */
+	[SECCOMP_THREAD_AGENT_CALL] = {
+		.name = "agent-call",
+		.calls = { calls_base },
+		.ioctls = { ioctls_irq },
+	},
 };
 
 static const char *const seccomp_policy_names[] = {
