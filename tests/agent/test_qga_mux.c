@@ -23,7 +23,7 @@
 #include "mux_client.h"
 #include "qga_mux.h"
 
-#define WAIT_MS 3000
+#define WAIT_MS 10000
 
 static char sock[64];
 static struct qga_mux *mux;
@@ -85,8 +85,14 @@ static void check_error(struct json_object *r, const char *what)
 	struct json_object *e, *d;
 
 	CHECK(r != NULL);
-	CHECK(json_object_object_get_ex(r, "error", &e));
-	CHECK(json_object_object_get_ex(e, "desc", &d));
+	if (!json_object_object_get_ex(r, "error", &e) ||
+	    !json_object_object_get_ex(e, "desc", &d) ||
+	    !json_object_is_type(d, json_type_string)) {
+		printf("# not an error: %s\n", json_object_to_json_string(r));
+		CHECK(!"an error reply");
+		json_object_put(r);
+		return;
+	}
 	printf("# error: %s\n", json_object_get_string(d));
 	CHECK(strstr(json_object_get_string(d), what) != NULL);
 	json_object_put(r);
