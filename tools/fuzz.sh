@@ -27,8 +27,8 @@ while getopts t:C: opt; do
 done
 shift $((OPTIND - 1))
 names=("$@")
-[ ${#names[@]} -gt 0 ] || names=(regs qmp pvh bzimage acpi)
-declare -A max_len=([regs]=4096 [qmp]=4096 [pvh]=16384 [bzimage]=16384 [acpi]=64)
+[ ${#names[@]} -gt 0 ] || names=(regs qmp pvh bzimage acpi agent)
+declare -A max_len=([regs]=4096 [qmp]=4096 [pvh]=16384 [bzimage]=16384 [acpi]=64 [agent]=65536)
 
 if [ ! -f "$build/build.ninja" ]; then
 	meson setup "$build" "$top" -Dfuzz=enabled -Dlab=false >/dev/null || exit 1

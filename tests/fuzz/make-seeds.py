@@ -157,6 +157,66 @@ def acpi():
     write("acpi", "dsdt-4096", bytes([1, 0x10, 0x00, 0x10]))
 
 
+# ---- fuzz_agent.c: [scenario] then records [flags][len16][bytes] ----
+# The replies are Debian's qemu-ga 7.2's, recorded on a pty: its
+# complaint about the handshake's 0xff, then the sync answer; the rest
+# as it sent them (the firmware node's text is Linux's for CPU 1).
+QGA_STRAY = (b'{"error": {"class": "GenericError", "desc": '
+             b'"JSON parse error, stray \'\\uFFFD\'"}}\n')
+QGA_VCPUS = (b'{"return": [{"online": true, "can-offline": true, '
+             b'"logical-id": 1}, {"online": true, "can-offline": false, '
+             b'"logical-id": 0}]}\n')
+QGA_VCPUS_ONE = (b'{"return": [{"online": true, "can-offline": false, '
+                 b'"logical-id": 0}]}\n')
+
+
+def rec(data=b"", sync_before=False, sync_after=False, rep=None):
+    flags = (1 if sync_before else 0) | (2 if sync_after else 0)
+    extra = b""
+    if rep is not None:
+        flags |= 4
+        extra = bytes([rep])
+    return bytes([flags]) + len(data).to_bytes(2, "little") + extra + data
+
+
+def handshake():
+    return rec(QGA_STRAY, sync_after=True)
+
+
+def file_read(text):
+    import base64
+    b64 = base64.b64encode(text).decode()
+    return [handshake(), rec(b'{"return": 1000}\n'),
+            handshake(),
+            rec(('{"return": {"count": %d, "buf-b64": "%s", "eof": true}}\n'
+                 % (len(text), b64)).encode()),
+            handshake(), rec(b'{"return": {}}\n')]
+
+
+def agent():
+    calls = [handshake(), rec(QGA_VCPUS),                   # qga_call
+             handshake(), rec(b'{"return": 77}\n'),         # qga_forward
+             handshake(), rec()]                            # qga_send
+    write("agent", "qemu-ga-calls", bytes([0]) + b"".join(calls))
+    # The Linux view: guest-get-vcpus, each id's firmware node, again.
+    view = (calls + [handshake(), rec(QGA_VCPUS)]
+            + file_read(b"\\_SB_.CPUS.C001\n")
+            + file_read(b"\\_SB_.CPUS.C000\n")
+            + [handshake(), rec(QGA_VCPUS)]
+            + [handshake(), rec(QGA_VCPUS_ONE)])
+    write("agent", "qemu-ga-linux-view", bytes([1]) + b"".join(view))
+    # Stale lines before the sync, a late reply with the right id, a
+    # reply over the 1 MiB cap, the agent's own error.
+    odd = [rec(b'{"return": 1}\n\xffgarbage\n{"return": @ID@}\n',
+               sync_after=True),
+           rec(b'{"return": "' + b"A" * 4096 + b'"}\n', rep=255),
+           handshake(),
+           rec(b'{"error": {"class": "CommandNotFound", "desc": '
+               b'"The command guest-sync has not been found"}}\n'),
+           rec(b"\xff{\"return\": @ID@}\n"), rec(b"")]
+    write("agent", "odd-replies", bytes([0]) + b"".join(odd))
+
+
 if __name__ == "__main__":
     if len(sys.argv) != 3:
         sys.exit(__doc__)
@@ -164,3 +224,4 @@ if __name__ == "__main__":
     qmp()
     loaders(sys.argv[1], sys.argv[2])
     acpi()
+    agent()
