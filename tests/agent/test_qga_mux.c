@@ -245,6 +245,11 @@ static void test_disconnect_mid_call(void)
 	check_return(mux_ask(fd, "{\"execute\":\"guest-ping\"}\n",
 			     QGA_MUX_TIMEOUT_MS + WAIT_MS, NULL),
 		     "{}", NULL);
+	end = now_ms() + WAIT_MS;
+	while (stats().dropped < 1 && now_ms() < end)
+		usleep(1000);
+	printf("# requests %lu failed %lu dropped %lu\n", stats().requests,
+	       stats().failed, stats().dropped);
 	CHECK_EQ(stats().dropped, 1);
 	close(fd);
 	down();
