@@ -131,6 +131,10 @@ static void on_sync(uint64_t id)
 	case FAKE_RANDOM:
 		say_random();
 		return;
+	case FAKE_MUTE_FIRST:
+		if (!fk.syncs++)
+			return;
+		break;
 	default:
 		break;
 	}

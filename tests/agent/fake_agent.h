@@ -31,6 +31,7 @@ enum fake_mode {
 	FAKE_RANDOM,	  /* random bytes for every line */
 	FAKE_STRAY_DELIM, /* a 0xff in the garbage before the sync reply */
 	FAKE_HEAVY,	  /* a short reply that would parse into a lot */
+	FAKE_MUTE_FIRST,  /* the first sync unanswered, then as FAKE_OK */
 };
 
 #define LINE_MAX_FAKE (64 * 1024)
@@ -47,6 +48,7 @@ struct fake {
 	char *late;  /* FAKE_SLOW: the reply it still owes */
 	int bad;     /* FAKE_BAD_JSON: which bad reply comes next */
 	uint64_t rnd;
+	unsigned int syncs; /* seen, for FAKE_MUTE_FIRST */
 };
 
 extern struct fake fk;

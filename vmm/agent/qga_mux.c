@@ -375,29 +375,34 @@ static void mux_lines(struct qga_mux *m, struct mux_client *c)
 	}
 }
 
-/* Reads what the client sent; false when it is gone. */
+/*
+ * Reads what the client sent; false when it is gone.  Only as much as
+ * the line buffer holds: it is read only when no complete line waits in
+ * it (mux_lines() ran), so a full buffer is one line over the limit.
+ */
 static bool mux_read(struct qga_mux *m, struct mux_client *c)
 {
+	size_t room = MUX_LINE_MAX - c->in_len;
 	char buf[4096];
-	ssize_t n = recv(c->fd, buf, sizeof(buf), MSG_DONTWAIT);
+	ssize_t n;
 
+	if (!room) {
+		/* Too long: answered once, dropped up to its newline. */
+		c->in_len = 0;
+		c->discarding = true;
+		mux_count(m, &m->stats.bad);
+		mux_send(c, mux_error("request longer than 1 MiB", NULL));
+		return true;
+	}
+	n = recv(c->fd, buf, room < sizeof(buf) ? room : sizeof(buf),
+		 MSG_DONTWAIT);
 	if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR))
 		return false;
 	for (ssize_t i = 0; i < n; i++) {
-		if (c->discarding) {
+		if (c->discarding)
 			c->discarding = buf[i] != '\n';
-			continue;
-		}
-		if (c->in_len == MUX_LINE_MAX) {
-			/* Too long: answered once, dropped to its newline. */
-			c->in_len = 0;
-			c->discarding = buf[i] != '\n';
-			mux_count(m, &m->stats.bad);
-			mux_send(c,
-				 mux_error("request longer than 1 MiB", NULL));
-			continue;
-		}
-		c->in[c->in_len++] = buf[i];
+		else
+			c->in[c->in_len++] = buf[i];
 	}
 	mux_lines(m, c);
 	return true;
