@@ -23,13 +23,18 @@
  *    (Linux offlines it for its eject); a hot-added CPU has no fail file;
  *  - the agent killed in the middle of a hot-add's agent call, garbage on
  *    its port, the agent restarted: the hot-add ends with a clear error,
- *    the stats say what happened, the next hot-add and removal work.
+ *    the stats say what happened, the next hot-add and removal work;
+ *  - another client on --agent-socket (guest-sync with an id, then
+ *    guest-get-vcpus, as libvirt asks) is answered by Linux's qemu-ga
+ *    while hotvm uses the agent itself to online a CPU, and sees it.
  *
  * Usage: test-agent DIR [CASE...] (DIR holds vmlinux and initrd.gz, built
  * with qemu-ga by tools/lab/lab.sh --linux-guest); HOTVM is the binary.
  */
 #include <errno.h>
 #include <json-c/json.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,6 +42,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "mux_client.h"
 #include "vmproc.h"
 
 #define WAIT_MS 30000
@@ -46,6 +52,8 @@
  * about 60 us, a byte of the UART two of them).
  */
 #define AGENT_SEEN_MS 5000
+/* --agent-socket of every boot here. */
+#define AGENT_SOCK "/tmp/hotvm-test-agent.sock"
 
 static const char *dir;
 static struct vmproc v;
@@ -80,11 +88,17 @@ static void console_tail(void)
 /* hotvm run --agent with the PVH vmlinux and the guest's initramfs. */
 static int boot(const char *cpus, const char *cmdline)
 {
-	const char *extra[] = { "--kernel",	     path("vmlinux"),
-				"--initrd",	     path("initrd.gz"),
-				"--memory",	     "512M",
-				"--hotplug-timeout", "20000",
-				"--agent",	     NULL };
+	const char *extra[] = { "--kernel",
+				path("vmlinux"),
+				"--initrd",
+				path("initrd.gz"),
+				"--memory",
+				"512M",
+				"--hotplug-timeout",
+				"20000",
+				"--agent-socket",
+				AGENT_SOCK,
+				NULL };
 	int ret = vmproc_start(&v, cpus, cmdline, extra);
 
 	if (ret) {
@@ -204,9 +218,71 @@ static void test_soft_offline(void)
 	CHECK_EQ(vmproc_stop(&v), 0);
 }
 
+/*
+ * Another client of the agent through hotvm's socket (--agent-socket), as
+ * libvirt's (guest-sync with an id, then guest-get-vcpus), while hotvm
+ * uses the agent itself to online a CPU: both are answered by Debian's
+ * qemu-ga, and the client sees the CPU hotvm's agent call onlined.
+ */
+struct sock_client {
+	pthread_t t;
+	_Atomic bool stop, done, failed;
+	_Atomic int rounds, ok;
+	_Atomic long last_online; /* in the last guest-get-vcpus */
+};
+
+static void *sock_client_main(void *arg)
+{
+	struct sock_client *sc = arg;
+	int fd = mux_connect(AGENT_SOCK);
+
+	if (fd < 0)
+		atomic_store(&sc->failed, true);
+	for (long id = 1; fd >= 0 && !atomic_load(&sc->stop); id++) {
+		struct json_object *r, *v;
+		char req[128];
+		long online = 0;
+
+		snprintf(req, sizeof(req),
+			 "{\"execute\":\"guest-sync\",\"arguments\":"
+			 "{\"id\":%ld}}\n",
+			 id);
+		atomic_fetch_add(&sc->rounds, 1);
+		r = mux_ask(fd, req, WAIT_MS, NULL);
+		if (!r || !json_object_object_get_ex(r, "return", &v) ||
+		    json_object_get_int64(v) != id) {
+			json_object_put(r);
+			atomic_store(&sc->failed, true);
+			break;
+		}
+		json_object_put(r);
+		r = mux_ask(fd, "{\"execute\":\"guest-get-vcpus\"}\n", WAIT_MS,
+			    NULL);
+		if (!r || !json_object_object_get_ex(r, "return", &v) ||
+		    !json_object_is_type(v, json_type_array)) {
+			json_object_put(r);
+			atomic_store(&sc->failed, true);
+			break;
+		}
+		for (size_t i = 0; i < json_object_array_length(v); i++)
+			online +=
+				json_object_get_boolean(json_object_object_get(
+					json_object_array_get_idx(v, i),
+					"online"));
+		atomic_store(&sc->last_online, online);
+		atomic_fetch_add(&sc->ok, 1);
+		json_object_put(r);
+	}
+	if (fd >= 0)
+		close(fd);
+	atomic_store(&sc->done, true);
+	return NULL;
+}
+
 /* No onlining rule in the guest: "wait": "started" onlines it anyway. */
 static void test_no_rule_started(void)
 {
+	struct sock_client sc = { 0 };
 	struct json_object *r = NULL;
 	char err[256];
 	long t;
@@ -216,6 +292,7 @@ static void test_no_rule_started(void)
 		return;
 	/* "agent: started" came before "ready": Linux's answer is the proof. */
 	CHECK(linux_says(0, 1, WAIT_MS));
+	CHECK_EQ(pthread_create(&sc.t, NULL, sock_client_main, &sc), 0);
 	t = now_ms();
 	CHECK_EQ(vmproc_qmp(&v, "cpu-hotplug", &r, err, sizeof(err),
 			    "{\"cpu\": 1, \"state\": \"online\", \"wait\": "
@@ -229,6 +306,20 @@ static void test_no_rule_started(void)
 	json_object_put(r);
 	CHECK_EQ(vmproc_wait_online(&v, "0-1", WAIT_MS), 0);
 	CHECK(linux_says(1, 1, 1000));
+	/* The socket's client, meanwhile and after: two CPUs online. */
+	for (long end = now_ms() + WAIT_MS; atomic_load(&sc.last_online) != 2 &&
+					    !atomic_load(&sc.done) &&
+					    now_ms() < end;)
+		usleep(100000);
+	atomic_store(&sc.stop, true);
+	pthread_join(sc.t, NULL);
+	printf("# agent socket client: %d rounds, %d answered, last saw %ld "
+	       "online\n",
+	       atomic_load(&sc.rounds), atomic_load(&sc.ok),
+	       atomic_load(&sc.last_online));
+	CHECK(atomic_load(&sc.ok) >= 1);
+	CHECK(!atomic_load(&sc.failed));
+	CHECK_EQ(atomic_load(&sc.last_online), 2);
 	CHECK_EQ(vmproc_stop(&v), 0);
 }
 
