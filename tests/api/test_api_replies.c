@@ -400,7 +400,9 @@ static bool unreachable(const char *path)
 	if (!strncmp(path, "query-hotplug-stats.agent", 25) ||
 	    strstr(path, ".onlined-by") || strstr(path, ".offlined-by") ||
 	    !strcmp(path, "query-cpuhp.cpus.guest.linux-cpu") ||
-	    !strcmp(path, "query-cpuhp.cpus.guest.linux-online"))
+	    !strcmp(path, "query-cpuhp.cpus.guest.linux-online") ||
+	    !strncmp(path, "query-cpuhp.cpus.guest.linux-state", 34) ||
+	    !strncmp(path, "query-cpuhp.linux-states", 24))
 		return true;
 	/*
 	 * A guest-side target is pending only until the guest takes it (GED

@@ -126,6 +126,80 @@ static void test_linux_stages_are_guest_bars(void)
 	json_object_put(ev);
 }
 
+/* Linux's own step, as linux_trace.c reports it after the operation. */
+static struct json_object *ev_linux(long cpu, const char *name, int state,
+				    long long start_us, long long end_us)
+{
+	char buf[768];
+
+	snprintf(buf, sizeof(buf),
+		 "{\"event\": \"CPUHP_STATE\", \"data\": {\"cpu\": %ld, "
+		 "\"side\": \"linux\", \"kind\": \"step\", \"state\": %d, "
+		 "\"name\": \"%s\", \"callback\": \"fn\", \"linux-cpu\": 1, "
+		 "\"direction\": \"up\", \"multi\": false, \"rollback\": "
+		 "false, \"injected\": false, \"ret\": 0, \"start\": "
+		 "{\"seconds\": %lld, \"microseconds\": %lld}, \"end\": "
+		 "{\"seconds\": %lld, \"microseconds\": %lld}, \"us\": %lld}, "
+		 "\"timestamp\": {\"seconds\": %lld, \"microseconds\": 0}}",
+		 cpu, state, name, (T0 + start_us) / 1000000,
+		 (T0 + start_us) % 1000000, (T0 + end_us) / 1000000,
+		 (T0 + end_us) % 1000000, end_us - start_us,
+		 (T0 + 900000) / 1000000);
+	return json_tokener_parse(buf);
+}
+
+/*
+ * With the guest agent: Linux's steps, sent after the host's, are bars of
+ * their own lane at the times they carry, not at the events' arrival.
+ */
+static void test_linux_lane(void)
+{
+	struct json_object *a = linux_events(), *t, *l;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	json_object_array_add(
+		a, ev_linux(2, "threads:prepare", 1, 350000, 350400));
+	json_object_array_add(a, ev_linux(2, "online", 238, 490000, 499000));
+	json_object_array_add(a, ev_linux(1, "other:cpu", 5, 10, 20));
+	json_object_array_add(
+		a,
+		json_tokener_parse("{\"event\": \"CPUHP_LINUX_TRACE\", "
+				   "\"data\": {\"steps\": 2, \"unmatched\": "
+				   "0, \"malformed\": 1, \"align-us\": 1500, "
+				   "\"truncated\": false}}"));
+	t = cpu_trace_from_events(a, 2, T0);
+	CHECK_EQ(json_object_array_length(get(t, "bars")), 9);
+	CHECK_STREQ(sget(bar(t, 7), "lane"), "linux");
+	CHECK_STREQ(sget(bar(t, 7), "name"), "threads:prepare");
+	CHECK_EQ(iget(bar(t, 7), "state"), 1);
+	CHECK_EQ(iget(bar(t, 7), "start-us"), 350000);
+	CHECK_EQ(iget(bar(t, 7), "end-us"), 350400);
+	CHECK_EQ(iget(bar(t, 8), "us"), 9000);
+	/* The host lane is as it was. */
+	CHECK_EQ(iget(bar(t, 6), "start-us"), 300800);
+	CHECK_EQ(iget(t, "total-us"), 500100);
+	l = get(t, "linux");
+	CHECK_EQ(iget(l, "align-us"), 1500);
+	CHECK_EQ(iget(l, "malformed"), 1);
+	f = open_memstream(&text, &len);
+	cpu_trace_print_text(f, t, 100);
+	fclose(f);
+	CHECK(strstr(text, "linux up   ok       threads:prepare"));
+	CHECK(strstr(text, "placed to +-1.50ms"));
+	free(text);
+	text = NULL;
+	f = open_memstream(&text, &len);
+	cpu_trace_write_svg(f, t);
+	fclose(f);
+	CHECK(strstr(text, "Linux's own cpuhp table"));
+	CHECK(strstr(text, "linux online up: ok, 9.00ms"));
+	free(text);
+	json_object_put(t);
+	json_object_put(a);
+}
+
 static void test_tiny_guest_stages_are_marks(void)
 {
 	struct json_object *a = json_object_new_array(), *t, *m;
@@ -234,6 +308,6 @@ static void test_drawings(void)
 	json_object_put(ev);
 }
 
-CHECK_MAIN(TEST(test_linux_stages_are_guest_bars),
+CHECK_MAIN(TEST(test_linux_stages_are_guest_bars), TEST(test_linux_lane),
 	   TEST(test_tiny_guest_stages_are_marks), TEST(test_from_reply),
 	   TEST(test_drawings))

@@ -520,8 +520,15 @@ static int qga_exchange(struct qga *g, const char *cmd,
 	if (!req)
 		return hv_err_set(err, -ENOMEM, NULL);
 	rc = qga_sync(g, dl, err);
-	if (!rc)
+	if (!rc) {
+		struct timespec now;
+
+		clock_gettime(CLOCK_REALTIME, &now);
+		pthread_mutex_lock(&g->lock);
+		g->sent_us = (int64_t)now.tv_sec * 1000000 + now.tv_nsec / 1000;
+		pthread_mutex_unlock(&g->lock);
 		rc = qga_write(g, req, strlen(req), !answer, dl, err);
+	}
 	free(req);
 	if (rc || !answer)
 		return rc;
@@ -596,4 +603,14 @@ void qga_get_stats(struct qga *g, struct qga_stats *out)
 	pthread_mutex_lock(&g->lock);
 	*out = g->stats;
 	pthread_mutex_unlock(&g->lock);
+}
+
+int64_t qga_last_sent_us(struct qga *g)
+{
+	int64_t us;
+
+	pthread_mutex_lock(&g->lock);
+	us = g->sent_us;
+	pthread_mutex_unlock(&g->lock);
+	return us;
 }

@@ -61,6 +61,12 @@ struct qga {
 	bool drained;	/* the guest has read all the host sent */
 	uint64_t sync_id;
 	struct qga_stats stats;
+	/*
+	 * The host's wall clock (us) when the last call's request was
+	 * handed to the guest, after its handshake: the guest acted on it
+	 * after this and before the call returned.  Under lock.
+	 */
+	int64_t sent_us;
 };
 
 /*
@@ -116,5 +122,13 @@ int qga_json_parse(const char *s, size_t len, struct json_object **out,
 		   char *why, size_t why_len);
 
 void qga_get_stats(struct qga *g, struct qga_stats *out);
+
+/*
+ * When the last call's request went to the guest (wall clock, us): a
+ * caller that just returned from qga_call() learns when the guest can
+ * have acted on it at the earliest (another call needs a whole handshake
+ * before it can change this).
+ */
+int64_t qga_last_sent_us(struct qga *g);
 
 #endif

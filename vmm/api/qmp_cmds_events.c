@@ -175,6 +175,74 @@ static void ev_agreement(void *ctx, unsigned int cpu, const char *id,
 	pthread_mutex_unlock(&qc->lock);
 }
 
+static void add_time(struct json_object *o, const char *k, int64_t us)
+{
+	struct json_object *t = json_object_new_object();
+
+	qc_add_int(t, "seconds", us / 1000000);
+	qc_add_int(t, "microseconds", us % 1000000);
+	json_object_object_add(o, k, t);
+}
+
+/*
+ * One step of Linux's own table (linux_trace.c): a CPUHP_STATE on the
+ * "linux" side, numbered and named as Linux's state list, sent after the
+ * operation with its place on the host's clock ("start", "end").
+ */
+static void ev_linux_step(void *ctx, unsigned int cpu,
+			  const struct hp_linux_step *st)
+{
+	struct qmp_cmds *qc = ctx;
+	struct json_object *d;
+
+	pthread_mutex_lock(&qc->lock);
+	if (!qc->s)
+		goto out;
+	d = json_object_new_object();
+	qc_add_int(d, "cpu", cpu);
+	qc_add_str(d, "side", "linux");
+	qc_add_str(d, "kind", "step");
+	qc_add_int(d, "state", st->state);
+	qc_add_str(d, "name", st->name ? st->name : st->fn);
+	qc_add_str(d, "callback", st->fn);
+	qc_add_int(d, "linux-cpu", st->linux_cpu);
+	qc_add_str(d, "direction", st->up ? "up" : "down");
+	qc_add_bool(d, "multi", st->multi);
+	qc_add_bool(d, "rollback", false);
+	qc_add_bool(d, "injected", false);
+	qc_add_int(d, "ret", st->ret);
+	add_time(d, "start", st->start_us);
+	add_time(d, "end", st->end_us);
+	qc_add_int(d, "us", st->end_us - st->start_us);
+	qmp_emit_event_lossy(qc->s, "CPUHP_STATE", d);
+out:
+	pthread_mutex_unlock(&qc->lock);
+}
+
+/* hotvm's CPUHP_LINUX_TRACE: what the read of Linux's trace found. */
+static void ev_linux_trace(void *ctx, const struct hp_linux_trace *t)
+{
+	struct qmp_cmds *qc = ctx;
+	struct json_object *d;
+
+	pthread_mutex_lock(&qc->lock);
+	if (qc->s) {
+		d = json_object_new_object();
+		qc_add_int(d, "steps", t->steps);
+		qc_add_int(d, "enters", t->enters);
+		qc_add_int(d, "exits", t->exits);
+		qc_add_int(d, "unmatched", t->unmatched);
+		qc_add_int(d, "malformed", t->malformed);
+		qc_add_int(d, "unmapped", t->unmapped);
+		qc_add_bool(d, "truncated", t->truncated);
+		qc_add_int(d, "align-us", t->align_us);
+		if (t->error)
+			qc_add_str(d, "error", t->error);
+		qmp_emit_event(qc->s, "CPUHP_LINUX_TRACE", d);
+	}
+	pthread_mutex_unlock(&qc->lock);
+}
+
 void qmp_cmds_event_cause(struct qmp_cmds *qc, const char *event,
 			  enum vm_cause cause)
 {
@@ -202,5 +270,7 @@ struct hp_events qc_events(struct qmp_cmds *qc)
 		.stage = ev_stage,
 		.online = ev_online,
 		.agreement = ev_agreement,
+		.linux_step = ev_linux_step,
+		.linux_trace = ev_linux_trace,
 	};
 }

@@ -8,6 +8,7 @@
  * run, and change nothing but the QOM paths they hand out.
  */
 #include <stdio.h>
+#include <stdlib.h>
 
 #include <json-c/json.h>
 
@@ -15,6 +16,7 @@
 
 #include "qga.h"
 #include "qmp.h"
+#include "linux_cpuhp.h"
 #include "qmp_cmds_internal.h"
 #include "vm.h"
 
@@ -154,7 +156,8 @@ static struct json_object *host_json(struct qmp_cmds *qc,
 
 /* Only a reporting guest has a table to show: the others a stage. */
 static struct json_object *guest_json(struct qmp_cmds *qc,
-				      const struct hp_cpu_view *v)
+				      const struct hp_cpu_view *v,
+				      const struct lx_states *lx)
 {
 	struct json_object *g = json_object_new_object();
 	bool r = v->guest_reports;
@@ -174,11 +177,20 @@ static struct json_object *guest_json(struct qmp_cmds *qc,
 		qc_add_int(g, "linux-cpu", v->linux_cpu);
 		qc_add_bool(g, "linux-online", v->linux_online == 1);
 	}
+	/* ... and where Linux's own table has it, as its trace said. */
+	if (v->linux_state >= 0) {
+		const char *n = lx ? lx_states_name(lx, v->linux_state) : NULL;
+
+		qc_add_int(g, "linux-state", v->linux_state);
+		json_object_object_add(g, "linux-state-name",
+				       n ? json_object_new_string(n) : NULL);
+	}
 	return g;
 }
 
 static struct json_object *cpu_json(struct qmp_cmds *qc,
-				    const struct hp_cpu_view *v)
+				    const struct hp_cpu_view *v,
+				    const struct lx_states *lx)
 {
 	struct json_object *o = json_object_new_object();
 	char path[QC_PATH_MAX];
@@ -192,7 +204,7 @@ static struct json_object *cpu_json(struct qmp_cmds *qc,
 	if (*qc_qom_path(qc, v, path, sizeof(path)))
 		qc_add_str(o, "qom-path", path);
 	json_object_object_add(o, "host", host_json(qc, v));
-	json_object_object_add(o, "guest", guest_json(qc, v));
+	json_object_object_add(o, "guest", guest_json(qc, v, lx));
 	qc_add_int(o, "thread-id", v->host_tid);
 	qc_add_bool(o, "parked", v->parked);
 	/* The agreement check's verdict (hotplug_check()). */
@@ -202,6 +214,21 @@ static struct json_object *cpu_json(struct qmp_cmds *qc,
 	return o;
 }
 
+/* Linux's state list: [{"state", "name"}], its numbers and names. */
+static struct json_object *linux_states_json(const struct lx_states *lx)
+{
+	struct json_object *a = json_object_new_array();
+
+	for (unsigned int i = 0; i < lx->n; i++) {
+		struct json_object *o = json_object_new_object();
+
+		qc_add_int(o, "state", lx->s[i].num);
+		qc_add_str(o, "name", lx->s[i].name);
+		json_object_array_add(a, o);
+	}
+	return a;
+}
+
 /* Both state tables and every vCPU in them; "cpu" limits it to one. */
 int qc_query_cpuhp(void *ctx, struct json_object *args,
 		   struct json_object **ret, struct qmp_error *err)
@@ -209,8 +236,14 @@ int qc_query_cpuhp(void *ctx, struct json_object *args,
 	struct qmp_cmds *qc = ctx;
 	struct json_object *o, *cpus;
 	int64_t only = qmp_int(args, "cpu", -1);
+	struct lx_states *lx = malloc(sizeof(*lx));
 
 	(void)err;
+	/* With the guest agent, once read: Linux's own list. */
+	if (lx && !hotplug_linux_states(qc->hp, lx)) {
+		free(lx);
+		lx = NULL;
+	}
 	qc_names_refresh(qc);
 	/* On demand too; while an operation runs, its end checks. */
 	hotplug_check(qc->hp);
@@ -224,9 +257,13 @@ int qc_query_cpuhp(void *ctx, struct json_object *args,
 
 		if ((only >= 0 && cpu != only) || qc_view(qc, cpu, &v))
 			continue;
-		json_object_array_add(cpus, cpu_json(qc, &v));
+		json_object_array_add(cpus, cpu_json(qc, &v, lx));
 	}
 	json_object_object_add(o, "cpus", cpus);
+	if (lx)
+		json_object_object_add(o, "linux-states",
+				       linux_states_json(lx));
+	free(lx);
 	*ret = o;
 	return 0;
 }

@@ -232,6 +232,12 @@ static const struct qmp_field cpu_guest_ret[] = {
 	/* With the guest agent: Linux's number for the CPU, and its word. */
 	RET_OPT("linux-cpu", QMP_T_INT),
 	RET_OPT("linux-online", QMP_T_BOOL),
+	/* ... and where Linux's own table has it, from its trace. */
+	RET_OPT("linux-state", QMP_T_INT),
+	{ .name = "linux-state-name",
+	  .type = QMP_T_STR,
+	  .optional = true,
+	  .nullable = true },
 	{ 0 },
 };
 
@@ -251,10 +257,22 @@ static const struct qmp_field cpuhp_cpu_ret[] = {
 	{ 0 },
 };
 
+/* Linux's own state list, read through the guest agent. */
+static const struct qmp_field linux_state_ret[] = {
+	RET("state", QMP_T_INT),
+	RET("name", QMP_T_STR),
+	{ 0 },
+};
+
 static const struct qmp_field cpuhp_ret[] = {
 	RET_LIST("host-states", state_info_ret),
 	RET_LIST("guest-states", state_info_ret),
 	RET_LIST("cpus", cpuhp_cpu_ret),
+	{ .name = "linux-states",
+	  .type = QMP_T_ARRAY,
+	  .elem = QMP_T_OBJECT,
+	  .optional = true,
+	  .members = linux_state_ret },
 	{ 0 },
 };
 

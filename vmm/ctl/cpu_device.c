@@ -202,7 +202,15 @@ int cpu_device_list(struct cpu_ctx *x)
 	} else if (!rc && x->o->libvirt_xml) {
 		cli_libvirt_print_xml(x->out, hp, fast);
 	} else if (!rc) {
+		struct json_object *cpuhp = NULL;
+		struct qmp_client_error e;
+
 		cpu_render_list(x->out, hp, fast);
+		/* hotvm's own query; another VMM (QEMU) has none: skipped. */
+		if (!qmp_client_execute(x->c, "query-cpuhp", NULL, &cpuhp, &e,
+					x->o->timeout_ms))
+			cpu_render_linux(x->out, cpuhp);
+		json_object_put(cpuhp);
 	}
 	json_object_put(hp);
 	json_object_put(fast);

@@ -119,6 +119,47 @@ void cpu_render_list(FILE *out, struct json_object *hp,
 	free(slots);
 }
 
+/*
+ * With the guest agent (query-cpuhp's guest.linux-*): what Linux itself
+ * says of each vCPU, under the list; nothing without the agent.
+ */
+void cpu_render_linux(FILE *out, struct json_object *cpuhp)
+{
+	struct json_object *cpus = cpu_json_member(cpuhp, "cpus");
+	size_t n = json_object_is_type(cpus, json_type_array)
+			   ? json_object_array_length(cpus)
+			   : 0;
+	struct table t = { .cols = 4 };
+
+	for (size_t i = 0; i < n; i++) {
+		struct json_object *e = json_object_array_get_idx(cpus, i);
+		struct json_object *g = cpu_json_member(e, "guest");
+		char buf[CELL_MAX];
+
+		if (!cpu_json_member(g, "linux-cpu"))
+			continue;
+		if (!t.n) {
+			table_add(&t, "CPU-INDEX");
+			table_add(&t, "LINUX-CPU");
+			table_add(&t, "LINUX");
+			table_add(&t, "LINUX-STATE");
+		}
+		table_add_member(&t, e, "cpu");
+		table_add_member(&t, g, "linux-cpu");
+		table_add(&t, cpu_json_flag(cpu_json_member(g, "linux-online"))
+				      ? "online"
+				      : "offline");
+		table_add(&t,
+			  cpu_json_cell(cpu_json_member(g, "linux-state-name"),
+					buf, sizeof(buf)));
+	}
+	if (t.n) {
+		fputs("\nLinux's own word (the guest agent):\n", out);
+		table_print(out, &t);
+	}
+	table_free(&t);
+}
+
 /* ---- states ---- */
 
 static struct json_object *cpu_list(struct json_object *r)
@@ -197,6 +238,17 @@ static void print_state_rows(FILE *out, struct json_object *cpus, long cpu)
 		     i++)
 			snprintf(cols.name[cols.n++], sizeof(cols.name[0]),
 				 "%s", hotvm_cols[i]);
+	/* With the guest agent: Linux's word beside the host's view. */
+	for (size_t i = 0; cols.n && i < n; i++)
+		if (cpu_json_member(
+			    cpu_json_member(json_object_array_get_idx(cpus, i),
+					    "guest"),
+			    "linux-cpu")) {
+			column_add(&cols, "guest", "linux-cpu");
+			column_add(&cols, "guest", "linux-online");
+			column_add(&cols, "guest", "linux-state-name");
+			break;
+		}
 	for (size_t i = 0; i < n && !cols.n; i++) {
 		struct json_object *e = json_object_array_get_idx(cpus, i);
 
@@ -325,6 +377,51 @@ static char **side_lines(struct json_object *r, struct json_object *e,
 	return lines;
 }
 
+/*
+ * With the guest agent: Linux's own table (query-cpuhp's linux-states)
+ * instead of the stage alone, the state Linux's trace last put the CPU
+ * in marked.  Replaces g[0..ng); NULL-terminated lines.
+ */
+static char **linux_lines(struct json_object *r, struct json_object *guest,
+			  size_t *n)
+{
+	struct json_object *tab = cpu_json_member(r, "linux-states");
+	struct json_object *cur = cpu_json_member(guest, "linux-state");
+	char **lines;
+
+	*n = json_object_array_length(tab) + 1;
+	lines = calloc(*n + 1, sizeof(*lines));
+	if (!lines) {
+		*n = 0;
+		return NULL;
+	}
+	{
+		char line[CELL_MAX + 40];
+
+		snprintf(line, sizeof(line), "LINUX cpu%s %s, stage %s",
+			 json_object_get_string(
+				 cpu_json_member(guest, "linux-cpu")),
+			 cpu_json_flag(cpu_json_member(guest, "linux-online"))
+				 ? "online"
+				 : "offline",
+			 json_object_get_string(
+				 cpu_json_member(guest, "stage")));
+		lines[0] = strdup(line);
+	}
+	for (size_t i = 1; i < *n; i++) {
+		struct json_object *ent = json_object_array_get_idx(tab, i - 1);
+		char line[CELL_MAX + 16];
+
+		snprintf(line, sizeof(line), "%c  %3lld %s",
+			 names(cur, ent, i - 1) ? '*' : ' ',
+			 (long long)cpu_json_num(cpu_json_member(ent, "state"),
+						 -1),
+			 json_object_get_string(cpu_json_member(ent, "name")));
+		lines[i] = strdup(line);
+	}
+	return lines;
+}
+
 static void print_state_tables(FILE *out, struct json_object *r,
 			       struct json_object *e)
 {
@@ -339,7 +436,16 @@ static void print_state_tables(FILE *out, struct json_object *r,
 	 * host observed is all there is, not a column of "offline".
 	 */
 	if (json_object_is_type(reports, json_type_boolean) &&
-	    !json_object_get_boolean(reports) && g) {
+	    !json_object_get_boolean(reports) &&
+	    cpu_json_member(guest, "linux-cpu") &&
+	    json_object_is_type(cpu_json_member(r, "linux-states"),
+				json_type_array)) {
+		for (size_t i = 0; i < ng; i++)
+			free(g[i]);
+		free(g);
+		g = linux_lines(r, guest, &ng);
+	} else if (json_object_is_type(reports, json_type_boolean) &&
+		   !json_object_get_boolean(reports) && g) {
 		char line[CELL_MAX + 40];
 
 		for (size_t i = 0; i < ng; i++) {

@@ -15,6 +15,8 @@ struct json_object;
 /* query-hotpluggable-cpus and (may be NULL) query-cpus-fast replies. */
 void cpu_render_list(FILE *out, struct json_object *hotpluggable,
 		     struct json_object *cpus_fast);
+/* query-cpuhp's Linux columns (with the guest agent), or nothing. */
+void cpu_render_linux(FILE *out, struct json_object *cpuhp);
 /*
  * query-cpuhp's reply; cpu < 0: a row per vCPU, else that vCPU's tables;
  * wide: that vCPU's row with every column, before its tables.

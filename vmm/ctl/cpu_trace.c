@@ -25,6 +25,8 @@
 /* One notified step (or observed stage), its end on the trace's clock. */
 struct step {
 	bool guest, stage, up, rollback, injected;
+	bool lx;	  /* Linux's own table, through the guest agent */
+	int64_t start_us; /* lx: its own start (the others follow on) */
 	char name[NAME_MAX_LEN];
 	int state; /* -1: a stage */
 	int ret;
@@ -94,7 +96,7 @@ static struct json_object *bar_json(const struct step *st, int64_t start)
 {
 	struct json_object *b = json_object_new_object();
 
-	add_str(b, "lane", st->guest ? "guest" : "host");
+	add_str(b, "lane", st->lx ? "linux" : st->guest ? "guest" : "host");
 	add_str(b, "kind", st->stage ? "stage" : "state");
 	add_str(b, "name", st->name);
 	if (!st->stage)
@@ -126,7 +128,9 @@ static struct json_object *timeline(const struct steps *s, const char *source)
 		guest_states |= s->v[i].guest && !s->v[i].stage;
 	for (size_t i = 0; i < s->n; i++) {
 		const struct step *st = &s->v[i];
-		int64_t start = st->guest ? last_end : host_end;
+		int64_t start = st->lx	    ? st->start_us
+				: st->guest ? last_end
+					    : host_end;
 
 		if (st->stage && guest_states) {
 			struct json_object *m = json_object_new_object();
@@ -140,7 +144,7 @@ static struct json_object *timeline(const struct steps *s, const char *source)
 				bars,
 				bar_json(st, start < st->end_us ? start
 								: st->end_us));
-			if (!st->guest)
+			if (!st->guest && !st->lx)
 				host_end = st->end_us;
 		}
 		if (st->end_us > last_end)
@@ -189,6 +193,34 @@ struct json_object *cpu_trace_from_reply(struct json_object *reply)
 	return t;
 }
 
+/* {"seconds", "microseconds"} on the trace's clock (from @t0_us), >= 0. */
+static int64_t event_us(struct json_object *ts, int64_t t0_us)
+{
+	int64_t at = cpu_json_num(M(ts, "seconds"), 0) * 1000000 +
+		     cpu_json_num(M(ts, "microseconds"), 0) - t0_us;
+
+	return at > 0 ? at : 0;
+}
+
+/*
+ * What the read of Linux's trace said (CPUHP_LINUX_TRACE): how exact the
+ * Linux lane's place is, and why it is missing or short.
+ */
+static void linux_summary(struct json_object *t, struct json_object *d)
+{
+	struct json_object *o = json_object_new_object();
+	static const char *const keys[] = { "steps",	 "unmatched",
+					    "malformed", "unmapped",
+					    "truncated", "align-us",
+					    "error" };
+
+	for (size_t i = 0; i < sizeof(keys) / sizeof(*keys); i++)
+		if (M(d, keys[i]))
+			json_object_object_add(o, keys[i],
+					       json_object_get(M(d, keys[i])));
+	json_object_object_add(t, "linux", o);
+}
+
 struct json_object *cpu_trace_from_events(struct json_object *events, long cpu,
 					  int64_t t0_us)
 {
@@ -197,17 +229,18 @@ struct json_object *cpu_trace_from_events(struct json_object *events, long cpu,
 			   : 0;
 	struct steps s = { 0 };
 	int64_t lost = 0;
-	struct json_object *t;
+	struct json_object *t, *lxsum = NULL;
 
 	for (size_t i = 0; i < n; i++) {
 		struct json_object *ev = json_object_array_get_idx(events, i);
 		struct json_object *d = M(ev, "data"), *ts = M(ev, "timestamp");
 		const char *name = cpu_json_str(M(ev, "event")), *kind;
 		struct step *st;
-		int64_t at;
 
 		if (name && !strcmp(name, "EVENTS_LOST"))
 			lost += cpu_json_num(M(d, "count"), 0);
+		if (name && !strcmp(name, "CPUHP_LINUX_TRACE"))
+			lxsum = d;
 		kind = cpu_json_str(M(d, "kind"));
 		if (!name || strcmp(name, "CPUHP_STATE") || !kind ||
 		    cpu_json_num(M(d, "cpu"), -1) != cpu ||
@@ -225,15 +258,22 @@ struct json_object *cpu_trace_from_events(struct json_object *events, long cpu,
 					 ? cpu_json_str(M(d, "stage"))
 					 : "?");
 		}
-		at = cpu_json_num(M(ts, "seconds"), 0) * 1000000 +
-		     cpu_json_num(M(ts, "microseconds"), 0) - t0_us;
-		st->end_us = at > 0 ? at : 0;
+		/* Linux's steps carry their own place on the host's clock. */
+		st->lx = !strcmp(cpu_json_str(M(d, "side")) ?: "", "linux");
+		if (st->lx) {
+			st->guest = false;
+			st->start_us = event_us(M(d, "start"), t0_us);
+			ts = M(d, "end");
+		}
+		st->end_us = event_us(ts, t0_us);
 	}
 	t = timeline(&s, "events");
 	free(s.v);
 	add_int(t, "cpu", cpu);
 	if (lost)
 		add_int(t, "events-lost", lost);
+	if (lxsum)
+		linux_summary(t, lxsum);
 	return t;
 }
 
@@ -243,7 +283,7 @@ static struct json_object *in_order(struct json_object *t)
 	static const char *const keys[] = {
 		"cpu",		 "operation", "result", "error",
 		"total-us",	 "vmm-us",    "source", "events-lost",
-		"steps-dropped", "bars",      "marks",
+		"steps-dropped", "linux",     "bars",	"marks",
 	};
 	struct json_object *o = json_object_new_object();
 
@@ -313,6 +353,36 @@ static void print_wrapped(FILE *out, const char *s, int width)
 		fputc('\n', out);
 }
 
+/* The Linux lane's provenance, one line (or why there is none). */
+static void linux_line(struct json_object *l, char *buf, size_t len)
+{
+	const char *err = cpu_json_str(M(l, "error"));
+	char al[32];
+
+	if (err) {
+		snprintf(buf, len, "linux: %s", err);
+		return;
+	}
+	fmt_us(al, sizeof(al), cpu_json_num(M(l, "align-us"), 0));
+	snprintf(buf, len,
+		 "linux: %lld steps from Linux's trace, placed to +-%s; "
+		 "%lld unmatched, %lld malformed lines ignored%s",
+		 (long long)cpu_json_num(M(l, "steps"), 0), al,
+		 (long long)cpu_json_num(M(l, "unmatched"), 0),
+		 (long long)cpu_json_num(M(l, "malformed"), 0),
+		 cpu_json_flag(M(l, "truncated")) ? ", buffer cut short" : "");
+}
+
+static void print_linux(FILE *out, struct json_object *l, int width)
+{
+	char buf[512];
+
+	if (!l)
+		return;
+	linux_line(l, buf, sizeof(buf));
+	print_wrapped(out, buf, width);
+}
+
 static void print_title(FILE *out, struct json_object *t, int width)
 {
 	char tot[32];
@@ -334,6 +404,7 @@ static void print_title(FILE *out, struct json_object *t, int width)
 	if (cpu_json_num(M(t, "events-lost"), 0))
 		fprintf(out, "  (%lld events were lost: steps are missing)\n",
 			(long long)cpu_json_num(M(t, "events-lost"), 0));
+	print_linux(out, M(t, "linux"), width);
 }
 
 static int col(int64_t us, int64_t total, int w)
@@ -426,6 +497,7 @@ void cpu_trace_print_text(FILE *out, struct json_object *t, int width)
 	text_row(out, "LANE", "DIR", "MARK", "STATE", "TIME", axis);
 	text_lane(out, t, "host", w);
 	text_lane(out, t, "guest", w);
+	text_lane(out, t, "linux", w);
 	fputs("(# ok, X failed, ~ rolled back, * an injected fault,\n"
 	      " ^ a stage the host saw of the guest)\n",
 	      out);
@@ -507,11 +579,16 @@ static double svg_lane(FILE *f, struct json_object *t, const char *lane,
 	char time[32], title[256], cls[64];
 
 	svg_rect(f, 8, y, SVG_W - 16, SVG_LANE_H + rows * SVG_ROW + 4,
-		 strcmp(lane, "host") ? "#f3f7ee" : "#eef3f9", "lane", NULL);
+		 !strcmp(lane, "host")	  ? "#eef3f9"
+		 : !strcmp(lane, "linux") ? "#f7f1fa"
+					  : "#f3f7ee",
+		 "lane", NULL);
 	svg_text(f, 14, y + 15, "start", 13, "%s",
-		 strcmp(lane, "host") ? "guest (its own table, or what the "
-					"host saw of it)"
-				      : "host (hotvm's table)");
+		 !strcmp(lane, "host") ? "host (hotvm's table)"
+		 : !strcmp(lane, "linux")
+			 ? "linux (Linux's own cpuhp table, from its trace "
+			   "through the guest agent)"
+			 : "guest (its own table, or what the host saw of it)");
 	y += SVG_LANE_H;
 	for (size_t i = 0; i <= nb; i++) {
 		struct json_object *b = json_object_array_get_idx(bars, i);
@@ -574,9 +651,12 @@ static double svg_lane(FILE *f, struct json_object *t, const char *lane,
 
 void cpu_trace_write_svg(FILE *f, struct json_object *t)
 {
-	size_t rows = lane_rows(t, "host") + lane_rows(t, "guest");
+	size_t lx = lane_rows(t, "linux");
+	size_t rows = lane_rows(t, "host") + lane_rows(t, "guest") + lx;
 	int64_t total = cpu_json_num(M(t, "total-us"), 0), step;
-	int h = SVG_HEAD + 2 * (SVG_LANE_H + 14) + (int)rows * SVG_ROW + 40;
+	int h = SVG_HEAD + (lx ? 3 : 2) * (SVG_LANE_H + 14) +
+		(int)rows * SVG_ROW + 40;
+	char lxline[512];
 	double y = SVG_HEAD, axis_y;
 	const char *err = cpu_json_str(M(t, "error"));
 	char tot[32], lab[32];
@@ -589,9 +669,15 @@ void cpu_trace_write_svg(FILE *f, struct json_object *t)
 		 cpu_json_str(M(t, "result")) ?: "?", tot);
 	if (err)
 		svg_text(f, 14, 40, "start", 11, "%s", err);
+	if (M(t, "linux")) {
+		linux_line(M(t, "linux"), lxline, sizeof(lxline));
+		svg_text(f, 14, err ? 54 : 40, "start", 11, "%s", lxline);
+	}
 	if (json_object_is_type(M(t, "bars"), json_type_array)) {
 		y = svg_lane(f, t, "host", y);
 		y = svg_lane(f, t, "guest", y);
+		if (lx)
+			y = svg_lane(f, t, "linux", y);
 	}
 	/* The time axis, with a grid line at every tick, over the lanes. */
 	axis_y = SVG_HEAD - 12;

@@ -37,6 +37,8 @@ struct wcpu {
 	struct wside side[2]; /* host, guest */
 	char stage[24];
 	char last[112];
+	/* With the guest agent: Linux's own view ("cpu1 online ..."). */
+	char lx[NAME_LEN + 32];
 };
 
 struct watch {
@@ -70,6 +72,24 @@ static struct wcpu *cpu_at(struct watch *w, int64_t cpu)
 	return &w->cpu[cpu];
 }
 
+/*
+ * Linux's word through the guest agent (query-cpuhp's guest.linux-*):
+ * its CPU number, online or offline, and its own table's state.
+ */
+static void linux_view(struct wcpu *c, struct json_object *g)
+{
+	const char *st = cpu_json_str(M(g, "linux-state-name"));
+
+	if (!M(g, "linux-cpu")) {
+		c->lx[0] = '\0';
+		return;
+	}
+	snprintf(c->lx, sizeof(c->lx), "cpu%lld %s%s%s",
+		 (long long)cpu_json_num(M(g, "linux-cpu"), -1),
+		 cpu_json_flag(M(g, "linux-online")) ? "online" : "offline",
+		 st ? " " : "", st ? st : "");
+}
+
 /* query-cpuhp: the state tables and where every vCPU is. */
 static int refresh(struct watch *w)
 {
@@ -100,6 +120,7 @@ static int refresh(struct watch *w)
 			     cpu_json_flag(M(M(e, "guest"), "reports"));
 		copy(c->stage, sizeof(c->stage),
 		     cpu_json_str(M(M(e, "guest"), "stage")));
+		linux_view(c, M(e, "guest"));
 		for (int s = 0; s < 2; s++) {
 			struct json_object *o = M(e, sides[s]);
 
@@ -268,7 +289,36 @@ static void snapshot(struct watch *w)
 				add_str(r, "stage", c->stage);
 			emit(w, r);
 		}
+		if (c->lx[0])
+			emit(w, record(NULL, (int64_t)i, "linux", "now", "-",
+				       c->lx, "ok"));
 	}
+}
+
+/*
+ * A step of Linux's own table (side "linux", read from its trace after
+ * the operation): a line of its own, at the time Linux took it.
+ */
+static void on_linux_step(struct watch *w, struct json_object *d)
+{
+	int64_t cpu = cpu_json_num(M(d, "cpu"), -1);
+	const char *name = cpu_json_str(M(d, "name")) ?: "?";
+	struct wcpu *c = cpu_at(w, cpu);
+	struct json_object *r;
+	char res[32];
+
+	result(res, sizeof(res), cpu_json_num(M(d, "ret"), 0));
+	r = record(M(d, "end"), cpu, "linux", "step",
+		   cpu_json_str(M(d, "direction")) ?: "-", name, res);
+	json_object_object_add(
+		r, "linux-cpu",
+		json_object_new_int64(cpu_json_num(M(d, "linux-cpu"), -1)));
+	json_object_object_add(
+		r, "us", json_object_new_int64(cpu_json_num(M(d, "us"), 0)));
+	if (c)
+		snprintf(c->lx, sizeof(c->lx), "cpu%lld %s",
+			 (long long)cpu_json_num(M(d, "linux-cpu"), -1), name);
+	emit(w, r);
 }
 
 static void on_cpuhp(struct watch *w, struct json_object *ev)
@@ -339,6 +389,11 @@ static void on_event(struct watch *w, struct json_object *ev)
 	struct json_object *info = M(d, "info");
 	char buf[64];
 
+	if (!strcmp(name, "CPUHP_STATE") &&
+	    !strcmp(cpu_json_str(M(d, "side")) ?: "", "linux")) {
+		on_linux_step(w, d);
+		return;
+	}
 	if (!strcmp(name, "CPUHP_STATE")) {
 		on_cpuhp(w, ev);
 		return;
@@ -392,7 +447,8 @@ static void cell(char *buf, size_t len, const struct wcpu *c, int side)
 	int n;
 
 	if (side && !c->reports) {
-		snprintf(buf, len, "stage %s", c->stage);
+		snprintf(buf, len, "stage %s%s%s", c->stage,
+			 c->lx[0] ? ", linux " : "", c->lx);
 		return;
 	}
 	n = snprintf(buf, len, "%s", *s->cur ? s->cur : "-");

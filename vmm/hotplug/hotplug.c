@@ -209,6 +209,8 @@ int hotplug_create(const struct hotplug_config *cfg, struct hotplug **out)
 	for (unsigned int i = 0; !ret && i < cfg->max_cpus; i++)
 		snap_host(hp, i);
 	if (!ret)
+		ret = hp_lx_trace_init(hp);
+	if (!ret)
 		ret = attach_devices(hp);
 	if (ret)
 		goto fail;
@@ -358,6 +360,7 @@ void hotplug_unboot(struct hotplug *hp)
 	hp->forced = false;
 	forget_guest(hp);
 	hp_linux_forget(hp);
+	hp_lx_trace_forget(hp);
 	hp_op_exit(hp);
 }
 
@@ -401,6 +404,7 @@ void hotplug_destroy(struct hotplug *hp)
 	pthread_mutex_destroy(&hp->lock);
 	pthread_mutex_destroy(&hp->agent_lock);
 	pthread_mutex_destroy(&hp->table_lock);
+	hp_lx_trace_destroy(hp);
 	free(hp->linux_slot);
 	free(hp->slots);
 	free(hp->hcpus);
@@ -462,6 +466,7 @@ int hotplug_cpu_view(struct hotplug *hp, unsigned int cpu,
 	v->disagree = s->disagree;
 	memcpy(v->disagree_why, s->disagree_why, sizeof(v->disagree_why));
 	pthread_mutex_unlock(&hp->lock);
+	v->linux_state = hp_lx_trace_state(hp, cpu);
 	return 0;
 }
 
@@ -1005,30 +1010,43 @@ void hotplug_device_stats(struct hotplug *hp, struct hpregs_stats *regs,
 
 /* --- the operations' entry points: one at a time (hp_op_enter()) -------- */
 
+/*
+ * A hot-add and a removal (alone, or as a burst's or resize's parts, which
+ * open the window around the whole) are traced on Linux's side with the
+ * guest agent: hp_lx_trace_begin() and _end() run outside the gate.
+ */
 int hotplug_cpu_add(struct hotplug *hp, unsigned int cpu, const char *id,
 		    int timeout_ms, enum hotplug_wait wait,
 		    struct hp_report *rep)
 {
+	bool traced = hp_lx_trace_begin(hp);
 	int ret = hp_op_enter(hp, false);
 
-	if (ret)
+	if (ret) {
+		hp_lx_trace_end(hp, traced);
 		return hv_err_set(rep ? &rep->err : NULL, ret,
 				  "the VM is shutting down");
+	}
 	ret = cpu_add(hp, cpu, id, timeout_ms, wait, rep);
 	hp_op_exit(hp);
+	hp_lx_trace_end(hp, traced);
 	return ret;
 }
 
 int hotplug_cpu_remove(struct hotplug *hp, unsigned int cpu, int timeout_ms,
 		       struct hp_report *rep)
 {
+	bool traced = hp_lx_trace_begin(hp);
 	int ret = hp_op_enter(hp, false);
 
-	if (ret)
+	if (ret) {
+		hp_lx_trace_end(hp, traced);
 		return hv_err_set(rep ? &rep->err : NULL, ret,
 				  "the VM is shutting down");
+	}
 	ret = cpu_remove(hp, cpu, timeout_ms, rep);
 	hp_op_exit(hp);
+	hp_lx_trace_end(hp, traced);
 	return ret;
 }
 

@@ -161,6 +161,39 @@ struct hp_cpu_view {
 	/* With the guest agent: Linux's CPU number and online, or -1. */
 	int linux_cpu;
 	int linux_online;
+	/*
+	 * ... and where Linux's own cpuhp table has it, as its trace last
+	 * said (linux_trace.c), or -1: a state number of Linux's list.
+	 */
+	int linux_state;
+};
+
+/*
+ * One step of Linux's own table (its cpuhp_enter or cpuhp_multi_enter
+ * and the matching cpuhp_exit), read from Linux's trace buffer after an
+ * operation, on the host's clock (wall-clock microseconds, as the events'
+ * timestamps).
+ */
+struct hp_linux_step {
+	int linux_cpu;
+	int state;	  /* the step: a number of Linux's state list */
+	const char *name; /* its name in that list, or NULL */
+	const char *fn;	  /* the callback's symbol */
+	bool up, multi;
+	int ret;
+	int64_t start_us, end_us;
+};
+
+/* What the read of Linux's trace after an operation found. */
+struct hp_linux_trace {
+	unsigned int steps; /* paired steps reported */
+	unsigned int enters, exits;
+	unsigned int unmatched; /* an enter without its exit, or the reverse */
+	unsigned int malformed; /* lines refused by the parser */
+	unsigned int unmapped;	/* steps of a Linux CPU of no known slot */
+	bool truncated;		/* the buffer was longer than hotvm reads */
+	int64_t align_us;	/* the clocks' alignment: +- this */
+	const char *error;	/* why there is no Linux lane, or NULL */
 };
 
 /*
@@ -191,6 +224,13 @@ struct hp_events {
 	/* The agreement check found @cpu's sides apart (@why), or not. */
 	void (*agreement)(void *ctx, unsigned int cpu, const char *id,
 			  bool agree, const char *why);
+	/*
+	 * With the guest agent, after an operation (before its reply): each
+	 * step Linux's own table walked for slot @cpu, then the summary.
+	 */
+	void (*linux_step)(void *ctx, unsigned int cpu,
+			   const struct hp_linux_step *st);
+	void (*linux_trace)(void *ctx, const struct hp_linux_trace *t);
 };
 
 struct hotplug;
@@ -214,6 +254,13 @@ int hotplug_agent_stats(struct hotplug *hp, struct qga_stats *st, bool *up);
 int hotplug_agent_shutdown(struct hotplug *hp, struct hv_err *err);
 int hotplug_cpu_view(struct hotplug *hp, unsigned int cpu,
 		     struct hp_cpu_view *v);
+/*
+ * Linux's own state list, as read through the guest agent once per boot
+ * (linux_trace.c): fills @out (may be NULL) and returns how many states,
+ * 0 while not read (no agent, not yet, or unusable).
+ */
+struct lx_states;
+unsigned int hotplug_linux_states(struct hotplug *hp, struct lx_states *out);
 
 /* The tables, for introspection: number of states, info, lookup. */
 int hotplug_nr_states(const struct hotplug *hp, enum hp_side side);

@@ -175,6 +175,8 @@ struct hotplug {
 	pthread_mutex_t agent_lock;
 	int *linux_slot;
 	bool agent_up;
+	/* Linux's own table through its trace (linux_trace.c); NULL: none. */
+	struct lx_trace *lxt;
 };
 
 /*
@@ -186,6 +188,7 @@ struct hotplug {
  *   linux_view.c    Linux's word on its CPUs through the guest agent
  *   linux_fault.c   Linux's cpuN/hotplug/fail through the agent, and
  *                   Linux's offlining before an eject
+ *   linux_trace.c   Linux's own cpuhp table: its state list and trace
  *   hotplug_guest.c the guest's side of the wire and the mirror of its table
  *   host_table.c    the host table's callbacks
  *   agree.c         the operation gate and the agreement check at its end
@@ -293,6 +296,25 @@ int hp_linux_offline_late(struct hotplug *hp, unsigned int cpu,
 			  struct hv_err *why);
 /* The current operation's report says who offlined @cpu in Linux. */
 void hp_linux_offlined_by(struct hotplug *hp, unsigned int cpu, const char *by);
+/* --- linux_trace.c ------------------------------------------------------- */
+
+/* With the agent: the trace's state (NULL without one); -ENOMEM. */
+int hp_lx_trace_init(struct hotplug *hp);
+void hp_lx_trace_destroy(struct hotplug *hp);
+/*
+ * Around a whole operation, outside the operation gate: begin enables
+ * Linux's cpuhp trace events (reading its state list first, once per
+ * boot) and returns whether this call opened the window (not when one is
+ * open already, on this or another thread, nor without an answering
+ * agent); end, given that, reads the trace, reports Linux's steps and
+ * disables the events.
+ */
+bool hp_lx_trace_begin(struct hotplug *hp);
+void hp_lx_trace_end(struct hotplug *hp, bool begun);
+/* A reset: a new boot's list, tracefs and states are found again. */
+void hp_lx_trace_forget(struct hotplug *hp);
+/* Linux's last known state of slot @cpu, or -1.  Any thread. */
+int hp_lx_trace_state(struct hotplug *hp, unsigned int cpu);
 
 /* --- hotplug_guest.c ----------------------------------------------------- */
 

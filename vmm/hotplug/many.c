@@ -245,27 +245,37 @@ static int many(struct many *m, unsigned int n)
 	return m->failed;
 }
 
+/* A whole burst, with Linux's side traced around it (linux_trace.c). */
+static int many_traced(struct many *m, unsigned int n)
+{
+	bool traced = hp_lx_trace_begin(m->hp);
+	int ret = many(m, n);
+
+	hp_lx_trace_end(m->hp, traced);
+	return ret;
+}
+
 int hotplug_add_many(struct hotplug *hp, const struct hotplug_req *reqs,
 		     unsigned int n, int timeout_ms,
 		     const struct hotplug_many_ops *ops, int *rcs)
 {
-	return many(&(struct many){ .hp = hp,
-				    .reqs = reqs,
-				    .add = true,
-				    .timeout_ms = timeout_ms,
-				    .ops = ops,
-				    .rcs = rcs },
-		    n);
+	return many_traced(&(struct many){ .hp = hp,
+					   .reqs = reqs,
+					   .add = true,
+					   .timeout_ms = timeout_ms,
+					   .ops = ops,
+					   .rcs = rcs },
+			   n);
 }
 
 int hotplug_remove_many(struct hotplug *hp, const struct hotplug_req *reqs,
 			unsigned int n, int timeout_ms,
 			const struct hotplug_many_ops *ops, int *rcs)
 {
-	return many(&(struct many){ .hp = hp,
-				    .reqs = reqs,
-				    .timeout_ms = timeout_ms,
-				    .ops = ops,
-				    .rcs = rcs },
-		    n);
+	return many_traced(&(struct many){ .hp = hp,
+					   .reqs = reqs,
+					   .timeout_ms = timeout_ms,
+					   .ops = ops,
+					   .rcs = rcs },
+			   n);
 }

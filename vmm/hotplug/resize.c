@@ -163,8 +163,12 @@ int hotplug_resize(struct hotplug *hp, unsigned int count, int timeout_ms,
 			.reqs = calloc(hp->max_cpus, sizeof(*z->reqs)),
 			.ids = calloc(hp->max_cpus, sizeof(*z->ids))
 		};
-		if (z->reqs && z->ids)
+		if (z->reqs && z->ids) {
+			bool traced = hp_lx_trace_begin(hp);
+
 			rc = resize(z, count);
+			hp_lx_trace_end(hp, traced);
+		}
 		free(z->reqs);
 		free(z->ids);
 	}
