@@ -43,7 +43,8 @@ static struct {
 	pthread_t bridge;
 	_Atomic bool stop;
 	pid_t pid;
-	unsigned long to_pty, from_pty; /* bytes through the bridge */
+	/* Bytes through the bridge, counted by its thread. */
+	_Atomic unsigned long to_pty, from_pty;
 } rl = { .master = -1, .slave = -1, .pid = -1 };
 
 /* UART to pty: what the host sent, as the guest's driver reads it. */
@@ -63,7 +64,7 @@ static void bridge_out(void)
 		}
 		/* Nobody reading the pty: the bytes are lost, as on a wire. */
 		if (n && write(rl.master, buf, n) > 0)
-			rl.to_pty += n;
+			atomic_fetch_add(&rl.to_pty, n);
 	} while (n == sizeof(buf));
 }
 
@@ -75,7 +76,7 @@ static void bridge_in(void)
 
 	if (n > 0) {
 		uart_guest_write(&rl.u, buf, (size_t)n);
-		rl.from_pty += (size_t)n;
+		atomic_fetch_add(&rl.from_pty, (size_t)n);
 	}
 }
 
@@ -288,7 +289,8 @@ static void test_kill_restart(void)
 	printf("# calls %lu failed %lu timeouts %lu bad %lu skipped %lu "
 	       "stray %lu; bridge %lu bytes out, %lu in\n",
 	       st.calls, st.failed, st.timeouts, st.bad_replies, st.skipped,
-	       st.stray_bytes, rl.to_pty, rl.from_pty);
+	       st.stray_bytes, atomic_load(&rl.to_pty),
+	       atomic_load(&rl.from_pty));
 	CHECK_EQ(st.bad_replies, 0);
 	CHECK_EQ(st.skipped, 0);
 }
