@@ -544,6 +544,44 @@ static void test_printers_defensive(void)
 	free(buf);
 }
 
+/*
+ * With the guest agent, query-cpuhp has Linux's word on each vCPU and
+ * Linux's own table: cpu list's Linux section, cpu states' columns and a
+ * vCPU's Linux table (the rows a VM without the agent has none of).
+ */
+static void test_linux_views(void)
+{
+	static const char reply[] =
+		"{\"host-states\": [{\"state\": 0, \"name\": \"offline\"}, "
+		"{\"state\": 1, \"name\": \"online\"}], \"guest-states\": [], "
+		"\"linux-states\": [{\"state\": 0, \"name\": \"offline\"}, "
+		"{\"state\": 238, \"name\": \"online\"}], \"cpus\": [{\"cpu\": "
+		"1, "
+		"\"present\": true, \"host\": {\"state\": 1, \"name\": "
+		"\"online\"}, \"guest\": {\"reports\": false, \"stage\": "
+		"\"started\", \"state\": null, \"name\": null, \"linux-cpu\": "
+		"1, "
+		"\"linux-online\": true, \"linux-state\": 238, "
+		"\"linux-state-name\": \"online\"}}]}";
+	struct json_object *o = json_tokener_parse(reply);
+	char *buf;
+	size_t len;
+	FILE *f = open_memstream(&buf, &len);
+
+	cpu_render_linux(f, o);
+	cpu_render_states(f, o, -1, false);
+	cpu_render_states(f, o, 1, false);
+	fclose(f);
+	printf("%s", buf);
+	CHECK(strstr(buf, "LINUX-CPU"));
+	CHECK(strstr(buf, "GUEST:LINUX-STATE-NAME"));
+	CHECK(strstr(buf, "LINUX cpu1 online, stage started"));
+	CHECK(strstr(buf, "*  238 online"));
+	free(buf);
+	json_object_put(o);
+}
+
 CHECK_MAIN(TEST(test_client_library), TEST(test_cli_add_remove),
 	   TEST(test_cli_list_states), TEST(test_cli_hotvm_commands),
-	   TEST(test_cli_usage), TEST(test_printers_defensive))
+	   TEST(test_cli_usage), TEST(test_printers_defensive),
+	   TEST(test_linux_views))
