@@ -6,6 +6,7 @@
  */
 #include "dt.h"
 #include "hotvm/abi.h"
+#include "hotvm/ring.h"
 #include "printf.h"
 #include "platform.h"
 #include "pvh.h"
@@ -40,10 +41,26 @@ void platform_set_defaults(void)
 	platform.ged_found = false;
 	platform.cpuhp_base = ABI_CPUHP_MMIO;
 	platform.cpuhp_found = false;
+	platform.ring_base = platform.ring_size = 0;
+	platform.ring_doorbell = 0;
 	platform.fadt_found = false;
 	platform.hw_reduced = false;
 	platform.gpe0_blk = 0;
 	platform.gpe0_len = 0;
+}
+
+/* The cpuhp node's ring: <u64 base, u64 size> and <u32 doorbell port>. */
+static void fdt_ring(const void *blob, int node)
+{
+	int len, dlen;
+	const u32 *r = dt_getprop(blob, node, ABI_RING_FDT_PROP, &len);
+	const u32 *d = dt_getprop(blob, node, ABI_RING_FDT_DOORBELL, &dlen);
+
+	if (!r || len != 16 || !d || dlen != 4)
+		return;
+	platform.ring_base = (u64)dt32_to_cpu(r[0]) << 32 | dt32_to_cpu(r[1]);
+	platform.ring_size = (u64)dt32_to_cpu(r[2]) << 32 | dt32_to_cpu(r[3]);
+	platform.ring_doorbell = dt32_to_cpu(d[0]);
 }
 
 /* A root-level cell count (#address-cells, #size-cells), or @def. */
@@ -96,6 +113,7 @@ static void platform_hotplug_from_fdt(const void *blob, int root)
 	    node_base(blob, root, node, &base)) {
 		platform.cpuhp_base = base;
 		platform.cpuhp_found = true;
+		fdt_ring(blob, node);
 	}
 }
 

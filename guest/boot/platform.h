@@ -31,6 +31,12 @@ struct platform {
 	bool ged_found;
 	u64 cpuhp_base;
 	bool cpuhp_found;
+	/*
+	 * hotvm's report ring (hotvm/ring.h), from the cpuhp node's
+	 * properties only: 0 without them (QEMU), and then the registers.
+	 */
+	u64 ring_base, ring_size;
+	u32 ring_doorbell;
 
 	/*
 	 * ACPI fixed hardware from the FADT (acpi.c): what QEMU's q35 path

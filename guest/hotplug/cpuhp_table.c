@@ -7,6 +7,7 @@
 #include <errno.h>
 
 #include "cpuhp_table.h"
+#include "gring.h"
 #include "hotvm/guest_states.h"
 #include "hotplug.h"
 #include "idt.h"
@@ -344,8 +345,15 @@ void hp_print_online(void)
 	/* Static: up to 5 bytes a CPU is too much for an AP-sized stack. */
 	static char buf[CPUMASK_BITS * 5 + 1];
 
+	static char line[sizeof(buf) + 9];
+	int n;
+
 	cpulist_format(buf, sizeof(buf), &cpu_online_mask);
-	printk("online: %s\n", buf);
+	/* On the hot path: through the report ring's console, if any. */
+	n = snprintk(line, sizeof(line), "online: %s\n", buf);
+	if (n > 0 && (size_t)n < sizeof(line) && gring_console(line, (size_t)n))
+		return;
+	printk("%s", line);
 }
 
 int hp_init(unsigned int nr_cpus, bool trace)

@@ -14,6 +14,7 @@
 #include "cpuhp_table.h"
 #include "ged.h"
 #include "gpe.h"
+#include "gring.h"
 #include "hotvm/guest_states.h"
 #include "hotplug.h"
 #include "hotvm/abi.h"
@@ -90,7 +91,11 @@ void hotplug_report(const struct cpuhp_notice *n)
 		hp_done[n->cpu]++;
 	if (!hp_ready || hp_qemu || n->cpu >= smp_nr_possible)
 		return;
-	hpio_report(&hp_io, hp_sel[n->cpu], hpio_report_value(n));
+	/* Into the ring: read at the next doorbell or register access. */
+	if (gring_active())
+		gring_report(hp_sel[n->cpu], hpio_report_value(n), n->ret);
+	else
+		hpio_report(&hp_io, hp_sel[n->cpu], hpio_report_value(n));
 }
 
 /*
@@ -214,12 +219,22 @@ void hotplug_init(bool ignore)
 			cpumask_set(&hp_present, c);
 	hp_ready = true;
 	/*
+	 * hotvm's report ring, where the FDT offers one: reports, the
+	 * `online:` line and the pending events through memory, a doorbell
+	 * only when the host must act (docs/design.md §6.7).
+	 */
+	if (!ignore)
+		gring_init(platform.ring_base, platform.ring_size,
+			   platform.ring_doorbell);
+	/*
 	 * Say at once that this guest reports its states (the boot CPU's
 	 * DONE): the host offers guest-side targets and faults only to a
 	 * guest that does.
 	 */
-	if (!ignore)
+	if (!ignore) {
 		hotplug_report_done(0, true, 0);
+		gring_flush();
+	}
 
 	ret = ged_init(platform.ged_base, platform.ged_irq,
 		       platform.ioapic_base, ignore);
@@ -241,6 +256,9 @@ static void hp_take_fault(unsigned int cpu)
 	int ret;
 
 	if (hp_qemu)
+		return;
+	/* With the ring, the mailbox says whether there is one to read. */
+	if (gring_active() && !gring_test_clear(GRING_FAULT, hp_sel[cpu]))
 		return;
 	f = hpio_ext_read(&hp_io, hp_sel[cpu], ABI_CPUHP_CMD_GUEST_FAULT);
 	if (!f)
@@ -344,12 +362,34 @@ static void hp_remove(u32 sel)
 		       cpu, percpu[cpu].apic_id, tsc_to_us(rdtsc() - t0));
 }
 
+/*
+ * The ring's mailbox instead of the register scan: the selectors whose
+ * bit the host set, in order, each taken (and so cleared) at once.
+ */
+static void hp_mailbox_scan(enum gring_box box, u32 *sels, unsigned int *nr)
+{
+	*nr = 0;
+	for (unsigned int w = 0; w * 64 < hp_io.nr_sel; w++) {
+		u64 bits = gring_take(box, w);
+
+		for (unsigned int b = 0; bits && b < 64; b++, bits >>= 1)
+			if ((bits & 1) && w * 64 + b < hp_io.nr_sel &&
+			    *nr < GUEST_MAX_CPUS)
+				sels[(*nr)++] = w * 64 + b;
+	}
+}
+
 static void hp_cpu_event(void)
 {
 	static u32 ins[GUEST_MAX_CPUS], rm[GUEST_MAX_CPUS];
 	unsigned int nr_ins, nr_rm;
 
-	hpio_scan(&hp_io, ins, &nr_ins, rm, &nr_rm, GUEST_MAX_CPUS);
+	if (gring_active()) {
+		hp_mailbox_scan(GRING_INSERT, ins, &nr_ins);
+		hp_mailbox_scan(GRING_REMOVE, rm, &nr_rm);
+	} else {
+		hpio_scan(&hp_io, ins, &nr_ins, rm, &nr_rm, GUEST_MAX_CPUS);
+	}
 	hp_insert(ins, nr_ins);
 	for (unsigned int i = 0; i < nr_rm; i++)
 		hp_remove(rm[i]);
@@ -364,6 +404,8 @@ static void hp_targets(void)
 		int target, ret;
 
 		hp_take_fault(c);
+		if (gring_active() && !gring_test_clear(GRING_TARGET, sel))
+			continue;
 		t = hpio_ext_read(&hp_io, sel, ABI_CPUHP_CMD_GUEST_TARGET);
 		if (!t)
 			continue;
@@ -419,4 +461,6 @@ void hotplug_work(void)
 	ev &= ~(u32)(ABI_GED_EVT_CPU | ABI_GED_EVT_GUEST | ABI_GED_EVT_PWRBTN);
 	if (ev)
 		printk("hotplug: GED events 0x%x not handled\n", ev);
+	/* The end of the work: one doorbell, if the host has not read it. */
+	gring_flush();
 }

@@ -179,6 +179,12 @@ int snprintk(char *buf, size_t size, const char *fmt, ...)
 }
 
 static spinlock_t printk_lock;
+static void (*printk_hook)(void);
+
+void printk_set_hook(void (*fn)(void))
+{
+	printk_hook = fn;
+}
 
 void printk_force_unlock(void)
 {
@@ -199,6 +205,8 @@ int vprintk(const char *fmt, va_list ap)
 	/* Interrupts off: an interrupt handler may print too. */
 	local_irq_disable();
 	spin_lock(&printk_lock);
+	if (printk_hook)
+		printk_hook();
 	serial_write(buf, len);
 	spin_unlock(&printk_lock);
 	if (flags & (1u << 9))

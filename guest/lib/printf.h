@@ -18,5 +18,10 @@ int printk(const char *fmt, ...) __printf(1, 2);
 
 /* For the exception path: do not wait forever for a lock a dead CPU holds. */
 void printk_force_unlock(void);
+/*
+ * Called under the console lock before each line goes to the UART (the
+ * report ring flushes its console lines first, so the order holds).
+ */
+void printk_set_hook(void (*fn)(void));
 
 #endif

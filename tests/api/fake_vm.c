@@ -60,6 +60,7 @@ static int ged_pulse(void *ctx)
 
 int fake_vm_guest_eject = HOTPLUG_GUEST_EJECT_ALLOW;
 unsigned int fake_vm_prestage;
+uint8_t *fake_vm_ring;
 struct qga *fake_vm_agent;
 
 int fake_vm_create(unsigned int max, unsigned int boot, int timeout_ms,
@@ -79,8 +80,10 @@ int fake_vm_create(unsigned int max, unsigned int boot, int timeout_ms,
 	if (!ret)
 		ret = ged_init(&fv->ged, ged_pulse, &fv->vm);
 	if (!ret)
-		ret = hpregs_init(&fv->regs,
-				  &(struct hpregs_config){ .max_cpus = max });
+		ret = hpregs_init(&fv->regs, &(struct hpregs_config){
+						     .max_cpus = max,
+						     .ring_mem = fake_vm_ring,
+					     });
 	if (!ret)
 		ret = ged_register(&fv->ged, &fv->mmio, ABI_GED_MMIO);
 	if (!ret)

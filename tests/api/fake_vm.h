@@ -36,6 +36,11 @@ void fake_vm_destroy(struct fake_vm *fv);
 extern int fake_vm_guest_eject;
 /* --prestage of the next fake_vm_create(); 0 by default. */
 extern unsigned int fake_vm_prestage;
+/*
+ * Set before fake_vm_create(): ABI_RING_SIZE bytes that stand for the
+ * report ring's guest memory (hotvm/ring.h); NULL: the block has no ring.
+ */
+extern uint8_t *fake_vm_ring;
 /* The guest agent of the next fake_vm_create(); none by default. */
 extern struct qga *fake_vm_agent;
 /* Where interrupt lines other than the GED's go (a test's UART). */

@@ -24,6 +24,39 @@ def write(kind, name, data):
         f.write(data)
 
 
+# ---- fuzz_ring.c: [max] then ops ----
+def ring():
+    import struct as st
+
+    def gw(off, data):  # guest writes bytes at an offset of the area
+        return bytes([0]) + st.pack("<H", off) + bytes([len(data)]) + data
+
+    def entry(sel, value, ret, tsc):  # a well-formed entry at the head
+        return bytes([1, sel]) + st.pack("<H", value) + bytes([ret]) + \
+            st.pack("<Q", tsc)
+
+    hdr = gw(0, st.pack("<II", 0x676e6972, 1))
+    enable = bytes([3 | 8])
+    drain = bytes([3])
+    khz = bytes([6]) + st.pack("<I", 3000000)
+    plug = lambda c: bytes([5, 0, c])  # noqa: E731
+    remove = lambda c: bytes([5, 1, c])  # noqa: E731
+    walk = b"".join(entry(1, 0x100 | s, 0, 1000 * s) for s in range(1, 11))
+    done = entry(1, 0x900 | 10, 0, 11000)
+    online = gw(0x900, b"online: 0-1\n") + gw(16, st.pack("<I", 12))
+    write("ring", "hot-add", bytes([3]) + hdr + enable + khz + plug(1) +
+          walk + online + done + drain + bytes([4]))
+    write("ring", "removal", bytes([3]) + hdr + enable + plug(1) +
+          remove(1) + entry(1, 9, 0, 5) + entry(1, 0x800, 0, 6) + drain)
+    write("ring", "garbage", bytes([3]) + hdr + enable +
+          gw(8, st.pack("<I", 100000)) + drain +
+          entry(9, 0x100, 0, 1) + entry(1, 0xffff, 0, 1) +
+          gw(0x1000 + 32 * 100, bytes(32)) + drain + bytes([2]) +
+          st.pack("<I", 7) + bytes([7]) + drain)
+    write("ring", "off", bytes([2]) + plug(1) + gw(8, st.pack("<I", 5)) +
+          drain + bytes([4]) + hdr + bytes([2]) + st.pack("<I", 1))
+
+
 # ---- fuzz_regs.c: [max][opts] then ops ----
 def acc(off, width, write, data, wide=False):
     op = (0x10 if write else 0) | (0x20 if wide else 0)
@@ -221,6 +254,7 @@ if __name__ == "__main__":
     if len(sys.argv) != 3:
         sys.exit(__doc__)
     regs()
+    ring()
     qmp()
     loaders(sys.argv[1], sys.argv[2])
     acpi()

@@ -141,6 +141,12 @@ int qmp_emit_event(struct qmp_server *s, const char *name,
 		   struct json_object *data);
 int qmp_emit_event_lossy(struct qmp_server *s, const char *name,
 			 struct json_object *data);
+/*
+ * The same with the timestamp of @at_ns (CLOCK_MONOTONIC, in the past:
+ * when the event happened rather than now) on the wall clock.
+ */
+int qmp_emit_event_lossy_at(struct qmp_server *s, const char *name,
+			    struct json_object *data, uint64_t at_ns);
 
 /* Number of connected clients, for tests and `query-status`-like output. */
 unsigned int qmp_server_clients(struct qmp_server *s);

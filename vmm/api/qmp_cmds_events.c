@@ -15,7 +15,8 @@
 #include "qmp_cmds_internal.h"
 #include "vm.h"
 
-static void ev_state(void *ctx, enum hp_side side, const struct cpuhp_notice *n)
+static void ev_state(void *ctx, enum hp_side side, const struct cpuhp_notice *n,
+		     uint64_t at_ns)
 {
 	struct qmp_cmds *qc = ctx;
 	struct json_object *d;
@@ -33,8 +34,12 @@ static void ev_state(void *ctx, enum hp_side side, const struct cpuhp_notice *n)
 	qc_add_bool(d, "rollback", n->rollback);
 	qc_add_bool(d, "injected", n->injected);
 	qc_add_int(d, "ret", n->ret);
-	/* Progress: a client that lags may miss some, and is told so. */
-	qmp_emit_event_lossy(qc->s, "CPUHP_STATE", d);
+	/*
+	 * Progress: a client that lags may miss some, and is told so.  The
+	 * timestamp is when the step ended (the guest's own clock for what
+	 * its report ring carried), not when the host read of it.
+	 */
+	qmp_emit_event_lossy_at(qc->s, "CPUHP_STATE", d, at_ns);
 out:
 	pthread_mutex_unlock(&qc->lock);
 }

@@ -287,6 +287,24 @@ static struct json_object *regs_stats_json(const struct hpregs_stats *rs)
 	return r;
 }
 
+static struct json_object *ring_stats_json(const struct hpregs_stats *rs)
+{
+	const struct hpring_stats *st = &rs->ring;
+	struct json_object *r = json_object_new_object();
+	struct json_object *ign = json_object_new_object();
+
+	qc_add_bool(r, "enabled", rs->ring_enabled);
+	qc_add_int(r, "doorbells", (int64_t)st->doorbells);
+	qc_add_int(r, "drains", (int64_t)st->drains);
+	qc_add_int(r, "entries", (int64_t)st->entries);
+	qc_add_int(r, "console-bytes", (int64_t)st->console);
+	qc_add_int(r, "clamped-times", (int64_t)st->clamped);
+	for (int i = 0; i < HPRING_IGN_NR; i++)
+		qc_add_int(ign, hpring_ign_name(i), (int64_t)st->ignored[i]);
+	json_object_object_add(r, "ignored", ign);
+	return r;
+}
+
 static struct json_object *ged_stats_json(const struct ged_stats *gs)
 {
 	struct json_object *g = json_object_new_object();
@@ -343,6 +361,7 @@ int qc_query_hotplug_stats(void *ctx, struct json_object *args,
 	pthread_mutex_unlock(&qc->lock);
 	hotplug_device_stats(qc->hp, &rs, &gs);
 	json_object_object_add(o, "cpuhp-regs", regs_stats_json(&rs));
+	json_object_object_add(o, "ring", ring_stats_json(&rs));
 	json_object_object_add(o, "ged", ged_stats_json(&gs));
 	memset(&x, 0, sizeof(x));
 	if (qc->vm)

@@ -383,8 +383,22 @@ static const struct qmp_field agent_stats_ret[] = {
 	RET("late-replies", QMP_T_INT), { 0 },
 };
 
+/* The tiny guest's report ring (docs/design.md §6.7). */
+static const struct qmp_field ring_stats_ret[] = {
+	RET("enabled", QMP_T_BOOL),
+	RET("doorbells", QMP_T_INT),
+	RET("drains", QMP_T_INT),
+	RET("entries", QMP_T_INT),
+	RET("console-bytes", QMP_T_INT),
+	RET("clamped-times", QMP_T_INT),
+	/* By reason, as hpring_ign_name() names them. */
+	{ .name = "ignored", .type = QMP_T_MAP, .elem = QMP_T_INT },
+	{ 0 },
+};
+
 static const struct qmp_field stats_ret[] = {
 	RET_OBJ("cpuhp-regs", regs_stats_ret),
+	RET_OBJ("ring", ring_stats_ret),
 	RET_OBJ("ged", ged_stats_ret),
 	RET_OBJ("exits", exits_ret),
 	{ .name = "agent",
@@ -475,8 +489,9 @@ static const struct qmp_command qc_commands[] = {
 	{ .name = "query-hotplug-stats",
 	  .handler = qc_query_hotplug_stats,
 	  .flags = QMP_CMD_QUERY,
-	  .help = "guest accesses to the GED and register block, and the "
-		  "ignored ones by reason; exits to user space by kind and "
+	  .help = "guest accesses to the GED, register block and report "
+		  "ring, and the ignored ones by reason; exits to user space "
+		  "by kind and "
 		  "device; operations queued; the guest agent's calls "
 		  "and failures",
 	  .returns = QMP_RETURNS_OBJECT(stats_ret) },

@@ -10,13 +10,27 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/time.h>
+#include <time.h>
 
 #include "qmp_internal.h"
 #include "log.h"
 
-/* {"event", "data", "timestamp"} as text; takes over data. */
+/* The wall clock @ago_ns before now. */
+static void wall_before(struct timeval *tv, uint64_t ago_ns)
+{
+	uint64_t us = (uint64_t)tv->tv_sec * 1000000u + (uint64_t)tv->tv_usec;
+
+	us -= ago_ns / 1000 < us ? ago_ns / 1000 : us;
+	tv->tv_sec = (time_t)(us / 1000000u);
+	tv->tv_usec = (suseconds_t)(us % 1000000u);
+}
+
+/*
+ * {"event", "data", "timestamp"} as text; takes over data.  @ago_ns: how
+ * long before now it happened.
+ */
 static struct qmp_event *event_new(const char *name, struct json_object *data,
-				   bool lossy)
+				   bool lossy, uint64_t ago_ns)
 {
 	struct json_object *ev = json_object_new_object();
 	struct json_object *ts = json_object_new_object();
@@ -26,6 +40,7 @@ static struct qmp_event *event_new(const char *name, struct json_object *data,
 	size_t len;
 
 	gettimeofday(&tv, NULL);
+	wall_before(&tv, ago_ns);
 	json_object_object_add(ev, "event", json_object_new_string(name));
 	if (data)
 		json_object_object_add(ev, "data", data);
@@ -45,9 +60,9 @@ static struct qmp_event *event_new(const char *name, struct json_object *data,
 }
 
 static int emit(struct qmp_server *s, const char *name,
-		struct json_object *data, bool lossy)
+		struct json_object *data, bool lossy, uint64_t ago_ns)
 {
-	struct qmp_event *e = event_new(name, data, lossy);
+	struct qmp_event *e = event_new(name, data, lossy, ago_ns);
 	bool dropped = false;
 
 	if (!e) {
@@ -73,13 +88,25 @@ static int emit(struct qmp_server *s, const char *name,
 int qmp_emit_event(struct qmp_server *s, const char *name,
 		   struct json_object *data)
 {
-	return emit(s, name, data, false);
+	return emit(s, name, data, false, 0);
 }
 
 int qmp_emit_event_lossy(struct qmp_server *s, const char *name,
 			 struct json_object *data)
 {
-	return emit(s, name, data, true);
+	return emit(s, name, data, true, 0);
+}
+
+int qmp_emit_event_lossy_at(struct qmp_server *s, const char *name,
+			    struct json_object *data, uint64_t at_ns)
+{
+	struct timespec now;
+	uint64_t mono;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	mono = (uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec;
+	return emit(s, name, data, true,
+		    at_ns && at_ns < mono ? mono - at_ns : 0);
 }
 
 /* The client caught up after skipping lossy events: say how many. */
@@ -92,7 +119,7 @@ void qmp_report_lost(struct qmp_server *s, struct qmp_conn *c)
 		return;
 	d = json_object_new_object();
 	json_object_object_add(d, "count", json_object_new_int64(c->lost));
-	e = event_new(QMP_EVENT_LOST, d, false);
+	e = event_new(QMP_EVENT_LOST, d, false, 0);
 	if (!e)
 		return; /* still counted: the next try reports it */
 	qmp_conn_send(s, c, e->text, e->len);

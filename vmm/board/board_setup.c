@@ -332,6 +332,12 @@ void *board_device_state(struct board *b, const struct dev_desc *desc)
 int board_create_hotplug(struct board *b)
 {
 	const struct board_config *o = b->cfg;
+	struct hpregs *regs = board_device_state(b, &hpregs_desc);
+	struct serial *com1 = board_device_state(b, &serial_desc);
+
+	/* The report ring's console lines are COM1's (docs/design.md §6.7). */
+	if (regs && com1)
+		hpring_set_console(&regs->ring, serial_emit, com1);
 
 	return hotplug_create(
 		&(struct hotplug_config){

@@ -20,6 +20,8 @@
 #include "aml.h"
 #include "cpuhp_regs.h"
 #include "hotvm/regs.h"
+#include "hotvm/ring.h"
+#include "vm.h"
 
 /* What the AML is built for. */
 struct hpregs_aml {
@@ -331,6 +333,8 @@ static int hpregs_fdt(void *fdt, const struct dev_instance *d)
 {
 	const fdt64_t reg[] = { cpu_to_fdt64(d->base),
 				cpu_to_fdt64(ABI_CPUHP_SIZE) };
+	const fdt64_t ring[] = { cpu_to_fdt64(ABI_RING_PADDR),
+				 cpu_to_fdt64(ABI_RING_SIZE) };
 	char name[32];
 	int ret;
 
@@ -341,6 +345,12 @@ static int hpregs_fdt(void *fdt, const struct dev_instance *d)
 					  "hotvm,cpuhp-regs");
 	if (!ret)
 		ret = fdt_property(fdt, "reg", reg, sizeof(reg));
+	/* The tiny guest's report ring (hotvm/ring.h): QEMU has none. */
+	if (!ret)
+		ret = fdt_property(fdt, ABI_RING_FDT_PROP, ring, sizeof(ring));
+	if (!ret)
+		ret = fdt_property_u32(fdt, ABI_RING_FDT_DOORBELL,
+				       ABI_RING_DOORBELL_PORT);
 	if (!ret)
 		ret = fdt_end_node(fdt);
 	return ret;
@@ -350,12 +360,22 @@ static int hpregs_fdt(void *fdt, const struct dev_instance *d)
 static int hpregs_setup(void *state, const struct dev_instance *d,
 			const struct dev_env *env)
 {
+	struct vm *vm = env->vm;
+	bool ring =
+		vm && vm->ram && vm->ram_size >= ABI_RING_PADDR + ABI_RING_SIZE;
 	int ret = hpregs_init(
-		state, &(struct hpregs_config){ .max_cpus = env->max_cpus });
+		state,
+		&(struct hpregs_config){
+			.max_cpus = env->max_cpus,
+			.ring_mem = ring ? vm->ram + ABI_RING_PADDR : NULL,
+		});
 
 	if (ret)
 		return ret;
 	ret = dev_registered(d, hpregs_register(state, env->mmio, d->base));
+	if (!ret && env->io)
+		ret = dev_registered(d,
+				     hpregs_register_doorbell(state, env->io));
 	if (ret)
 		hpregs_destroy(state);
 	return ret;

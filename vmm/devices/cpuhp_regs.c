@@ -77,6 +77,11 @@ int hpregs_init(struct hpregs *r, const struct hpregs_config *cfg)
 	for (i = 0; i < cfg->max_cpus; i++)
 		r->cpus[i].arch_id = cfg->arch_ids ? cfg->arch_ids[i] : i;
 	ret = pthread_mutex_init(&r->lock, NULL);
+	if (!ret) {
+		ret = -hpring_init(&r->ring, cfg->ring_mem, cfg->max_cpus);
+		if (ret)
+			pthread_mutex_destroy(&r->lock);
+	}
 	if (ret) {
 		free(r->cpus);
 		r->cpus = NULL;
@@ -89,9 +94,67 @@ void hpregs_destroy(struct hpregs *r)
 {
 	if (!r->cpus)
 		return;
+	hpring_destroy(&r->ring);
 	pthread_mutex_destroy(&r->lock);
 	free(r->cpus);
 	r->cpus = NULL;
+}
+
+/* --- the ring's mailbox --------------------------------------------------- */
+
+/*
+ * A mailbox bit the guest took is its event cleared through the
+ * registers (and an insert seen): the record catches up here, under
+ * r->lock, before anything reads or changes it.
+ */
+static void ring_sync_cpu(struct hpregs *r, unsigned int cpu)
+{
+	struct hpregs_cpu *c = &r->cpus[cpu];
+
+	if (c->inserting && !hpring_test(&r->ring, HPRING_INSERT, cpu)) {
+		c->inserting = false;
+		c->insert_seen = true;
+	}
+	if (c->removing && !hpring_test(&r->ring, HPRING_REMOVE, cpu))
+		c->removing = false;
+}
+
+static void ring_sync_locked(struct hpregs *r)
+{
+	if (!hpring_enabled(&r->ring))
+		return;
+	for (unsigned int i = 0; i < r->max_cpus; i++)
+		ring_sync_cpu(r, i);
+}
+
+/* The ring came on: what is pending already goes into the mailbox. */
+static void ring_post_pending(struct hpregs *r)
+{
+	pthread_mutex_lock(&r->lock);
+	for (unsigned int i = 0; i < r->max_cpus; i++) {
+		if (r->cpus[i].inserting)
+			hpring_post(&r->ring, HPRING_INSERT, i);
+		if (r->cpus[i].removing)
+			hpring_post(&r->ring, HPRING_REMOVE, i);
+	}
+	pthread_mutex_unlock(&r->lock);
+}
+
+static void ring_forget_cpu(struct hpregs *r, unsigned int cpu)
+{
+	hpring_clear_test(&r->ring, HPRING_INSERT, cpu);
+	hpring_clear_test(&r->ring, HPRING_REMOVE, cpu);
+}
+
+void hpregs_ring_drain(struct hpregs *r)
+{
+	hpring_drain(&r->ring);
+}
+
+void hpregs_ring_hint(struct hpregs *r, enum hpring_box box, unsigned int cpu)
+{
+	if (cpu < r->max_cpus)
+		hpring_post(&r->ring, box, cpu);
 }
 
 /* --- VMM side ------------------------------------------------------------ */
@@ -111,6 +174,8 @@ static int set_enabled(struct hpregs *r, unsigned int cpu, bool hotplugged)
 		c->enabled = true;
 		c->inserting = hotplugged;
 		c->insert_seen = false;
+		if (hotplugged)
+			hpring_post(&r->ring, HPRING_INSERT, cpu);
 	}
 	pthread_mutex_unlock(&r->lock);
 	return ret;
@@ -128,6 +193,7 @@ int hpregs_reinsert(struct hpregs *r, unsigned int cpu)
 	} else {
 		r->cpus[cpu].inserting = true;
 		r->cpus[cpu].insert_seen = false;
+		hpring_post(&r->ring, HPRING_INSERT, cpu);
 	}
 	pthread_mutex_unlock(&r->lock);
 	return ret;
@@ -142,6 +208,8 @@ void hpregs_reset(struct hpregs *r)
 	r->selector = 0;
 	r->command = ABI_CPUHP_CMD_NEXT_EVENT;
 	pthread_mutex_unlock(&r->lock);
+	/* The guest boots again: its memory is its own until it says. */
+	hpring_disable(&r->ring);
 }
 
 int hpregs_coldplug(struct hpregs *r, unsigned int cpu)
@@ -170,6 +238,7 @@ int hpregs_request_unplug(struct hpregs *r, unsigned int cpu)
 	} else {
 		c->removing = true;
 		c->unplug_requested = true;
+		hpring_post(&r->ring, HPRING_REMOVE, cpu);
 	}
 	pthread_mutex_unlock(&r->lock);
 	return ret;
@@ -190,6 +259,7 @@ int hpregs_cancel_unplug(struct hpregs *r, unsigned int cpu)
 		c->unplug_requested = false;
 		c->removing = false;
 		c->fw_remove = false;
+		hpring_clear_test(&r->ring, HPRING_REMOVE, cpu);
 	}
 	pthread_mutex_unlock(&r->lock);
 	return ret;
@@ -206,12 +276,14 @@ int hpregs_unplug_force(struct hpregs *r, unsigned int cpu)
 		return -EPERM;
 	pthread_mutex_lock(&r->lock);
 	c = &r->cpus[cpu];
-	if (!c->enabled)
+	if (!c->enabled) {
 		ret = -ENODEV;
-	else
+	} else {
 		*c = (struct hpregs_cpu){ .arch_id = c->arch_id,
 					  .ost_event = c->ost_event,
 					  .ost_status = c->ost_status };
+		ring_forget_cpu(r, cpu);
+	}
 	pthread_mutex_unlock(&r->lock);
 	return ret;
 }
@@ -229,8 +301,14 @@ int hpregs_withdraw_plug(struct hpregs *r, unsigned int cpu)
 	c = &r->cpus[cpu];
 	if (!c->enabled) {
 		ret = -ENODEV;
-	} else if (c->inserting && !c->insert_seen) {
-		/* Decided under the lock the guest reads under: it never saw. */
+	} else if (c->inserting && !c->insert_seen &&
+		   (!hpring_enabled(&r->ring) ||
+		    hpring_clear_test(&r->ring, HPRING_INSERT, cpu))) {
+		/*
+		 * Decided under the lock the guest reads under (or, with the
+		 * ring, by taking the mailbox bit before the guest does): it
+		 * never saw.
+		 */
 		*c = (struct hpregs_cpu){ .arch_id = c->arch_id,
 					  .ost_event = c->ost_event,
 					  .ost_status = c->ost_status };
@@ -238,6 +316,8 @@ int hpregs_withdraw_plug(struct hpregs *r, unsigned int cpu)
 		c->inserting = false;
 		c->removing = true;
 		c->unplug_requested = true;
+		hpring_clear_test(&r->ring, HPRING_INSERT, cpu);
+		hpring_post(&r->ring, HPRING_REMOVE, cpu);
 		ret = 1;
 	}
 	pthread_mutex_unlock(&r->lock);
@@ -261,6 +341,8 @@ int hpregs_get_cpu(struct hpregs *r, unsigned int cpu, struct hpregs_cpu *out)
 	if (cpu >= r->max_cpus)
 		return -EINVAL;
 	pthread_mutex_lock(&r->lock);
+	if (hpring_enabled(&r->ring))
+		ring_sync_cpu(r, cpu);
 	*out = r->cpus[cpu];
 	pthread_mutex_unlock(&r->lock);
 	return 0;
@@ -278,6 +360,14 @@ void hpregs_stats(struct hpregs *r, struct hpregs_stats *st)
 	st->ignored[HPREGS_IGN_RESERVED] += reserved;
 	st->ignored[HPREGS_IGN_WIDTH] += width;
 	st->accesses += reserved + width;
+	hpring_stats(&r->ring, &st->ring);
+	st->ring_enabled = hpring_enabled(&r->ring);
+	/* A doorbell of the wrong width never reached the ring. */
+	st->ring.ignored[HPRING_IGN_DOORBELL] +=
+		atomic_load(&r->ring_bus_ign.offset) +
+		atomic_load(&r->ring_bus_ign.width);
+	st->ring.doorbells += atomic_load(&r->ring_bus_ign.offset) +
+			      atomic_load(&r->ring_bus_ign.width);
 }
 
 /* --- guest side ---------------------------------------------------------- */
@@ -396,6 +486,7 @@ static int write_flags(struct hpregs *r, uint8_t val, struct call *call)
 		*c = (struct hpregs_cpu){ .arch_id = c->arch_id,
 					  .ost_event = c->ost_event,
 					  .ost_status = c->ost_status };
+		ring_forget_cpu(r, cpu);
 		*call = (struct call){ .kind = CALL_EJECT,
 				       .cpu = cpu,
 				       .a = asked };
@@ -514,7 +605,10 @@ static int hpregs_trap(void *ctx, uint64_t offset, uint64_t *data,
 	uint64_t val = is_write ? *data & width_mask(width) : 0;
 	int ign;
 
+	/* An exit anyway: what the ring holds comes first (an eject's DONE). */
+	hpring_drain(&r->ring);
 	pthread_mutex_lock(&r->lock);
+	ring_sync_locked(r);
 	r->stats.accesses++;
 	if (is_write)
 		ign = write_reg(r, offset, val, &call);
@@ -571,6 +665,45 @@ int hpregs_register(struct hpregs *r, struct bus *mmio, uint64_t base)
 
 	dev.base = base;
 	return bus_register(mmio, &dev);
+}
+
+int hpregs_ring_doorbell(struct hpregs *r, uint32_t value, uint64_t now_ns)
+{
+	int ret = hpring_doorbell(&r->ring, value, now_ns);
+
+	if (ret == 1)
+		ring_post_pending(r);
+	return ret;
+}
+
+/* The doorbell: 0, or why it was ignored (1, counted by the ring). */
+static int ring_doorbell(void *ctx, uint64_t offset, uint64_t *data,
+			 unsigned int width, bool is_write)
+{
+	(void)offset;
+	(void)width;
+	(void)is_write;
+	return hpregs_ring_doorbell(ctx, (uint32_t)*data, hpring_now_ns()) < 0;
+}
+
+static const struct bus_reg ring_layout[] = {
+	{ 0, ABI_RING_DOORBELL_WIDTH, BUS_W },
+};
+
+int hpregs_register_doorbell(struct hpregs *r, struct bus *io)
+{
+	if (!r->ring.mem)
+		return 0;
+	return bus_register(io, &(struct bus_dev){
+					.base = ABI_RING_DOORBELL_PORT,
+					.len = ABI_RING_DOORBELL_WIDTH,
+					.regs = ring_layout,
+					.nr_regs = 1,
+					.name = "cpuhp-ring",
+					.ignored = &r->ring_bus_ign,
+					.fn = ring_doorbell,
+					.ctx = r,
+				});
 }
 
 int hpregs_access(struct hpregs *r, uint64_t offset, unsigned int width,

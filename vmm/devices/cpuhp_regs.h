@@ -52,6 +52,7 @@
 #include <stdint.h>
 
 #include "bus.h"
+#include "cpuhp_ring.h"
 #include "device.h"
 #include "hotvm/regs.h"
 
@@ -99,6 +100,11 @@ struct hpregs_config {
 	const struct hpregs_ops *ops; /* may be NULL, any member NULL */
 	void *ctx;
 	bool deny_guest_eject;
+	/*
+	 * The report ring's area in the VMM's mapping of guest memory
+	 * (ABI_RING_SIZE bytes at ABI_RING_PADDR), or NULL: no ring.
+	 */
+	uint8_t *ring_mem;
 };
 
 struct hpregs_cpu {
@@ -122,6 +128,8 @@ struct hpregs_stats {
 	uint64_t guest_states;	/* guest_state callbacks */
 	uint64_t guest_faults;	/* guest_fault callbacks (fault data reads) */
 	uint64_t guest_targets; /* guest_target callbacks (target data reads) */
+	bool ring_enabled;	/* the guest has its report ring on */
+	struct hpring_stats ring;
 };
 
 struct hpregs {
@@ -135,6 +143,14 @@ struct hpregs {
 	bool deny_guest_eject;
 	struct hpregs_stats stats;
 	struct bus_ignored bus_ign; /* reserved and width, counted by the bus */
+	/*
+	 * The tiny guest's report ring and mailbox (cpuhp_ring.h): while the
+	 * guest has it on, every insert and remove event set here is also a
+	 * mailbox bit, and a bit the guest took counts as the event cleared
+	 * (and, for an insert, seen) through the registers.
+	 */
+	struct hpring ring;
+	struct bus_ignored ring_bus_ign;
 };
 
 /* Returns 0, -EINVAL (bad max_cpus), -ENOMEM. Every CPU starts absent. */
@@ -195,6 +211,24 @@ void hpregs_attach(struct hpregs *r, const struct hpregs_ops *ops, void *ctx,
  * (and counts, as reserved or width) every other access.
  */
 int hpregs_register(struct hpregs *r, struct bus *mmio, uint64_t base);
+/* The ring's doorbell on the port bus, at ABI_RING_DOORBELL_PORT. */
+int hpregs_register_doorbell(struct hpregs *r, struct bus *io);
+/*
+ * One doorbell write of @value at @now_ns (CLOCK_MONOTONIC), as the bus
+ * delivers it: hpring_doorbell(), and once the ring comes on, the events
+ * already pending go into the mailbox.  Returns hpring_doorbell()'s value.
+ */
+int hpregs_ring_doorbell(struct hpregs *r, uint32_t value, uint64_t now_ns);
+/*
+ * Reads the ring now (a query needs the guest's latest states).  The
+ * guest's register accesses and doorbells read it too.
+ */
+void hpregs_ring_drain(struct hpregs *r);
+/*
+ * A fault or target for @cpu waits in the block (commands 0x11, 0x12):
+ * tells a ring guest to read it.  Harmless without the ring.
+ */
+void hpregs_ring_hint(struct hpregs *r, enum hpring_box box, unsigned int cpu);
 
 /*
  * One guest access as the bus delivers it (the same checks; for tests):

@@ -94,6 +94,17 @@ static void serial_out(struct serial *s, uint8_t c)
 		s->dead = true;
 }
 
+void serial_emit(void *ctx, const void *buf, size_t n)
+{
+	struct serial *s = ctx;
+	const uint8_t *b = buf;
+
+	pthread_mutex_lock(&s->lock);
+	for (size_t i = 0; i < n; i++)
+		serial_out(s, b[i]);
+	pthread_mutex_unlock(&s->lock);
+}
+
 /* Pulses the ISA line: the IOAPIC/PIC see an edge. */
 static void serial_irq(struct serial *s)
 {

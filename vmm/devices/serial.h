@@ -63,6 +63,12 @@ void serial_open_callback(struct serial *s, const struct serial_host *host,
 int serial_register(struct serial *s, struct bus *bus, uint16_t base);
 void serial_close(struct serial *s);
 
+/*
+ * Bytes to the sink as if the guest had written them to THR, one by one
+ * (the report ring's console, cpuhp_ring.h).  @ctx: the struct serial.
+ */
+void serial_emit(void *ctx, const void *buf, size_t n);
+
 /* Where a UART's output goes: an instance's settings (dev_instance.config). */
 struct serial_config {
 	enum serial_sink sink;

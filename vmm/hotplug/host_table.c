@@ -9,6 +9,9 @@
  */
 #include <errno.h>
 #include <string.h>
+#include <sys/ioctl.h>
+
+#include <linux/kvm.h>
 
 #include "hotvm/guest_states.h"
 #include "hooks.h"
@@ -82,6 +85,26 @@ static int prepare_down(unsigned int cpu, void *data)
 
 /* --- vcpu:create --------------------------------------------------------- */
 
+/*
+ * The rate of the guest's TSC, which the report ring's timestamps count
+ * in (KVM gives every vCPU of the VM the same).  Asked of the first vCPU
+ * created, before its thread runs: KVM_RUN holds the vCPU's mutex, so on
+ * a vCPU that idles in the kernel the ioctl would wait for its next exit.
+ * Once: that is the first boot, before any seccomp filter (which has no
+ * KVM_GET_TSC_KHZ).
+ */
+static void ring_tsc_rate(struct hotplug *hp, struct vcpu *vcpu)
+{
+	int khz;
+
+	if (hp->tsc_rate_asked || !hp->regs)
+		return;
+	hp->tsc_rate_asked = true;
+	khz = ioctl(vcpu->fd, KVM_GET_TSC_KHZ, 0);
+	if (khz > 0)
+		hpring_set_tsc_khz(&hp->regs->ring, (uint64_t)khz);
+}
+
 static int create_fd(struct hotplug *hp, unsigned int cpu)
 {
 	struct hp_slot *s = &hp->slots[cpu];
@@ -99,6 +122,8 @@ static int create_fd(struct hotplug *hp, unsigned int cpu)
 		return -EIO;
 	}
 	ret = vcpu_create(&s->vcpu, hp->vm, hp->io, cpu, hp->max_cpus);
+	if (!ret)
+		ring_tsc_rate(hp, &s->vcpu);
 	s->vcpu.mmio = hp->mmio;
 	s->vcpu.on_start = hp_vcpu_started;
 	s->vcpu.start_ctx = hp;
@@ -139,6 +164,9 @@ static int create_up(unsigned int cpu, void *data)
 	}
 	if (ret)
 		return ret;
+	/* A guest with the report ring reports the AP's start itself. */
+	atomic_store(&s->vcpu.unwatched,
+		     hp->regs && hpring_enabled(&hp->regs->ring));
 	/*
 	 * Held before its first KVM_RUN while the hooks run, so that they
 	 * can place the thread before the guest runs on it; then it sits in

@@ -85,15 +85,16 @@ static void plat_notify(void *ctx, const struct cpuhp_notice *n)
 {
 	struct hotplug *hp = ctx;
 	struct hp_events ev;
+	uint64_t now = hp_now_ns();
 
 	if (n->cpu < hp->max_cpus)
 		snap_host_at(hp, n->cpu, n);
 	pthread_mutex_lock(&hp->lock);
-	hp_record_locked(hp, n->cpu, HP_SIDE_HOST, n);
+	hp_record_locked(hp, n->cpu, HP_SIDE_HOST, n, now);
 	ev = hp->ev;
 	pthread_mutex_unlock(&hp->lock);
 	if (ev.state)
-		ev.state(ev.ctx, HP_SIDE_HOST, n);
+		ev.state(ev.ctx, HP_SIDE_HOST, n, now);
 }
 
 /* --- devices ------------------------------------------------------------- */
@@ -106,6 +107,7 @@ static int attach_devices(struct hotplug *hp)
 		return -EINVAL;
 	hpregs_attach(hp->regs, &hp_regs_ops, hp,
 		      hp->guest_eject == HOTPLUG_GUEST_EJECT_DENY);
+	hpring_attach(&hp->regs->ring, &hp_ring_ops, hp);
 	return 0;
 }
 
@@ -398,8 +400,10 @@ void hotplug_destroy(struct hotplug *hp)
 			if (hp->slots[i].vcpu.vm)
 				vcpu_destroy(&hp->slots[i].vcpu);
 	}
-	if (hp->regs)
+	if (hp->regs) {
 		hpregs_attach(hp->regs, NULL, NULL, false);
+		hpring_attach(&hp->regs->ring, NULL, NULL);
+	}
 	pthread_cond_destroy(&hp->cond);
 	pthread_mutex_destroy(&hp->lock);
 	pthread_mutex_destroy(&hp->agent_lock);
@@ -433,6 +437,8 @@ int hotplug_cpu_view(struct hotplug *hp, unsigned int cpu,
 
 	if (cpu >= hp->max_cpus)
 		return -EINVAL;
+	/* The guest's latest states, which its ring may still hold. */
+	hpregs_ring_drain(hp->regs);
 	s = &hp->slots[cpu];
 	*v = (struct hp_cpu_view){
 		.cpu = cpu,
@@ -771,6 +777,7 @@ static int guest_set_target(struct hotplug *hp, unsigned int cpu, int state,
 	s->guest_target = state;
 	s->guest_recover = recover;
 	pthread_mutex_unlock(&hp->lock);
+	hpregs_ring_hint(hp->regs, HPRING_TARGET, cpu);
 	ret = ged_raise(hp->ged, ABI_GED_EVT_GUEST);
 	pthread_mutex_lock(&hp->lock);
 	if (!ret)
@@ -993,6 +1000,8 @@ int hotplug_inject(struct hotplug *hp, unsigned int cpu, enum hp_side side,
 	pthread_mutex_lock(&hp->lock);
 	ret = cpuhp_set_fail(&hp->guest_m, cpu, state);
 	pthread_mutex_unlock(&hp->lock);
+	if (!ret && state != CPUHP_INVALID)
+		hpregs_ring_hint(hp->regs, HPRING_FAULT, cpu);
 	if (ret || guest_reports(hp, cpu, rep))
 		return ret;
 	pthread_mutex_lock(&hp->lock);
@@ -1004,6 +1013,7 @@ int hotplug_inject(struct hotplug *hp, unsigned int cpu, enum hp_side side,
 void hotplug_device_stats(struct hotplug *hp, struct hpregs_stats *regs,
 			  struct ged_stats *ged)
 {
+	hpregs_ring_drain(hp->regs);
 	hpregs_stats(hp->regs, regs);
 	ged_stats(hp->ged, ged);
 }

@@ -202,9 +202,13 @@ struct hp_linux_trace {
  */
 struct hp_events {
 	void *ctx;
-	/* every transition on either side: n->kind is STEP or DONE */
+	/*
+	 * every transition on either side: n->kind is STEP or DONE; @at_ns
+	 * when it happened (CLOCK_MONOTONIC; the guest's own time for what
+	 * the report ring carried, else now)
+	 */
 	void (*state)(void *ctx, enum hp_side side,
-		      const struct cpuhp_notice *n);
+		      const struct cpuhp_notice *n, uint64_t at_ns);
 	/* the guest's _OST, QEMU's ACPI_DEVICE_OST */
 	void (*ost)(void *ctx, unsigned int cpu, const char *id, uint32_t event,
 		    uint32_t status);

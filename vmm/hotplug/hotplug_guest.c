@@ -224,9 +224,13 @@ static int step_state(uint32_t v)
 	return up ? st : st + 1;
 }
 
-static void on_guest_state(void *ctx, unsigned int cpu, uint32_t v)
+/*
+ * One report, from the register block (now) or the ring (@ret and @at_ns
+ * the guest's: its result and its time).
+ */
+static void guest_report(struct hotplug *hp, unsigned int cpu, uint32_t v,
+			 int ret, uint64_t at_ns)
 {
-	struct hotplug *hp = ctx;
 	struct hp_slot *s = slot_of(hp, cpu);
 	int st = (int)(v & ABI_GUEST_STATE_MASK);
 	bool done = v & ABI_GUEST_STATE_DONE;
@@ -237,14 +241,21 @@ static void on_guest_state(void *ctx, unsigned int cpu, uint32_t v)
 		.state = done ? st : step_state(v),
 		.bringup = v & ABI_GUEST_STATE_UP,
 		.rollback = v & ABI_GUEST_STATE_ROLLBACK,
-		.ret = failed ? -EIO : 0,
+		.ret = failed ? (ret ? ret : -EIO) : 0,
 	};
 	struct hp_events ev;
+	bool started;
 
 	/* A state the guest's table does not have: a confused guest. */
 	if (!s || st >= GUEST_NR_STATES || n.state >= GUEST_NR_STATES)
 		return;
 	pthread_mutex_lock(&hp->lock);
+	/*
+	 * The AP ran its own states: the guest started it (what the vCPU's
+	 * start watch sees otherwise; a ring guest's vCPUs go unwatched).
+	 */
+	started = !done && n.bringup && !failed && st >= GUEST_AP_LAPIC &&
+		  !s->w.started;
 	hp->guest_ext = true;
 	cpuhp_set_boot_state(&hp->guest_m, cpu, st);
 	if (done) {
@@ -264,13 +275,30 @@ static void on_guest_state(void *ctx, unsigned int cpu, uint32_t v)
 		if (n.bringup && !failed && st >= GUEST_AP_WORK)
 			s->w.reached = true;
 	}
-	hp_record_locked(hp, cpu, HP_SIDE_GUEST, &n);
+	hp_record_locked(hp, cpu, HP_SIDE_GUEST, &n, at_ns);
 	ev = hp->ev;
 	pthread_cond_broadcast(&hp->cond);
 	pthread_mutex_unlock(&hp->lock);
+	if (started)
+		hp_vcpu_started(hp, cpu);
 	if (ev.state)
-		ev.state(ev.ctx, HP_SIDE_GUEST, &n);
+		ev.state(ev.ctx, HP_SIDE_GUEST, &n, at_ns);
 }
+
+static void on_guest_state(void *ctx, unsigned int cpu, uint32_t v)
+{
+	guest_report(ctx, cpu, v, 0, hp_now_ns());
+}
+
+static void on_ring_entry(void *ctx, unsigned int cpu, uint32_t v, int ret,
+			  uint64_t at_ns)
+{
+	guest_report(ctx, cpu, v, ret, at_ns);
+}
+
+const struct hpring_ops hp_ring_ops = {
+	.entry = on_ring_entry,
+};
 
 /* Both one-shot: taken under the lock, so a fault is handed over once. */
 static uint32_t on_guest_fault(void *ctx, unsigned int cpu)

@@ -130,9 +130,10 @@ struct hotplug {
 	 */
 	unsigned int op_depth;
 	pthread_t op_owner;
-	bool running;	/* the guest runs: from hotplug_boot() to unboot */
-	bool started;	/* hotplug_boot() has succeeded once */
-	bool resetting; /* every wait for the guest ends with -ECANCELED */
+	bool running;	     /* the guest runs: from hotplug_boot() to unboot */
+	bool started;	     /* hotplug_boot() has succeeded once */
+	bool tsc_rate_asked; /* KVM_GET_TSC_KHZ for the report ring */
+	bool resetting;	     /* every wait for the guest ends with -ECANCELED */
 	/*
 	 * The guest has acted already (a reset, its own eject): the walk
 	 * follows it, so a hook cannot veto and nothing is asked of the guest.
@@ -204,7 +205,7 @@ uint64_t hp_now_ns(void);
 
 /* Appends one step to the current report, if it is about @cpu.  Locked. */
 void hp_record_locked(struct hotplug *hp, unsigned int cpu, enum hp_side side,
-		      const struct cpuhp_notice *n);
+		      const struct cpuhp_notice *n, uint64_t at_ns);
 
 /*
  * Waits under hp->lock (held) until @done(slot) says something (> 0
@@ -319,6 +320,8 @@ int hp_lx_trace_state(struct hotplug *hp, unsigned int cpu);
 /* --- hotplug_guest.c ----------------------------------------------------- */
 
 extern const struct hpregs_ops hp_regs_ops;
+/* The report ring's (cpuhp_ring.h): the same reports, with their time. */
+extern const struct hpring_ops hp_ring_ops;
 /* The mirror of the guest's table, every CPU offline but the boot CPU. */
 int hp_guest_mirror_init(struct hotplug *hp);
 /* A reset: the mirror as at boot, and what the guest told us forgotten. */

@@ -27,15 +27,16 @@ uint64_t hp_now_ns(void)
 }
 
 void hp_record_locked(struct hotplug *hp, unsigned int cpu, enum hp_side side,
-		      const struct cpuhp_notice *n)
+		      const struct cpuhp_notice *n, uint64_t now)
 {
 	struct hp_report *rep = hp->rep;
-	uint64_t now;
 
 	if (!hp->op_active || cpu != hp->op_cpu || !rep ||
 	    n->kind != CPUHP_NOTICE_STEP)
 		return;
-	now = hp_now_ns();
+	/* A ring entry older than the step before it: no negative time. */
+	if (now < hp->op_last_ns)
+		now = hp->op_last_ns;
 	if (rep->n < HP_REPORT_MAX)
 		rep->steps[rep->n++] = (struct hp_step_time){
 			.side = side,

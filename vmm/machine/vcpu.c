@@ -552,7 +552,7 @@ static void watch_start(struct vcpu *vcpu, struct vcpu_watch *w)
 	sev._sigev_un._tid = atomic_load(&vcpu->tid);
 	w->armed = false;
 	w->next_ns = VCPU_WATCH_FIRST_NS;
-	if (atomic_load(&vcpu->started))
+	if (atomic_load(&vcpu->started) || atomic_load(&vcpu->unwatched))
 		return;
 	if (timer_create(CLOCK_MONOTONIC, &sev, &w->timer)) {
 		/* Without it, any exit still shows the start, only later. */

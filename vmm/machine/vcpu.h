@@ -44,6 +44,13 @@ struct vcpu {
 	 * the vCPU thread when that is first seen.
 	 */
 	_Atomic bool started;
+	/*
+	 * No timer kicks while it waits for its start: the guest says so
+	 * itself (the tiny guest's report ring), and each kick would be an
+	 * exit to user space (docs/design.md §6.7).  Any exit still shows
+	 * the start.  Set before the thread starts.
+	 */
+	_Atomic bool unwatched;
 	void (*on_start)(void *ctx, unsigned int id);
 	void *start_ctx;
 	struct kvm_lapic_state *lapic0; /* as created: what unpark restores */
