@@ -98,16 +98,17 @@ static void guest_header(void)
 /* What the tiny guest does per transition (gring_report()). */
 static void guest_put(uint32_t sel, uint32_t value, int ret, uint64_t tsc)
 {
-	uint32_t head = hdr()->head;
+	uint32_t head = __atomic_load_n(&hdr()->head, __ATOMIC_RELAXED);
 	struct abi_ring_entry *e =
 		(struct abi_ring_entry *)(mem + ABI_RING_ENTRY_OFF +
 					  (head % ABI_RING_ENTRIES) *
 						  ABI_RING_ENTRY_SIZE);
 
-	e->sel = sel;
-	e->value = value;
-	e->ret = ret;
-	e->tsc = tsc;
+	/* Atomic stores: the racing test's host reads them meanwhile. */
+	__atomic_store_n(&e->sel, sel, __ATOMIC_RELAXED);
+	__atomic_store_n(&e->value, value, __ATOMIC_RELAXED);
+	__atomic_store_n(&e->ret, ret, __ATOMIC_RELAXED);
+	__atomic_store_n(&e->tsc, tsc, __ATOMIC_RELAXED);
 	__atomic_store_n(&e->seq, head + 1, __ATOMIC_RELEASE);
 	__atomic_store_n(&hdr()->head, head + 1, __ATOMIC_RELEASE);
 }
