@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * The guest's end of hotvm's report ring (hotvm/ring.h, docs/design.md
- * §6.7): state reports and hot-path console lines go into guest memory,
+ * §6.8): state reports and hot-path console lines go into guest memory,
  * the mailbox says which selectors have events, and the doorbell is rung
  * only when the host has something left to read and must act on it.
  * Without the FDT's ring properties (QEMU) nothing here is active and the

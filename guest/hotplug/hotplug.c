@@ -221,7 +221,7 @@ void hotplug_init(bool ignore)
 	/*
 	 * hotvm's report ring, where the FDT offers one: reports, the
 	 * `online:` line and the pending events through memory, a doorbell
-	 * only when the host must act (docs/design.md §6.7).
+	 * only when the host must act (docs/design.md §6.8).
 	 */
 	if (!ignore)
 		gring_init(platform.ring_base, platform.ring_size,

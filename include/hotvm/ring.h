@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * The report ring: hotvm's tiny-guest extension of the CPU-hotplug wire
- * (docs/design.md §6.7).  One area of guest memory that the guest and the
+ * (docs/design.md §6.8).  One area of guest memory that the guest and the
  * VMM share, so that a hot-add or a removal costs a handful of exits to
  * user space instead of one per register access:
  *

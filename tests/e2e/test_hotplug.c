@@ -226,7 +226,7 @@ static long long exits_of(struct json_object *x, const char *k)
  * The exits one hot-add and one removal of the tiny guest make to user
  * space, as the cpu-hotplug reply counts them: the kinds add up to the
  * total, the devices to port I/O plus MMIO, the GED is among them (the
- * guest reads the event), and with the report ring (docs/design.md §6.7)
+ * guest reads the event), and with the report ring (docs/design.md §6.8)
  * there are at most MAX_EXITS_PER_OP: a hot-add touches no register of
  * the block (the mailbox and the ring replace the scan and the reports),
  * a removal only its eject (select, flags).

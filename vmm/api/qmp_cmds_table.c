@@ -383,7 +383,7 @@ static const struct qmp_field agent_stats_ret[] = {
 	RET("late-replies", QMP_T_INT), { 0 },
 };
 
-/* The tiny guest's report ring (docs/design.md §6.7). */
+/* The tiny guest's report ring (docs/design.md §6.8). */
 static const struct qmp_field ring_stats_ret[] = {
 	RET("enabled", QMP_T_BOOL),
 	RET("doorbells", QMP_T_INT),

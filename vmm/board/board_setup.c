@@ -335,7 +335,7 @@ int board_create_hotplug(struct board *b)
 	struct hpregs *regs = board_device_state(b, &hpregs_desc);
 	struct serial *com1 = board_device_state(b, &serial_desc);
 
-	/* The report ring's console lines are COM1's (docs/design.md §6.7). */
+	/* The report ring's console lines are COM1's (docs/design.md §6.8). */
 	if (regs && com1)
 		hpring_set_console(&regs->ring, serial_emit, com1);
 

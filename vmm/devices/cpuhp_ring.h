@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * The host's end of the report ring (hotvm/ring.h, docs/design.md §6.7):
+ * The host's end of the report ring (hotvm/ring.h, docs/design.md §6.8):
  * reads the tiny guest's state transitions and console bytes out of guest
  * memory and writes the mailbox's pending-event bits.  Part of the
  * register block (cpuhp_regs.c), which owns the events the mailbox

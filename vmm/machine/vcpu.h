@@ -47,7 +47,7 @@ struct vcpu {
 	/*
 	 * No timer kicks while it waits for its start: the guest says so
 	 * itself (the tiny guest's report ring), and each kick would be an
-	 * exit to user space (docs/design.md §6.7).  Any exit still shows
+	 * exit to user space (docs/design.md §6.8).  Any exit still shows
 	 * the start.  Set before the thread starts.
 	 */
 	_Atomic bool unwatched;
