@@ -69,6 +69,7 @@ static struct {
 	int fail[MAX];
 	char written[MAX][32]; /* what guest-file-write gave, decoded */
 	unsigned int file_reads;
+	unsigned int tracefs_opens;	/* guest-file-open under tracefs */
 	_Atomic unsigned int shutdowns; /* guest-shutdown, mode powerdown */
 } lx;
 
@@ -181,6 +182,8 @@ static void file_open(struct json_object *args)
 	bool w = m && json_object_get_string(m)[0] == 'w';
 	int l = -1;
 
+	if (strstr(p, "/tracing/"))
+		lx.tracefs_opens++;
 	if (!strcmp(p, STATES_PATH)) {
 		say_json(json_object_new_int(H_STATES));
 		return;
@@ -428,6 +431,7 @@ static void setup_boot(unsigned int boot)
 		lx.fail[l] = -1;
 	}
 	lx.file_reads = 0;
+	lx.tracefs_opens = 0;
 	atomic_store(&lx.shutdowns, 0);
 	CHECK_EQ(uart_guest_init(&lx.u), 0);
 	fake_vm_irq_hook = uart_guest_line;
@@ -707,7 +711,41 @@ static void test_offline_by_agent(void)
 	teardown();
 }
 
+/*
+ * --agent-trace: on, an operation reads Linux's state list and looks for
+ * tracefs through the agent (this fake Linux has none); off, neither.
+ */
+static void check_trace_calls(bool off)
+{
+	struct hp_report rep = { 0 };
+
+	fake_vm_no_linux_trace = off;
+	sim_guest_linux(true, true);
+	setup_boot(2);
+	fake_vm_no_linux_trace = false;
+	CHECK_EQ(hotplug_agent_refresh(fv->hp, false), 0);
+	CHECK_EQ(hotplug_cpu_add(fv->hp, 2, "c2", 3000, HOTPLUG_WAIT_STARTED,
+				 &rep),
+		 0);
+	CHECK_STREQ(seen.cpulist, "0-2");
+	/* Off, neither Linux's state list nor its trace is asked for. */
+	if (off) {
+		CHECK_EQ(lx.tracefs_opens, 0);
+		CHECK_EQ(hotplug_linux_states(fv->hp, NULL), 0);
+	} else {
+		CHECK(lx.tracefs_opens > 0);
+		CHECK(hotplug_linux_states(fv->hp, NULL) > 0);
+	}
+	teardown();
+}
+
+static void test_trace_switch(void)
+{
+	check_trace_calls(false);
+	check_trace_calls(true);
+}
+
 CHECK_MAIN(TEST(test_follows_linux), TEST(test_bad_answers),
 	   TEST(test_silent_agent), TEST(test_wait_started),
 	   TEST(test_shutdown), TEST(test_linux_fault),
-	   TEST(test_offline_by_agent))
+	   TEST(test_offline_by_agent), TEST(test_trace_switch))

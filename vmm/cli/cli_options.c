@@ -209,6 +209,16 @@ static int opt_agent_socket(struct cli_run_opts *o, const char *v)
 	return 0;
 }
 
+static int opt_agent_trace(struct cli_run_opts *o, const char *v)
+{
+	if (strcmp(v, "on") && strcmp(v, "off")) {
+		pr_err("--agent-trace '%s': give on or off", v);
+		return -EINVAL;
+	}
+	o->board.no_agent_trace = !strcmp(v, "off");
+	return 0;
+}
+
 static int opt_no_reboot(struct cli_run_opts *o, const char *v)
 {
 	(void)v;
@@ -338,6 +348,16 @@ static const struct cli_opt options[] = {
 		  "and makes it one call of its own, its calls first; implies "
 		  "`--agent`; only hotvm's own user and root may connect",
 	  .parse = opt_agent_socket },
+	{ .name = "--agent-trace",
+	  .arg = "on|off",
+	  .help = "with `--agent`: `on` mirrors Linux's own cpuhp states "
+		  "around each hotplug operation (its state list, its "
+		  "cpuhp trace events read from tracefs through the agent) "
+		  "into query-cpuhp, CPUHP_STATE and `hotvm cpu trace`; "
+		  "`off` saves those agent calls, which delay each "
+		  "operation's reply (seconds in the nested lab)",
+	  .def = "on",
+	  .parse = opt_agent_trace },
 	{ .name = "--no-reboot",
 	  .help = "a reset (the guest's reboot or triple fault, "
 		  "`system_reset`) ends hotvm instead of resetting the VM: "

@@ -38,6 +38,12 @@ struct hotplug_config {
 	 * nothing is asked of the guest beyond the wire, as before.
 	 */
 	struct qga *agent;
+	/*
+	 * With the agent: do not mirror Linux's cpuhp trace around each
+	 * operation (--agent-trace off), which costs agent calls before and
+	 * after it (docs/benchmarks.md).
+	 */
+	bool no_linux_trace;
 };
 
 /*
