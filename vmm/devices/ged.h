@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * ACPI Generic Event Device (hardware-reduced ACPI, docs/design.md §6.7):
+ * ACPI Generic Event Device (hardware-reduced ACPI, docs/design.md §6.3):
  * one 32-bit event register at offset 0 of an ABI_GED_SIZE MMIO window.
  * Reading it returns the pending event bits and clears them in one atomic
  * step, so an event raised while the guest's _EVT method runs is either in
