@@ -62,7 +62,7 @@ int fake_vm_guest_eject = HOTPLUG_GUEST_EJECT_ALLOW;
 unsigned int fake_vm_prestage;
 uint8_t *fake_vm_ring;
 struct qga *fake_vm_agent;
-bool fake_vm_no_linux_trace;
+bool fake_vm_linux_trace;
 
 int fake_vm_create(unsigned int max, unsigned int boot, int timeout_ms,
 		   struct fake_vm **out)
@@ -103,7 +103,7 @@ int fake_vm_create(unsigned int max, unsigned int boot, int timeout_ms,
 					fake_vm_guest_eject,
 				.prestage = fake_vm_prestage,
 				.agent = fake_vm_agent,
-				.no_linux_trace = fake_vm_no_linux_trace,
+				.linux_trace = fake_vm_linux_trace,
 			},
 			&fv->hp);
 	if (!ret)

@@ -43,8 +43,8 @@ extern unsigned int fake_vm_prestage;
 extern uint8_t *fake_vm_ring;
 /* The guest agent of the next fake_vm_create(); none by default. */
 extern struct qga *fake_vm_agent;
-/* --agent-trace off for the next fake_vm_create(); on by default. */
-extern bool fake_vm_no_linux_trace;
+/* --agent-trace on for the next fake_vm_create(); off by default. */
+extern bool fake_vm_linux_trace;
 /* Where interrupt lines other than the GED's go (a test's UART). */
 extern int (*fake_vm_irq_hook)(struct vm *vm, unsigned int irq, int level);
 

@@ -719,10 +719,10 @@ static void check_trace_calls(bool off)
 {
 	struct hp_report rep = { 0 };
 
-	fake_vm_no_linux_trace = off;
+	fake_vm_linux_trace = !off;
 	sim_guest_linux(true, true);
 	setup_boot(2);
-	fake_vm_no_linux_trace = false;
+	fake_vm_linux_trace = false;
 	CHECK_EQ(hotplug_agent_refresh(fv->hp, false), 0);
 	CHECK_EQ(hotplug_cpu_add(fv->hp, 2, "c2", 3000, HOTPLUG_WAIT_STARTED,
 				 &rep),

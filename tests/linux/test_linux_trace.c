@@ -72,11 +72,18 @@ static void console_tail(void)
 
 static int boot(const char *cpus, const char *cmdline)
 {
-	const char *extra[] = { "--kernel",	     path("vmlinux"),
-				"--initrd",	     path("initrd.gz"),
-				"--memory",	     "512M",
-				"--hotplug-timeout", "20000",
-				"--agent",	     NULL };
+	const char *extra[] = { "--kernel",
+				path("vmlinux"),
+				"--initrd",
+				path("initrd.gz"),
+				"--memory",
+				"512M",
+				"--hotplug-timeout",
+				"20000",
+				"--agent",
+				"--agent-trace",
+				"on",
+				NULL };
 	int ret = vmproc_start(&v, cpus, cmdline, extra);
 
 	if (ret) {

@@ -52,7 +52,7 @@ struct board_config {
 	enum hotplug_guest_eject guest_eject; /* 0: allow */
 	bool agent; /* COM2 for the QEMU guest agent, which hotvm asks */
 	const char *agent_socket; /* that agent for other clients (--agent) */
-	bool no_agent_trace;	  /* no Linux cpuhp trace through the agent */
+	bool agent_trace;	  /* Linux's cpuhp trace through the agent */
 };
 
 /* The defaults: 256M, one vCPU, the console on stdio, named "hotvm". */

@@ -355,7 +355,7 @@ int board_create_hotplug(struct board *b)
 			.guest_eject = (enum hotplug_guest_eject)o->guest_eject,
 			.agent = board_agent_qga(
 				board_device_state(b, &board_agent_desc)),
-			.no_linux_trace = o->no_agent_trace,
+			.linux_trace = o->agent_trace,
 		},
 		&b->hp);
 }

@@ -215,7 +215,7 @@ static int opt_agent_trace(struct cli_run_opts *o, const char *v)
 		pr_err("--agent-trace '%s': give on or off", v);
 		return -EINVAL;
 	}
-	o->board.no_agent_trace = !strcmp(v, "off");
+	o->board.agent_trace = !strcmp(v, "on");
 	return 0;
 }
 
@@ -353,10 +353,10 @@ static const struct cli_opt options[] = {
 	  .help = "with `--agent`: `on` mirrors Linux's own cpuhp states "
 		  "around each hotplug operation (its state list, its "
 		  "cpuhp trace events read from tracefs through the agent) "
-		  "into query-cpuhp, CPUHP_STATE and `hotvm cpu trace`; "
-		  "`off` saves those agent calls, which delay each "
-		  "operation's reply (seconds in the nested lab)",
-	  .def = "on",
+		  "into query-cpuhp, CPUHP_STATE and `hotvm cpu trace`. "
+		  "Off by default: those agent calls delay each "
+		  "operation's start and reply (seconds in the nested lab)",
+	  .def = "off",
 	  .parse = opt_agent_trace },
 	{ .name = "--no-reboot",
 	  .help = "a reset (the guest's reboot or triple fault, "

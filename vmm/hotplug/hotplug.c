@@ -210,7 +210,7 @@ int hotplug_create(const struct hotplug_config *cfg, struct hotplug **out)
 		ret = hp_guest_mirror_init(hp);
 	for (unsigned int i = 0; !ret && i < cfg->max_cpus; i++)
 		snap_host(hp, i);
-	if (!ret && !cfg->no_linux_trace)
+	if (!ret && cfg->linux_trace)
 		ret = hp_lx_trace_init(hp);
 	if (!ret)
 		ret = attach_devices(hp);

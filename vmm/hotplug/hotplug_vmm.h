@@ -39,11 +39,12 @@ struct hotplug_config {
 	 */
 	struct qga *agent;
 	/*
-	 * With the agent: do not mirror Linux's cpuhp trace around each
-	 * operation (--agent-trace off), which costs agent calls before and
-	 * after it (docs/benchmarks.md).
+	 * With the agent: mirror Linux's cpuhp table (its state list, its
+	 * trace around each operation; --agent-trace on).  Off by default:
+	 * it costs agent calls before and after every operation
+	 * (docs/benchmarks.md).
 	 */
-	bool no_linux_trace;
+	bool linux_trace;
 };
 
 /*
