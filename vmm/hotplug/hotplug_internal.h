@@ -297,6 +297,13 @@ int hp_linux_offline_late(struct hotplug *hp, unsigned int cpu,
 			  struct hv_err *why);
 /* The current operation's report says who offlined @cpu in Linux. */
 void hp_linux_offlined_by(struct hotplug *hp, unsigned int cpu, const char *by);
+/*
+ * Linux's state list (/sys/devices/system/cpu/hotplug/states), read
+ * through the agent and checked whole: 0, or -errno with @err saying why
+ * (-EPROTO: not the "N: name" lines Linux prints).
+ */
+int hp_lx_states_read(struct hotplug *hp, struct lx_states *ls,
+		      struct hv_err *err);
 /* --- linux_trace.c ------------------------------------------------------- */
 
 /* With the agent: the trace's state (NULL without one); -ENOMEM. */

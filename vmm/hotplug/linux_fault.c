@@ -47,9 +47,8 @@ bool hotplug_linux_faults(struct hotplug *hp)
 	return r;
 }
 
-/* Linux's state list, read and checked; -EPROTO (said) if unusable. */
-static int read_states(struct hotplug *hp, struct lx_states *ls,
-		       struct hv_err *err)
+int hp_lx_states_read(struct hotplug *hp, struct lx_states *ls,
+		      struct hv_err *err)
 {
 	/* One sysfs page: Linux's show() gets PAGE_SIZE bytes. */
 	char *buf = malloc(4096);
@@ -92,7 +91,7 @@ static int resolve(struct hotplug *hp, unsigned int cpu, int state,
 
 	if (!ls)
 		return hv_err_set(err, -ENOMEM, NULL);
-	ret = read_states(hp, ls, err);
+	ret = hp_lx_states_read(hp, ls, err);
 	if (ret) {
 		free(ls);
 		return ret;

@@ -200,30 +200,19 @@ static int read_states(struct hotplug *hp, struct hv_err *err)
 {
 	struct lx_trace *t = hp->lxt;
 	struct lx_states *parsed = malloc(sizeof(*parsed));
-	unsigned int bad = 0;
-	bool truncated;
-	long h, n;
 	int ret;
 
 	if (!parsed)
 		return hv_err_set(err, -ENOMEM, NULL);
-	h = hp_agent_open(hp, "/sys/devices/system/cpu/hotplug/states", "r",
-			  err);
-	n = h < 0 ? h : read_all(hp, h, &truncated, err);
-	if (h >= 0)
-		hp_agent_close(hp, h);
-	if (n == -ETIMEDOUT) {
+	ret = hp_lx_states_read(hp, parsed, err);
+	if (ret == -ETIMEDOUT) {
 		free(parsed);
-		return (int)n;
+		return ret;
 	}
-	ret = n < 0 ? (int)n
-	      : truncated || (size_t)n > LX_STATES_TEXT_MAX
-		      ? -EPROTO
-		      : lx_states_parse(t->text, (size_t)n, parsed, &bad);
 	if (ret)
-		pr_err("Linux's cpuhp state list is unusable (%s, line %u): "
-		       "no Linux lane this boot",
-		       n < 0 ? hv_err_msg(err) : "not \"N: name\" lines", bad);
+		pr_err("Linux's cpuhp state list is unusable (%s): no Linux "
+		       "lane this boot",
+		       hv_err_msg(err));
 	pthread_mutex_lock(&t->lock);
 	t->states.n = 0;
 	if (!ret) {
