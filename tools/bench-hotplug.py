@@ -235,12 +235,13 @@ class VM:
 
     extra = []  # CPUs left plugged by the kth phase
 
-    def exits(self):
-        """hotvm's count of its vCPUs' exits to user space since the start
-        (query-hotplug-stats); None for QEMU and for builds without it."""
+    def stats(self):
+        """hotvm's query-hotplug-stats: its count of its vCPUs' exits to
+        user space since the start ('exits') and each operation kind's own
+        share ('own'); {} for QEMU (builds before either lack them)."""
         if not self.kind.startswith('hotvm'):
-            return None
-        return self.cmd('query-hotplug-stats').get('exits')
+            return {}
+        return self.cmd('query-hotplug-stats')
 
     def status(self):
         """(VmRSS KiB, Threads) of the VMM process."""
@@ -356,6 +357,24 @@ def exits_delta(a, b):
     return d
 
 
+def own_delta(a, b):
+    """hotvm's own share between two query-hotplug-stats replies, summed
+    over the operation kinds: own-us (the operation thread's CPU time
+    plus the exits' handling), own-exit-us (the exits' handling alone)
+    and the operations; --prestage's refills of its pool apart
+    (prestage_us); None without it (QEMU, an older build)."""
+    if 'own' not in a or 'own' not in b:
+        return None
+
+    def tot(s, f, pool=False):
+        return sum(v.get(f, 0) for k, v in s['own'].items()
+                   if (k == 'prestage') == pool)
+    return {'own_us': tot(b, 'own-us') - tot(a, 'own-us'),
+            'exit_us': tot(b, 'own-exit-us') - tot(a, 'own-exit-us'),
+            'ops': tot(b, 'operations') - tot(a, 'operations'),
+            'prestage_us': tot(b, 'own-us', True) - tot(a, 'own-us', True)}
+
+
 def pct(v, p):
     if not v:
         return None
@@ -390,15 +409,18 @@ class Run:
 
     def measure(self, v, key, op):
         """Runs @op (it returns the time the operation ended): its time in
-        ms, the exits it cost by hotvm's count and by the kernel's."""
-        e0 = v.exits()
+        ms, the exits it cost by hotvm's count and by the kernel's, and
+        hotvm's own share of it."""
+        s0 = v.stats()
         if self.trace:
             self.trace.start()
         t0 = time.monotonic()
         t1 = op()
         kernel = self.trace.stop() if self.trace else None
+        s1 = v.stats()
         self.r['exits'].setdefault(key, []).append(
-            {'hotvm': exits_delta(e0, v.exits()), 'kernel': kernel})
+            {'hotvm': exits_delta(s0.get('exits'), s1.get('exits')),
+             'kernel': kernel, 'own': own_delta(s0, s1)})
         return ms(t0, t1)
 
     def single(self):
@@ -541,7 +563,14 @@ def summarize_exits(samples):
     by device) and the kernel's (kvm_userspace_exit, kvm_exit, reasons)."""
     own = [x['hotvm'] for x in samples if x.get('hotvm')]
     ker = [x['kernel'] for x in samples if x.get('kernel')]
+    share = [x['own'] for x in samples if x.get('own')]
     d = {'n': len(samples)}
+    if share:
+        d['own_us'] = pct([o['own_us'] for o in share], 0.5)
+        d['own_p99_us'] = pct([o['own_us'] for o in share], 0.99)
+        d['own_exit_us'] = pct([o['exit_us'] for o in share], 0.5)
+        d['prestage_us'] = pct([o.get('prestage_us', 0) for o in share],
+                               0.5)
     if own:
         d['hotvm'] = pct([o['total'] for o in own], 0.5)
         d['hotvm_by_kind'] = median_counts(
@@ -586,6 +615,14 @@ def fmt(x, f='%.2f'):
     return '-' if x is None else f % x
 
 
+def own_cell(e):
+    """hotvm's own share of an operation, median us (query-hotplug-stats'
+    own-us: its operation thread's CPU time and its exits' handling)."""
+    if not e or e.get('own_us') is None:
+        return '-'
+    return '%d' % e['own_us']
+
+
 def exits_cell(e):
     """Exits to user space per operation: hotvm's own count, or else the
     kernel's (marked k)."""
@@ -607,23 +644,26 @@ def table(s, meta):
     print('# tiny guest on /dev/kvm (Linux %s, %s CPUs), max %d vCPUs, %d '
           'single cycles; ms, median (p99); exits: to user space per '
           'operation, median, hotvm\'s own count (k: the kernel\'s '
-          'kvm_userspace_exit); ratio = hotvm/QEMU medians%s%s' % (
+          'kvm_userspace_exit); own: hotvm\'s own share, us, median '
+          '(its operation thread\'s CPU time and its exits\' handling); '
+          'ratio = hotvm/QEMU medians%s%s' % (
               meta.get('uname'), meta.get('cpus'), meta['max'],
               meta['cycles'],
               '; hotvm-prestage: --prestage %s' % meta.get('prestage')
               if 'hotvm-prestage' in s else '',
               '; hotvm-before: the build in %s' % meta.get('before')
               if 'hotvm-before' in s else ''))
-    print('%-30s %5s %18s %6s %18s %6s %7s%s' % (
-        'operation', 'n', 'hotvm', 'exits', 'qemu', 'exits', 'ratio',
-        ''.join(' %18s %6s' % (k, 'exits') for k in extra)))
+    print('%-30s %5s %18s %6s %6s %18s %6s %6s %7s%s' % (
+        'operation', 'n', 'hotvm', 'exits', 'own', 'qemu', 'exits', 'own',
+        'ratio', ''.join(' %18s %6s %6s' % (k, 'exits', 'own')
+                         for k in extra)))
 
     def cell(k, key):
         a = s.get(k, {}).get(key, {})
-        return '%18s %6s' % ('%s (%s)' % (fmt(a.get('median_ms')),
-                                          fmt(a.get('p99_ms'))),
-                             exits_cell(s.get(k, {}).get('exits', {})
-                                        .get(key)))
+        e = s.get(k, {}).get('exits', {}).get(key)
+        return '%18s %6s %6s' % ('%s (%s)' % (fmt(a.get('median_ms')),
+                                              fmt(a.get('p99_ms'))),
+                                 exits_cell(e), own_cell(e))
     for key, name in ROWS:
         a, b = h.get(key, {}), q.get(key, {})
         if not a.get('n') and not b.get('n'):
@@ -642,14 +682,48 @@ def table(s, meta):
             ('threads_per_vcpu', 'host threads per vCPU', '%.2f')):
         a, b = h.get(key), q.get(key)
         ratio = a / b if a and b else None
-        ex = {k: exits_cell(s.get(k, {}).get('exits', {}).get('kth'))
-              if key == 'kth_median_ms' else '' for k in kinds}
-        print('%-30s %5s %18s %6s %18s %6s %7s%s' % (
-            name, '', fmt(a, f), ex['hotvm'], fmt(b, f), ex['qemu'],
-            fmt(ratio), ''.join(' %18s %6s' % (fmt(s[k].get(key), f), ex[k])
-                                for k in extra)))
+        e = {k: s.get(k, {}).get('exits', {}).get('kth') for k in kinds}
+        ex = {k: exits_cell(e[k]) if key == 'kth_median_ms' else ''
+              for k in kinds}
+        ow = {k: own_cell(e[k]) if key == 'kth_median_ms' else ''
+              for k in kinds}
+        print('%-30s %5s %18s %6s %6s %18s %6s %6s %7s%s' % (
+            name, '', fmt(a, f), ex['hotvm'], ow['hotvm'], fmt(b, f),
+            ex['qemu'], ow['qemu'], fmt(ratio),
+            ''.join(' %18s %6s %6s' % (fmt(s[k].get(key), f), ex[k], ow[k])
+                    for k in extra)))
     batch_table(s, kinds, meta)
     exits_table(s, kinds)
+    own_table(s, kinds)
+
+
+def own_table(s, kinds):
+    """hotvm's own share of each operation (query-hotplug-stats' own):
+    median and p99 in us, and the part of it that was the exits' handling
+    (issue 19's target: at most 100 us per hot-add)."""
+    kinds = [k for k in kinds if k in s and any(
+        e.get('own_us') is not None for e in s[k]['exits'].values())]
+    if not kinds:
+        return
+    names = dict(ROWS, kth='k-th vCPU add')
+    print('\n# hotvm\'s own share per operation, us: median (p99) '
+          '[exits\' handling] +pool: its operation thread\'s CPU time from '
+          'the operation\'s start to its end, plus its vCPU threads\' time '
+          'from each exit to the next KVM_RUN; +pool: --prestage\'s refill '
+          'after it (before the reply, after the guest has the CPU)')
+    print('%-30s%s' % ('operation', ''.join(' %24s' % k for k in kinds)))
+    for key in names:
+        cells = []
+        for k in kinds:
+            e = s[k]['exits'].get(key) or {}
+            cells.append('-' if e.get('own_us') is None else
+                         '%d (%d) [%d]%s' % (
+                             e['own_us'], e['own_p99_us'], e['own_exit_us'],
+                             ' +%d' % e['prestage_us']
+                             if e.get('prestage_us') else ''))
+        if any(c != '-' for c in cells):
+            print('%-30s%s' % (names[key],
+                               ''.join(' %24s' % c for c in cells)))
 
 
 def batch_table(s, kinds, meta):
@@ -801,10 +875,11 @@ def states(args, res):
     rows = []
     for line in p.stdout.splitlines():
         f = line.split()
-        if len(f) == 6 and f[0] in ('host', 'guest'):
+        if len(f) == 7 and f[0] in ('host', 'guest', 'op'):
             rows.append({'side': f[0], 'state': f[1], 'direction': f[2],
                          'n': int(f[3]), 'median_us': float(f[4]),
-                         'p99_us': float(f[5])})
+                         'p99_us': float(f[5]),
+                         'own_us': None if f[6] == '-' else float(f[6])})
     res.setdefault('hotvm', {})['states'] = rows
     print_states(rows, args.cycles)
     return p.returncode
@@ -813,12 +888,16 @@ def states(args, res):
 def print_states(rows, cycles):
     print('\n# hotvm per state (cpu-hotplug of one vCPU, %d cycles), us:'
           % cycles)
-    print('%-6s %-20s %-5s %10s %10s' % ('side', 'state', 'dir', 'median',
-                                         'p99'))
+    print('# (own: hotvm\'s own share, median: a host state\'s operation '
+          'thread CPU time; op: the whole cpu-hotplug\'s own-us, '
+          'own-exit-us)')
+    print('%-6s %-20s %-5s %10s %10s %10s' % ('side', 'state', 'dir',
+                                              'median', 'p99', 'own'))
     for r in rows:
-        print('%-6s %-20s %-5s %10.0f %10.0f' % (
+        own = r.get('own_us')
+        print('%-6s %-20s %-5s %10.0f %10.0f %10s' % (
             r['side'], r['state'], r['direction'], r['median_us'],
-            r['p99_us']))
+            r['p99_us'], '-' if own is None else '%.0f' % own))
 
 
 def linux(args, res):

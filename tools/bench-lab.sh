@@ -6,13 +6,15 @@
 # tracefs) next to hotvm's own.  Prints the table here and saves the JSON.
 #
 #   tools/bench-lab.sh [-b BUILD] [-c CYCLES] [-m MAX] [--before BUILD]
-#                      [--no-qemu] [--no-kernel-exits] [-o JSON] [-l LOG]
-#                      [-s SMP] [-t SECONDS]
+#                      [--prestage K] [--no-qemu] [--no-kernel-exits]
+#                      [-o JSON] [-l LOG] [-s SMP] [-t SECONDS]
 #     -b            build with vmm/hotvm, guest/hotvm-tiny.elf,
 #                   tests/e2e/bench-states and lab-cache (default build)
 #     -c, -m        bench-hotplug.py's cycles and max vCPUs (default 10,
 #                   16; it wants -m >= 9)
 #     --before B    also the older build B (its vmm/hotvm and guest image)
+#     --prestage K  also hotvm --prestage K (K vCPUs created ahead), a
+#                   column of its own
 #     --no-qemu     hotvm alone
 #     --no-kernel-exits  hotvm's own count of exits only (no tracefs)
 #     -o            the JSON (default BUILD/bench-lab.json)
@@ -28,6 +30,7 @@ set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 build=$top/build
 before=
+prestage=
 cycles=10
 max=16
 qemu=1
@@ -40,13 +43,14 @@ timeout=2400
 usage() { sed -n '2,25p' "$0" | sed 's/^# \{0,1\}//'; exit "${1:-2}"; }
 while [ $# -gt 0 ]; do
 	case $1 in
-	-[bcmolst] | --before) [ $# -ge 2 ] || usage ;;
+	-[bcmolst] | --before | --prestage) [ $# -ge 2 ] || usage ;;
 	esac
 	case $1 in
 	-b) build=$2; shift ;;
 	-c) cycles=$2; shift ;;
 	-m) max=$2; shift ;;
 	--before) before=$2; shift ;;
+	--prestage) prestage=$2; shift ;;
 	--no-qemu) qemu= ;;
 	--no-kernel-exits) kexits= ;;
 	-o) json=$2; shift ;;
@@ -76,6 +80,7 @@ copy_build() { # BUILD DEST [e2e]
 copy_build "$build" /lab/after e2e
 bench="python3 /lab/tools/bench-hotplug.py -b /lab/after -c $cycles -m $max"
 bench="$bench -o /tmp/bench.json -p /tmp/bench.png $kexits"
+[ -z "$prestage" ] || bench="$bench --prestage $prestage"
 if [ -n "$before" ]; then
 	copy_build "$(cd "$before" && pwd)" /lab/before
 	bench="$bench --before /lab/before"
@@ -90,7 +95,7 @@ st=0; BENCH_TIMEOUT=300 $bench || st=\$?
 print(\"BENCH-JSON:\", json.dumps(json.load(open(sys.argv[1]))))' /tmp/bench.json
 exit \$st"
 
-echo "bench-lab: -c $cycles -m $max${before:+ --before $before}${qemu:+ with QEMU} in the nested lab (--smp $smp, timeout ${timeout}s; log: $log)" >&2
+echo "bench-lab: -c $cycles -m $max${before:+ --before $before}${prestage:+ --prestage $prestage}${qemu:+ with QEMU} in the nested lab (--smp $smp, timeout ${timeout}s; log: $log)" >&2
 status=0
 "$top/tools/lab/lab.sh" --cache "$build/lab-cache" --smp "$smp" --with-python \
 	--silence 300 --retries 2 "${lab_args[@]}" --run "$run" --log "$log" \

@@ -26,10 +26,14 @@ struct series {
 	unsigned int n;
 };
 
-/* Per-state durations, keyed "side state direction". */
+/*
+ * Per-state durations, keyed "side state direction", and hotvm's own
+ * share of each (a host state's own-us); "op" rows are the whole
+ * operation's own-us and own-exit-us.
+ */
 static struct {
 	char key[96];
-	struct series s;
+	struct series s, own;
 } keys[MAX_KEYS];
 static unsigned int nr_keys;
 
@@ -65,30 +69,56 @@ static void add(struct series *s, double v)
 		s->v[s->n++] = v;
 }
 
-static void record_steps(struct json_object *r)
+/* The slot of @side @name @dir, a new one if it has none; MAX_KEYS: full. */
+static unsigned int key_of(const char *side, const char *name, const char *dir)
 {
-	struct json_object *steps, *st, *x;
+	char key[96];
+	unsigned int k;
+
+	snprintf(key, sizeof(key), "%-5s %-20s %s", side, name, dir);
+	for (k = 0; k < nr_keys && strcmp(keys[k].key, key); k++)
+		;
+	if (k == nr_keys && nr_keys < MAX_KEYS)
+		snprintf(keys[nr_keys++].key, sizeof(key), "%s", key);
+	return k;
+}
+
+/* @o's member @m into series @s, if it has it. */
+static void add_member(struct series *s, struct json_object *o, const char *m)
+{
+	struct json_object *x;
+
+	if (json_object_object_get_ex(o, m, &x))
+		add(s, json_object_get_double(x));
+}
+
+static void record_steps(struct json_object *r, bool on)
+{
+	const char *dir = on ? "up" : "down";
+	struct json_object *steps, *st;
+	unsigned int k;
 
 	if (!json_object_object_get_ex(r, "steps", &steps))
 		return;
 	for (size_t i = 0; i < json_object_array_length(steps); i++) {
-		char key[96];
-		unsigned int k;
-
 		st = json_object_array_get_idx(steps, i);
-		snprintf(key, sizeof(key), "%-5s %-20s %s",
-			 vmproc_str(st, "side", NULL) ?: "?",
-			 vmproc_str(st, "name", NULL) ?: "?",
-			 vmproc_str(st, "direction", NULL) ?: "?");
-		for (k = 0; k < nr_keys && strcmp(keys[k].key, key); k++)
-			;
-		if (k == nr_keys) {
-			if (nr_keys == MAX_KEYS)
-				continue;
-			snprintf(keys[nr_keys++].key, sizeof(key), "%s", key);
-		}
-		if (json_object_object_get_ex(st, "us", &x))
-			add(&keys[k].s, json_object_get_double(x));
+		k = key_of(vmproc_str(st, "side", NULL) ?: "?",
+			   vmproc_str(st, "name", NULL) ?: "?",
+			   vmproc_str(st, "direction", NULL) ?: "?");
+		if (k == MAX_KEYS)
+			continue;
+		add_member(&keys[k].s, st, "us");
+		add_member(&keys[k].own, st, "own-us");
+	}
+	k = key_of("op", "own-us", dir);
+	if (k < MAX_KEYS) {
+		add_member(&keys[k].s, r, "own-us");
+		add_member(&keys[k].own, r, "own-us");
+	}
+	k = key_of("op", "own-exit-us", dir);
+	if (k < MAX_KEYS) {
+		add_member(&keys[k].s, r, "own-exit-us");
+		add_member(&keys[k].own, r, "own-exit-us");
 	}
 }
 
@@ -114,7 +144,7 @@ static int timed(struct vmproc *v, unsigned int cpu, bool on, const char *list,
 	add(s, (now_us() - t0) / 1e3);
 	if (getenv("BENCH_VERBOSE"))
 		printf("%s\n", json_object_to_json_string(r));
-	record_steps(r);
+	record_steps(r, on);
 	json_object_put(r);
 	return 0;
 }
@@ -165,6 +195,16 @@ static void row(const char *what, struct series *s)
 	printf("%-34s %5u %10.2f %10.2f\n", what, n, pct(s, 0.5), pct(s, 0.99));
 }
 
+static void state_row(struct series *s, struct series *own, const char *what)
+{
+	char o[32] = "-";
+
+	if (own->n)
+		snprintf(o, sizeof(o), "%.0f", pct(own, 0.5));
+	printf("%-34s %5u %10.2f %10.2f %10s\n", what, s->n, pct(s, 0.5),
+	       pct(s, 0.99), o);
+}
+
 int main(int argc, char **argv)
 {
 	unsigned int cycles = argc > 1 ? (unsigned int)atoi(argv[1]) : 20;
@@ -211,10 +251,11 @@ int main(int argc, char **argv)
 	row("8 device_del at once (one batch)", &bdel);
 	row("8 device_add one after another", &sadd);
 	row("8 device_del one after another", &sdel);
-	printf("\n# per state, single-CPU cycles (us)\n");
-	printf("%-34s %5s %10s %10s\n", "side state direction", "n",
-	       "median_us", "p99_us");
+	printf("\n# per state, single-CPU cycles (us); own_us: hotvm's own "
+	       "share, median (op: the whole operation's)\n");
+	printf("%-34s %5s %10s %10s %10s\n", "side state direction", "n",
+	       "median_us", "p99_us", "own_us");
 	for (unsigned int k = 0; k < nr_keys; k++)
-		row(keys[k].key, &keys[k].s);
+		state_row(&keys[k].s, &keys[k].own, keys[k].key);
 	return add1.n == cycles && del1.n == cycles ? 0 : 1;
 }

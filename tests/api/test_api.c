@@ -838,7 +838,8 @@ static void test_set_target(void)
 {
 	static const char *const stp[] = { "side",	"state",    "name",
 					   "direction", "rollback", "injected",
-					   "ret",	"us",	    NULL };
+					   "ret",	"us",	    "own-us",
+					   NULL };
 	struct json_object *r, *s;
 
 	setup(4, 1);
@@ -1002,8 +1003,9 @@ static void check_exits(struct json_object *x)
 
 static void test_inject_and_hotplug(void)
 {
-	static const char *const rep[] = { "cpu",   "state", "total-us",
-					   "exits", "steps", NULL };
+	static const char *const rep[] = { "cpu",    "state",	    "total-us",
+					   "own-us", "own-exit-us", "exits",
+					   "steps",  NULL };
 	struct json_object *r, *s, *ev;
 	bool down = false, named = false;
 	long long us = 0;
@@ -1017,14 +1019,20 @@ static void test_inject_and_hotplug(void)
 	/* 4 host callbacks and 8 guest ones (2 dynamic slots are free) */
 	CHECK_EQ(json_object_array_length(s), 12);
 	for (size_t i = 0; i < json_object_array_length(s); i++) {
-		CHECK(!strcmp(gs(json_object_array_get_idx(s, i), "side"),
-			      "guest") ||
-		      !strcmp(gs(json_object_array_get_idx(s, i), "side"),
-			      "host"));
-		us += gi(json_object_array_get_idx(s, i), "us");
+		struct json_object *st = json_object_array_get_idx(s, i);
+		bool host = !strcmp(gs(st, "side"), "host");
+
+		CHECK(host || !strcmp(gs(st, "side"), "guest"));
+		us += gi(st, "us");
+		/* hotvm's own share: on host steps only, never above it. */
+		CHECK_EQ(has(st, "own-us"), host);
+		if (host)
+			CHECK(gi(st, "own-us") >= 0);
 	}
 	/* Each step's time runs from the one before: they add up. */
 	CHECK(gi(r, "total-us") >= us);
+	CHECK(gi(r, "own-us") <= gi(r, "total-us"));
+	CHECK(gi(r, "own-exit-us") <= gi(r, "own-us"));
 	check_exits(get(r, "exits"));
 	json_object_put(r);
 	/*
@@ -1035,6 +1043,11 @@ static void test_inject_and_hotplug(void)
 	check_exits(get(r, "exits"));
 	CHECK_EQ(exits_on(get(r, "exits"), "cpuhp-regs@"),
 		 gi(get(r, "cpuhp-regs"), "accesses"));
+	/* The one hot-add, in its kind's sums. */
+	CHECK_EQ(gi(get(get(r, "own"), "hot-add"), "operations"), 1);
+	CHECK(gi(get(get(r, "own"), "hot-add"), "own-us") <=
+	      gi(get(get(r, "own"), "hot-add"), "total-us"));
+	CHECK_EQ(gi(get(get(r, "own"), "hot-remove"), "operations"), 0);
 	json_object_put(r);
 	/* Already online: a no-op, like Linux's online file. */
 	json_object_put(

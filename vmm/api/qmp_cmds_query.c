@@ -340,9 +340,30 @@ static void agent_stats_json(struct qmp_cmds *qc, struct json_object *o)
 	json_object_object_add(o, "agent", a);
 }
 
+/* Each operation kind's time and hotvm's own share of it. */
+static struct json_object *own_stats_json(struct qmp_cmds *qc)
+{
+	struct json_object *o = json_object_new_object();
+	struct hp_own_stats st[HP_OP_KINDS];
+
+	hotplug_own_stats(qc->hp, st);
+	for (unsigned int k = 0; k < HP_OP_KINDS; k++) {
+		struct json_object *a = json_object_new_object();
+
+		qc_add_int(a, "operations", (int64_t)st[k].ops);
+		qc_add_int(a, "total-us", (int64_t)(st[k].wall_ns / 1000));
+		qc_add_int(a, "own-us", (int64_t)(st[k].own_ns / 1000));
+		qc_add_int(a, "own-exit-us", (int64_t)(st[k].exit_ns / 1000));
+		qc_add_int(a, "exits", (int64_t)st[k].exits);
+		json_object_object_add(o, hotplug_op_kind_name(k), a);
+	}
+	return o;
+}
+
 /*
  * Every guest access to the GED and register block, by what came of it;
- * the exits to user space; the guest agent's calls.
+ * the exits to user space; each operation kind's own share; the guest
+ * agent's calls.
  */
 int qc_query_hotplug_stats(void *ctx, struct json_object *args,
 			   struct json_object **ret, struct qmp_error *err)
@@ -367,6 +388,7 @@ int qc_query_hotplug_stats(void *ctx, struct json_object *args,
 	if (qc->vm)
 		vmexit_read(&qc->vm->exits, &x);
 	json_object_object_add(o, "exits", qc_exits_json(qc, &x));
+	json_object_object_add(o, "own", own_stats_json(qc));
 	agent_stats_json(qc, o);
 	/* Waiting for the operation thread: the next batch, if they can. */
 	qc_add_int(o, "queued-operations", s ? qmp_server_queued(s) : 0);

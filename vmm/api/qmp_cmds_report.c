@@ -30,6 +30,8 @@ static struct json_object *steps_json(struct qmp_cmds *qc,
 		qc_add_bool(o, "injected", st->injected);
 		qc_add_int(o, "ret", st->ret);
 		qc_add_int(o, "us", (int64_t)(st->ns / 1000));
+		if (st->side == HP_SIDE_HOST)
+			qc_add_int(o, "own-us", (int64_t)(st->own_ns / 1000));
 		json_object_array_add(a, o);
 	}
 	return a;
@@ -62,6 +64,8 @@ void qc_report_json(struct qmp_cmds *qc, struct json_object *o,
 		    const struct hp_report *rep)
 {
 	qc_add_int(o, "total-us", (int64_t)(rep->total_ns / 1000));
+	qc_add_int(o, "own-us", (int64_t)(rep->own_ns / 1000));
+	qc_add_int(o, "own-exit-us", (int64_t)(rep->exits.handled_ns / 1000));
 	json_object_object_add(o, "exits", qc_exits_json(qc, &rep->exits));
 	if (rep->onlined_by)
 		qc_add_str(o, "onlined-by", rep->onlined_by);

@@ -104,6 +104,8 @@ static const struct qmp_field step_ret[] = {
 	RET("injected", QMP_T_BOOL),
 	RET("ret", QMP_T_INT),
 	RET("us", QMP_T_INT),
+	/* Host steps: the operation thread's CPU time in it (hp_step_time). */
+	RET_OPT("own-us", QMP_T_INT),
 	{ 0 },
 };
 
@@ -113,7 +115,8 @@ static const struct qmp_field step_ret[] = {
  * Linux: "guest" (Linux by itself) or "agent" (hotvm through the agent).
  */
 #define RET_REPORT                                                             \
-	RET("total-us", QMP_T_INT), RET_OBJ("exits", exits_ret),               \
+	RET("total-us", QMP_T_INT), RET("own-us", QMP_T_INT),                  \
+		RET("own-exit-us", QMP_T_INT), RET_OBJ("exits", exits_ret),    \
 		RET_OPT("onlined-by", QMP_T_STR),                              \
 		RET_OPT("offlined-by", QMP_T_STR),                             \
 		RET_LIST("steps", step_ret),                                   \
@@ -396,11 +399,32 @@ static const struct qmp_field ring_stats_ret[] = {
 	{ 0 },
 };
 
+/*
+ * One operation kind's sums (struct hp_own_stats): hotvm's own share of
+ * its time (docs/design.md §14).
+ */
+static const struct qmp_field own_kind_ret[] = {
+	RET("operations", QMP_T_INT), RET("total-us", QMP_T_INT),
+	RET("own-us", QMP_T_INT),     RET("own-exit-us", QMP_T_INT),
+	RET("exits", QMP_T_INT),      { 0 },
+};
+
+/* By hotplug_op_kind_name(). */
+static const struct qmp_field own_ret[] = {
+	RET_OBJ("hot-add", own_kind_ret),
+	RET_OBJ("hot-remove", own_kind_ret),
+	RET_OBJ("set-target", own_kind_ret),
+	RET_OBJ("recover", own_kind_ret),
+	RET_OBJ("prestage", own_kind_ret),
+	{ 0 },
+};
+
 static const struct qmp_field stats_ret[] = {
 	RET_OBJ("cpuhp-regs", regs_stats_ret),
 	RET_OBJ("ring", ring_stats_ret),
 	RET_OBJ("ged", ged_stats_ret),
 	RET_OBJ("exits", exits_ret),
+	RET_OBJ("own", own_ret),
 	{ .name = "agent",
 	  .type = QMP_T_OBJECT,
 	  .optional = true,

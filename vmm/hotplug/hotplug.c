@@ -564,8 +564,9 @@ static int wait_guest_idle(struct hotplug *hp, unsigned int cpu, int timeout,
 }
 
 static int op_begin(struct hotplug *hp, unsigned int cpu, int timeout_ms,
-		    struct hp_report *rep)
+		    struct hp_report *rep, enum hp_op_kind kind)
 {
+	clockid_t clk;
 	int timeout = timeout_ms > 0 ? timeout_ms : hp->timeout_ms;
 	int ret;
 
@@ -578,16 +579,52 @@ static int op_begin(struct hotplug *hp, unsigned int cpu, int timeout_ms,
 		return ret;
 	if (rep)
 		memset(rep, 0, sizeof(*rep));
+	/* This thread's CPU clock: what the operation itself works. */
+	if (pthread_getcpuclockid(pthread_self(), &clk))
+		clk = CLOCK_THREAD_CPUTIME_ID;
 	pthread_mutex_lock(&hp->lock);
+	hp->op_kind = hp->prestaging ? HP_OP_PRESTAGE : kind;
+	hp->op_clk = clk;
+	hp->op_cpu0_ns = hp->op_cpu_last_ns = hp_cpu_ns(clk);
 	hp->op_active = true;
 	hp->op_cpu = cpu;
 	hp->op_timeout_ms = timeout;
 	hp->op_wait = hp->wait;
 	hp->rep = rep;
-	hp->op_start_ns = hp->op_last_ns = hp_now_ns();
+	hp->op_start_ns = hp->op_last_ns = hp->op_host_last_ns = hp_now_ns();
 	vmexit_read(&hp->vm->exits, &hp->op_exits0);
 	pthread_mutex_unlock(&hp->lock);
 	return 0;
+}
+
+/*
+ * The operation's time, exits and own share, into its report (if any)
+ * and its kind's sums.  Locked.
+ */
+static void op_account_locked(struct hotplug *hp)
+{
+	struct hp_own_stats *k = &hp->own[hp->op_kind];
+	uint64_t cpu = hp_cpu_ns(hp->op_clk);
+	uint64_t total = hp_now_ns() - hp->op_start_ns;
+	struct vmexit_counts x;
+	uint64_t own;
+
+	vmexit_read(&hp->vm->exits, &x);
+	vmexit_sub(&x, &hp->op_exits0);
+	/* Summed over threads: exits handled beside it may add up past total. */
+	own = hp_own_cap(cpu > hp->op_cpu0_ns ? cpu - hp->op_cpu0_ns : 0,
+			 total) +
+	      x.handled_ns;
+	k->ops++;
+	k->wall_ns += total;
+	k->own_ns += own;
+	k->exit_ns += x.handled_ns;
+	k->exits += vmexit_total(&x);
+	if (!hp->rep)
+		return;
+	hp->rep->total_ns = total;
+	hp->rep->own_ns = own;
+	hp->rep->exits = x;
 }
 
 /* ret: what the walk returned, the code of a reason a step wrote. */
@@ -597,13 +634,16 @@ static void op_end(struct hotplug *hp, int ret)
 	pthread_mutex_lock(&hp->lock);
 	if (hp->rep && ret && hv_err_is_set(&hp->rep->err))
 		hp->rep->err.code = ret;
-	if (hp->rep) {
-		hp->rep->total_ns = hp_now_ns() - hp->op_start_ns;
-		vmexit_read(&hp->vm->exits, &hp->rep->exits);
-		vmexit_sub(&hp->rep->exits, &hp->op_exits0);
-	}
+	op_account_locked(hp);
 	hp->op_active = false;
 	hp->rep = NULL;
+	pthread_mutex_unlock(&hp->lock);
+}
+
+void hotplug_own_stats(struct hotplug *hp, struct hp_own_stats out[HP_OP_KINDS])
+{
+	pthread_mutex_lock(&hp->lock);
+	memcpy(out, hp->own, sizeof(hp->own));
 	pthread_mutex_unlock(&hp->lock);
 }
 
@@ -692,7 +732,7 @@ static int cpu_add(struct hotplug *hp, unsigned int cpu, const char *id,
 		return -EEXIST;
 	ret = check_broken(hp, cpu, rep);
 	if (!ret)
-		ret = op_begin(hp, cpu, timeout_ms, rep);
+		ret = op_begin(hp, cpu, timeout_ms, rep, HP_OP_ADD);
 	if (ret)
 		return ret;
 	pthread_mutex_lock(&hp->lock);
@@ -746,7 +786,7 @@ static int cpu_remove(struct hotplug *hp, unsigned int cpu, int timeout_ms,
 		return -ENODEV;
 	ret = check_broken(hp, cpu, rep);
 	if (!ret)
-		ret = op_begin(hp, cpu, timeout_ms, rep);
+		ret = op_begin(hp, cpu, timeout_ms, rep, HP_OP_REMOVE);
 	if (ret)
 		return ret;
 	ret = cpuhp_cpu_down(&hp->m, cpu, HOST_OFFLINE);
@@ -863,7 +903,7 @@ static int set_target(struct hotplug *hp, unsigned int cpu, enum hp_side side,
 	}
 	ret = check_broken(hp, cpu, rep);
 	if (!ret)
-		ret = op_begin(hp, cpu, timeout_ms, rep);
+		ret = op_begin(hp, cpu, timeout_ms, rep, HP_OP_TARGET);
 	if (ret)
 		return ret;
 	if (side == HP_SIDE_GUEST)
@@ -925,7 +965,7 @@ static int cpu_recover(struct hotplug *hp, unsigned int cpu, int timeout_ms,
 		return hp_refuse(rep, cpu, -EPERM,
 				 "it is the boot CPU: it is never walked, so "
 				 "there is nothing to recover");
-	ret = op_begin(hp, cpu, timeout_ms, rep);
+	ret = op_begin(hp, cpu, timeout_ms, rep, HP_OP_RECOVER);
 	if (ret)
 		return ret;
 	s = &hp->slots[cpu];

@@ -102,6 +102,12 @@ struct hp_step_time {
 	bool injected;
 	int ret;
 	uint64_t ns; /* since the previous step of the same operation */
+	/*
+	 * A host step: the operation thread's CPU time since the previous
+	 * host step (or the operation's start), i.e. the state's own work
+	 * without its sleeps (waits for the guest, a thread, a hook).
+	 */
+	uint64_t own_ns;
 };
 
 #define HP_REPORT_MAX 128
@@ -130,9 +136,38 @@ struct hp_report {
 	unsigned int n; /* steps beyond HP_REPORT_MAX are counted, not kept */
 	unsigned int dropped;
 	uint64_t total_ns;
+	/*
+	 * hotvm's own share of total_ns (docs/design.md §14): the operation
+	 * thread's CPU time from start to end, plus exit_ns, the time the
+	 * vCPU threads spent handling the exits below (exits.handled_ns).
+	 */
+	uint64_t own_ns;
 	/* Every vCPU's exits to user space while it ran (vmexit.h). */
 	struct vmexit_counts exits;
 	struct hv_err err;
+};
+
+/* What one operation was, for the per-kind sums of its own share. */
+enum hp_op_kind {
+	HP_OP_ADD,     /* a hot-add: device_add, cpu-hotplug add */
+	HP_OP_REMOVE,  /* a removal */
+	HP_OP_TARGET,  /* a walk to a named state (and a batch's phases) */
+	HP_OP_RECOVER, /* cpuhp-recover */
+	/* --prestage's refill of its pool after an operation took from it */
+	HP_OP_PRESTAGE,
+	HP_OP_KINDS,
+};
+
+/* "hot-add", "hot-remove", "set-target", "recover", "prestage". */
+const char *hotplug_op_kind_name(enum hp_op_kind k);
+
+/* The sums over every operation of one kind since the VM started. */
+struct hp_own_stats {
+	uint64_t ops;
+	uint64_t wall_ns; /* their total_ns */
+	uint64_t own_ns;  /* their own_ns, exit_ns included */
+	uint64_t exit_ns; /* the exits' handling alone */
+	uint64_t exits;	  /* the exits to user space while they ran */
 };
 
 /* A snapshot of one vCPU slot. */
@@ -483,6 +518,10 @@ int hotplug_check(struct hotplug *hp);
 /* Linux's cpuN/hotplug/target, on either side. */
 int hotplug_set_target(struct hotplug *hp, unsigned int cpu, enum hp_side side,
 		       int state, int timeout_ms, struct hp_report *rep);
+
+/* Each operation kind's sums of time, own share and exits. */
+void hotplug_own_stats(struct hotplug *hp,
+		       struct hp_own_stats out[HP_OP_KINDS]);
 
 /*
  * What the guest did to the GED and the register block, with every access

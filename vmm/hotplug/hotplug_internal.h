@@ -19,6 +19,7 @@
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <time.h>
 
 #include "cpuhp.h"
 #include "cpuhp_regs.h"
@@ -162,6 +163,16 @@ struct hotplug {
 	struct hp_report *rep;
 	uint64_t op_start_ns, op_last_ns;
 	struct vmexit_counts op_exits0; /* the VM's exits when it began */
+	/*
+	 * Its own share (hp_report.own_ns): the operation thread's CPU
+	 * clock, its reading at the start and at the last host step, and
+	 * that step's time (CLOCK_MONOTONIC).
+	 */
+	enum hp_op_kind op_kind;
+	bool prestaging; /* hp_prestage_fill() runs: its walks' kind */
+	clockid_t op_clk;
+	uint64_t op_cpu0_ns, op_cpu_last_ns, op_host_last_ns;
+	struct hp_own_stats own[HP_OP_KINDS]; /* every operation's, summed */
 
 	struct ged *ged;     /* the machine's (board_devices.c) */
 	struct hpregs *regs; /* likewise; attached to hp_regs_ops */
@@ -202,6 +213,10 @@ struct hotplug {
 /* --- slot.c -------------------------------------------------------------- */
 
 uint64_t hp_now_ns(void);
+/* A thread's CPU clock (pthread_getcpuclockid()) in ns; 0 if unreadable. */
+uint64_t hp_cpu_ns(clockid_t clk);
+/* CPU time @cpu_ns spent within @wall_ns, capped at it (slot.c). */
+uint64_t hp_own_cap(uint64_t cpu_ns, uint64_t wall_ns);
 
 /* Appends one step to the current report, if it is about @cpu.  Locked. */
 void hp_record_locked(struct hotplug *hp, unsigned int cpu, enum hp_side side,

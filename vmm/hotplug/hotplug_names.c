@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The words for hotplug_wait and hp_stage, each list once: what the two
+ * The words for hotplug_wait, hp_stage and hp_op_kind, each list once: what the two
  * front ends parse and print (QMP's "wait" and "stage", `hotvm run
  * --hotplug-wait`).  The controller itself works with the enums only.
  */
@@ -33,4 +33,15 @@ static const char *const stage_names[] = {
 const char *hotplug_stage_name(enum hp_stage st)
 {
 	return st <= HP_STAGE_EJECTING ? stage_names[st] : "?";
+}
+
+static const char *const op_kind_names[] = {
+	[HP_OP_ADD] = "hot-add",       [HP_OP_REMOVE] = "hot-remove",
+	[HP_OP_TARGET] = "set-target", [HP_OP_RECOVER] = "recover",
+	[HP_OP_PRESTAGE] = "prestage",
+};
+
+const char *hotplug_op_kind_name(enum hp_op_kind k)
+{
+	return k < HP_OP_KINDS ? op_kind_names[k] : "?";
 }

@@ -44,8 +44,11 @@ void hp_prestage_fill(struct hotplug *hp)
 
 		if (c.state != HOST_OFFLINE || c.broken)
 			continue;
+		/* Counted apart from the operation that took from it. */
+		hp->prestaging = true;
 		ret = hotplug_set_target(hp, cpu, HP_SIDE_HOST,
 					 HOST_VCPU_CREATE, 0, NULL);
+		hp->prestaging = false;
 		if (ret) {
 			/* Not fatal: a later hot-add creates it itself. */
 			pr_err("prestage: CPU %u: cannot create its vCPU "

@@ -617,6 +617,41 @@ static void vcpu_hold(struct vcpu *vcpu, struct vcpu_watch *w)
 	watch_start(vcpu, w);
 }
 
+/* CLOCK_MONOTONIC (the vDSO's: no system call on the exit path). */
+static uint64_t vcpu_now_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
+}
+
+/*
+ * One return from KVM_RUN (@ret, @err its errno): handled; false when the
+ * thread must stop.  Its time is the exit's handling, counted by the
+ * caller (vmexit_time()).
+ */
+static bool vcpu_after_run(struct vcpu *vcpu, struct vcpu_watch *w, int ret,
+			   int err)
+{
+	if (!atomic_load(&vcpu->started))
+		watch_check(vcpu, w, ret < 0 && err == EINTR);
+	if (ret >= 0)
+		return vcpu_handle_exit(vcpu);
+	/*
+	 * EINTR: kicked (or a stray signal).  EAGAIN: an AP received INIT
+	 * and must simply run again.
+	 */
+	if (err == EINTR || err == EAGAIN) {
+		/* A return to user space all the same. */
+		vmexit_count(&vcpu->vm->exits, VMEXIT_OTHER, 0);
+		return true;
+	}
+	vm_request_stop(vcpu->vm, ABI_STATUS_VMFAIL,
+			"vCPU %u: KVM_RUN failed: %s", vcpu->id, strerror(err));
+	return false;
+}
+
 static void *vcpu_thread(void *arg)
 {
 	struct vcpu *vcpu = arg;
@@ -638,32 +673,18 @@ static void *vcpu_thread(void *arg)
 	watch_start(vcpu, &w);
 
 	while (!vm_stopping(vcpu->vm) && !atomic_load(&vcpu->stop)) {
+		uint64_t t0;
+		bool more;
 		int ret, err;
 
 		if (atomic_load(&vcpu->held) && !atomic_load(&vcpu->stop))
 			vcpu_hold(vcpu, &w);
 		ret = ioctl(vcpu->fd, KVM_RUN, 0);
 		err = errno;
-
-		if (!atomic_load(&vcpu->started))
-			watch_check(vcpu, &w, ret < 0 && err == EINTR);
-		errno = err;
-		if (ret < 0) {
-			/*
-			 * EINTR: kicked (or a stray signal).  EAGAIN: an AP
-			 * received INIT and must simply run again.
-			 */
-			if (errno == EINTR || errno == EAGAIN) {
-				/* A return to user space all the same. */
-				vmexit_count(&vcpu->vm->exits, VMEXIT_OTHER, 0);
-				continue;
-			}
-			vm_request_stop(vcpu->vm, ABI_STATUS_VMFAIL,
-					"vCPU %u: KVM_RUN failed: %s", vcpu->id,
-					strerror(errno));
-			break;
-		}
-		if (!vcpu_handle_exit(vcpu))
+		t0 = vcpu_now_ns();
+		more = vcpu_after_run(vcpu, &w, ret, err);
+		vmexit_time(&vcpu->vm->exits, vcpu_now_ns() - t0);
+		if (!more)
 			break;
 	}
 	watch_stop(&w);

@@ -33,8 +33,15 @@ void vmexit_count(struct vmexit_counters *c, enum vmexit_kind k, int dev)
 		1, memory_order_relaxed);
 }
 
+void vmexit_time(struct vmexit_counters *c, uint64_t ns)
+{
+	atomic_fetch_add_explicit(&c->handled_ns, ns, memory_order_relaxed);
+}
+
 void vmexit_read(const struct vmexit_counters *c, struct vmexit_counts *out)
 {
+	out->handled_ns =
+		atomic_load_explicit(&c->handled_ns, memory_order_relaxed);
 	for (unsigned int k = 0; k < VMEXIT_NR; k++)
 		out->kind[k] =
 			atomic_load_explicit(&c->kind[k], memory_order_relaxed);
@@ -46,6 +53,7 @@ void vmexit_read(const struct vmexit_counters *c, struct vmexit_counts *out)
 
 void vmexit_sub(struct vmexit_counts *a, const struct vmexit_counts *b)
 {
+	a->handled_ns -= b->handled_ns;
 	for (unsigned int k = 0; k < VMEXIT_NR; k++)
 		a->kind[k] -= b->kind[k];
 	for (unsigned int s = 0; s < VMEXIT_SPACES; s++)

@@ -6,7 +6,9 @@
  * costs on every host, however fast its exits are (docs/design.md §14).
  * One set of counters per VM, bumped by each vCPU thread with relaxed
  * atomics, read as a copy; the difference of two copies is what one
- * operation cost.
+ * operation cost.  With the counts, the time the vCPU threads spent in
+ * user space handling them (from KVM_RUN's return to the next KVM_RUN):
+ * hotvm's own share of the exits (docs/design.md §14).
  */
 #ifndef HOTVM_VMM_VMEXIT_H
 #define HOTVM_VMM_VMEXIT_H
@@ -39,6 +41,7 @@ enum vmexit_space {
 struct vmexit_counters {
 	_Atomic uint64_t kind[VMEXIT_NR];
 	_Atomic uint64_t dev[VMEXIT_SPACES][VMEXIT_DEVS];
+	_Atomic uint64_t handled_ns; /* every exit's handling, summed */
 	/* Where the devices' names come from; either may be NULL. */
 	const struct bus *bus[VMEXIT_SPACES];
 };
@@ -47,6 +50,7 @@ struct vmexit_counters {
 struct vmexit_counts {
 	uint64_t kind[VMEXIT_NR];
 	uint64_t dev[VMEXIT_SPACES][VMEXIT_DEVS];
+	uint64_t handled_ns;
 };
 
 /* "pio", "mmio", "hlt", "shutdown", "other". */
@@ -57,6 +61,9 @@ const char *vmexit_kind_name(enum vmexit_kind k);
  * that bus (negative: nobody's).
  */
 void vmexit_count(struct vmexit_counters *c, enum vmexit_kind k, int dev);
+
+/* @ns more of handling exits in user space (CLOCK_MONOTONIC). */
+void vmexit_time(struct vmexit_counters *c, uint64_t ns);
 
 void vmexit_read(const struct vmexit_counters *c, struct vmexit_counts *out);
 
