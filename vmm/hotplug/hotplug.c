@@ -592,6 +592,7 @@ static int op_begin(struct hotplug *hp, unsigned int cpu, int timeout_ms,
 	hp->op_wait = hp->wait;
 	hp->rep = rep;
 	hp->op_start_ns = hp->op_last_ns = hp->op_host_last_ns = hp_now_ns();
+	vmexit_timing(&hp->vm->exits, true);
 	vmexit_read(&hp->vm->exits, &hp->op_exits0);
 	pthread_mutex_unlock(&hp->lock);
 	return 0;
@@ -610,6 +611,7 @@ static void op_account_locked(struct hotplug *hp)
 	uint64_t own;
 
 	vmexit_read(&hp->vm->exits, &x);
+	vmexit_timing(&hp->vm->exits, false);
 	vmexit_sub(&x, &hp->op_exits0);
 	/* Summed over threads: exits handled beside it may add up past total. */
 	own = hp_own_cap(cpu > hp->op_cpu0_ns ? cpu - hp->op_cpu0_ns : 0,

@@ -617,15 +617,6 @@ static void vcpu_hold(struct vcpu *vcpu, struct vcpu_watch *w)
 	watch_start(vcpu, w);
 }
 
-/* CLOCK_MONOTONIC (the vDSO's: no system call on the exit path). */
-static uint64_t vcpu_now_ns(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
-}
-
 /*
  * One return from KVM_RUN (@ret, @err its errno): handled; false when the
  * thread must stop.  Its time is the exit's handling, counted by the
@@ -681,9 +672,9 @@ static void *vcpu_thread(void *arg)
 			vcpu_hold(vcpu, &w);
 		ret = ioctl(vcpu->fd, KVM_RUN, 0);
 		err = errno;
-		t0 = vcpu_now_ns();
+		t0 = vmexit_clock(&vcpu->vm->exits);
 		more = vcpu_after_run(vcpu, &w, ret, err);
-		vmexit_time(&vcpu->vm->exits, vcpu_now_ns() - t0);
+		vmexit_time(&vcpu->vm->exits, t0);
 		if (!more)
 			break;
 	}

@@ -4,6 +4,7 @@
  * while vCPUs run; no other memory is ordered by it.
  */
 #include <stdio.h>
+#include <time.h>
 
 #include "vmexit.h"
 
@@ -33,9 +34,38 @@ void vmexit_count(struct vmexit_counters *c, enum vmexit_kind k, int dev)
 		1, memory_order_relaxed);
 }
 
-void vmexit_time(struct vmexit_counters *c, uint64_t ns)
+static uint64_t thread_cpu_ns(void)
 {
-	atomic_fetch_add_explicit(&c->handled_ns, ns, memory_order_relaxed);
+	struct timespec t;
+
+	if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t))
+		return 0;
+	return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
+}
+
+uint64_t vmexit_clock(const struct vmexit_counters *c)
+{
+	if (!atomic_load_explicit(&c->timing, memory_order_relaxed))
+		return 0;
+	return thread_cpu_ns();
+}
+
+void vmexit_time(struct vmexit_counters *c, uint64_t t0)
+{
+	uint64_t t1;
+
+	if (!t0)
+		return;
+	t1 = thread_cpu_ns();
+	if (t1 > t0)
+		atomic_fetch_add_explicit(&c->handled_ns, t1 - t0,
+					  memory_order_relaxed);
+}
+
+void vmexit_timing(struct vmexit_counters *c, bool on)
+{
+	atomic_fetch_add_explicit(&c->timing, on ? 1 : -1,
+				  memory_order_relaxed);
 }
 
 void vmexit_read(const struct vmexit_counters *c, struct vmexit_counts *out)

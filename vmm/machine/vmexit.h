@@ -6,14 +6,18 @@
  * costs on every host, however fast its exits are (docs/design.md §14).
  * One set of counters per VM, bumped by each vCPU thread with relaxed
  * atomics, read as a copy; the difference of two copies is what one
- * operation cost.  With the counts, the time the vCPU threads spent in
- * user space handling them (from KVM_RUN's return to the next KVM_RUN):
- * hotvm's own share of the exits (docs/design.md §14).
+ * operation cost.  With the counts, while an operation runs (timing),
+ * the CPU time the vCPU threads spent in user space handling them (from
+ * KVM_RUN's return to the next KVM_RUN): hotvm's own share of the exits
+ * (docs/design.md §14).  CPU time, not wall time: on a host with fewer
+ * CPUs than threads, an exit that wakes the operation thread may wait for
+ * it to run before it gets back to KVM_RUN, and that is not its work.
  */
 #ifndef HOTVM_VMM_VMEXIT_H
 #define HOTVM_VMM_VMEXIT_H
 
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "bus.h"
@@ -42,6 +46,8 @@ struct vmexit_counters {
 	_Atomic uint64_t kind[VMEXIT_NR];
 	_Atomic uint64_t dev[VMEXIT_SPACES][VMEXIT_DEVS];
 	_Atomic uint64_t handled_ns; /* every exit's handling, summed */
+	/* Operations running that want handled_ns (vmexit_timing()). */
+	_Atomic int timing;
 	/* Where the devices' names come from; either may be NULL. */
 	const struct bus *bus[VMEXIT_SPACES];
 };
@@ -62,8 +68,16 @@ const char *vmexit_kind_name(enum vmexit_kind k);
  */
 void vmexit_count(struct vmexit_counters *c, enum vmexit_kind k, int dev);
 
-/* @ns more of handling exits in user space (CLOCK_MONOTONIC). */
-void vmexit_time(struct vmexit_counters *c, uint64_t ns);
+/*
+ * The calling thread's CPU clock in ns, if an operation wants exits timed
+ * (else 0: reading the clock is a system call, which the exits outside
+ * an operation need not pay for).
+ */
+uint64_t vmexit_clock(const struct vmexit_counters *c);
+/* Since @t0 (vmexit_clock()'s, 0: not timed) was handling an exit. */
+void vmexit_time(struct vmexit_counters *c, uint64_t t0);
+/* An operation starts (@on) or ends wanting its exits timed. */
+void vmexit_timing(struct vmexit_counters *c, bool on);
 
 void vmexit_read(const struct vmexit_counters *c, struct vmexit_counts *out);
 
