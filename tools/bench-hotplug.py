@@ -708,9 +708,10 @@ def own_table(s, kinds):
     names = dict(ROWS, kth='k-th vCPU add')
     print('\n# hotvm\'s own share per operation, us: median (p99) '
           '[exits\' handling] +pool: its operation thread\'s CPU time from '
-          'the operation\'s start to its end, plus its vCPU threads\' time '
-          'from each exit to the next KVM_RUN; +pool: --prestage\'s refill '
-          'after it (before the reply, after the guest has the CPU)')
+          'the operation\'s start to its end, plus its vCPU threads\' CPU '
+          'time from each exit to the next KVM_RUN; +pool: --prestage\'s '
+          'refill after it (before the reply, after the guest has the '
+          'CPU)')
     print('%-30s%s' % ('operation', ''.join(' %24s' % k for k in kinds)))
     for key in names:
         cells = []

@@ -147,6 +147,13 @@ int qmp_emit_event_lossy(struct qmp_server *s, const char *name,
  */
 int qmp_emit_event_lossy_at(struct qmp_server *s, const char *name,
 			    struct json_object *data, uint64_t at_ns);
+/*
+ * ... with @data already as text: a JSON object the caller wrote (for an
+ * event of every hotplug step, where building json-c objects cost more
+ * than the event's formatting; docs/design.md §14).
+ */
+int qmp_emit_event_text_lossy_at(struct qmp_server *s, const char *name,
+				 const char *data, uint64_t at_ns);
 
 /* Number of connected clients, for tests and `query-status`-like output. */
 unsigned int qmp_server_clients(struct qmp_server *s);
