@@ -15,12 +15,15 @@
 
 failed=0
 total=0
+failed_names=
+failed_logs=
 while [ $# -ge 2 ]; do
 	name=$1
 	cmd=$2
 	shift 2
 	total=$((total + 1))
 	out=/tmp/vm-suite.$total
+	echo "$name" >"$out.name"
 	echo "== $name: $cmd"
 	{
 		sh -c "$cmd" 2>&1
@@ -31,11 +34,21 @@ while [ $# -ge 2 ]; do
 		grep -qi '^1\.\.0 # SKIP\|: skipped' "$out"; then
 		echo "== $name: FAILED (exit status $rc)"
 		failed=$((failed + 1))
+		failed_names="$failed_names $name"
+		failed_logs="$failed_logs $out"
 	else
 		echo "== $name: passed"
 	fi
 done
 echo "== $((total - failed)) of $total suites passed"
+# The last lines are all a truncated log shows: name the failures there.
+if [ -n "$failed_names" ]; then
+	for f in $failed_logs; do
+		echo "---- the last 20 lines of $(head -n 1 "$f.name")"
+		tail -n 20 "$f"
+	done
+	echo "== failed:$failed_names"
+fi
 if [ -n "${VM_SUITES_REPORTS:-}" ] && [ -n "$(ls -A "$VM_SUITES_REPORTS" 2>/dev/null)" ]; then
 	for f in "$VM_SUITES_REPORTS"/*; do
 		echo "---- $f"

@@ -572,7 +572,6 @@ static void test_linux_views(void)
 	cpu_render_states(f, o, -1, false);
 	cpu_render_states(f, o, 1, false);
 	fclose(f);
-	printf("%s", buf);
 	CHECK(strstr(buf, "LINUX-CPU"));
 	CHECK(strstr(buf, "GUEST:LINUX-STATE-NAME"));
 	CHECK(strstr(buf, "LINUX cpu1 online, stage started"));
