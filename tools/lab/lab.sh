@@ -73,11 +73,13 @@ The machine:
                       up (soft lockup, RCU stall, or a console silent for
                       --silence seconds), never when the command fails
                       (default 1)
-  --silence SECONDS   a console that prints nothing for this long means the
-                      lab's kernel froze (seen under TCG with no lockup
-                      report at all): QEMU is killed and the lab boots again
-                      (default 0: off; the commands must then print at
-                      least that often)
+  --silence SECONDS   a console that prints nothing for this long while the
+                      lab kernel's heartbeat (every 5 s on its second serial
+                      port) has stopped too means the lab's kernel froze
+                      (seen under TCG with no lockup report at all): QEMU is
+                      killed and the lab boots again.  A silent command on a
+                      live kernel is left to its own deadlines and --timeout
+                      (default 0: off)
   --bzimage           boot the compressed vmlinuz through QEMU's Linux loader
                       instead of the vmlinux ELF (PVH entry) extracted from it
                       into the cache, which boots 3-4 s faster under TCG
@@ -584,6 +586,7 @@ qemu=(qemu-system-x86_64 -accel tcg -M q35 -cpu max -m "$mem" -smp "$smp"
 	-nographic -vga none -nic none -no-reboot
 	-kernel "$kernel" -initrd "$initrd"
 	-append "console=ttyS0 quiet panic=-1 softlockup_panic=1 watchdog_thresh=20 $append"
+	-serial mon:stdio -serial "file:$work/alive.log"
 	"${qemu_extra[@]}")
 
 say "kernel $kver ($([[ $kernel = "$vmlinux" ]] && echo 'vmlinux, PVH entry' || echo bzImage)), $(du -h "$initrd" | cut -f1) initramfs, CPUs: $smp, $mem MB, timeout ${timeout_s}s"
@@ -598,23 +601,39 @@ log=$work/serial.log
 fifo=$work/serial.fifo
 
 # watch_silence PID: kills QEMU when the console has not grown for
-# --silence seconds, and says so in $work/frozen.
+# --silence seconds and neither has the heartbeat the lab's init writes to
+# its second serial port every 5 s (alive.log), and says so in
+# $work/frozen.  A silent console with a live heartbeat is the command's
+# silence, not a frozen lab: it is said once on stderr, and the command's
+# own deadlines and --timeout decide, since booting again would hide a hang.
 watch_silence() {
-	local pid=$1 size last=-1 quiet_for=0
+	local pid=$1 size last=-1 quiet_for=0 beat last_beat=-1 beat_quiet=0 said=0
 	while kill -0 "$pid" 2>/dev/null; do
 		sleep 5
 		size=$(stat -c %s "$log" 2>/dev/null || echo 0)
+		beat=$(stat -c %s "$work/alive.log" 2>/dev/null || echo 0)
 		if [[ $size = "$last" ]]; then
 			quiet_for=$((quiet_for + 5))
 		else
 			quiet_for=0
 			last=$size
+			said=0
 		fi
-		if [[ $quiet_for -ge $silence_s ]]; then
-			echo "$quiet_for" >"$work/frozen"
-			kill "$pid" 2>/dev/null || true
-			return
+		if [[ $beat = "$last_beat" ]]; then
+			beat_quiet=$((beat_quiet + 5))
+		else
+			beat_quiet=0
+			last_beat=$beat
 		fi
+		[[ $quiet_for -ge $silence_s ]] || continue
+		if [[ $beat -gt 0 && $beat_quiet -lt $silence_s ]]; then
+			[[ $said = 1 ]] || warn "the console has been silent for ${quiet_for}s, but the lab's kernel is alive (its heartbeat goes on): waiting for the command"
+			said=1
+			continue
+		fi
+		echo "$quiet_for" >"$work/frozen"
+		kill "$pid" 2>/dev/null || true
+		return
 	done
 }
 
@@ -636,7 +655,7 @@ boot() {
 	timeout --kill-after=10 "$timeout_s" "${qemu[@]}" </dev/null >&3 2>&1 &
 	qpid=$!
 	exec 3>&-
-	rm -f "$work/frozen"
+	rm -f "$work/frozen" "$work/alive.log"
 	watchpid=
 	if [[ $silence_s -gt 0 ]]; then
 		watch_silence "$qpid" &
@@ -673,7 +692,7 @@ while :; do
 		break
 	fi
 	if [[ -e $work/frozen ]]; then
-		warn "the lab's kernel froze (attempt $attempt): its console printed nothing for ${silence_s}s"
+		warn "the lab's kernel froze (attempt $attempt): its console printed nothing for ${silence_s}s and its heartbeat stopped"
 	else
 		warn "the lab's kernel locked up (attempt $attempt): 'BUG: soft lockup' or an RCU stall on its console"
 	fi
