@@ -168,6 +168,12 @@ static int vmproc_ready_ms(void)
 int vmproc_start(struct vmproc *v, const char *cpus, const char *cmdline,
 		 const char *const *extra)
 {
+	return vmproc_start_ms(v, cpus, cmdline, extra, vmproc_ready_ms());
+}
+
+int vmproc_start_ms(struct vmproc *v, const char *cpus, const char *cmdline,
+		    const char *const *extra, int ready_ms)
+{
 	char tmpl[] = "/tmp/hotvm-e2e-XXXXXX";
 	const char *argv[48];
 	struct qmp_client_error err;
@@ -176,7 +182,10 @@ int vmproc_start(struct vmproc *v, const char *cpus, const char *cmdline,
 
 	*v = (struct vmproc){ .out_fd = -1,
 			      .log_fd = -1,
-			      .echo = getenv("E2E_ECHO") };
+			      .echo = getenv("E2E_ECHO"),
+			      .stop_ms = ready_ms > VMPROC_TIMEOUT_MS
+						 ? ready_ms
+						 : VMPROC_TIMEOUT_MS };
 	if (!mkdtemp(tmpl))
 		return -errno;
 	snprintf(v->dir, sizeof(v->dir), "%s", tmpl);
@@ -210,8 +219,7 @@ int vmproc_start(struct vmproc *v, const char *cpus, const char *cmdline,
 	v->out_fd = fds[0];
 	if (v->pid < 0)
 		return -errno;
-	if (vmproc_wait_line(v, "ready", vmproc_ready_ms(), line,
-			     sizeof(line))) {
+	if (vmproc_wait_line(v, "ready", ready_ms, line, sizeof(line))) {
 		printf("# %s: no ready line\n", argv[0]);
 		return -ETIMEDOUT;
 	}
@@ -372,7 +380,8 @@ int vmproc_wait_exit(struct vmproc *v, int timeout_ms)
 
 int vmproc_stop(struct vmproc *v)
 {
-	long deadline = now_ms() + VMPROC_TIMEOUT_MS;
+	long deadline =
+		now_ms() + (v->stop_ms ? v->stop_ms : VMPROC_TIMEOUT_MS);
 	int status = -1;
 	char cmd[300];
 

@@ -28,6 +28,7 @@ struct vmproc {
 	char apicids[128];
 	struct qmp_client *c;
 	const char *echo; /* E2E_ECHO set: copy the console to stdout */
+	int stop_ms;	  /* how long vmproc_stop() waits for the exit */
 };
 
 /* $HOTVM, else build/vmm/hotvm. */
@@ -36,6 +37,13 @@ const char *vmproc_hotvm(void);
 /* Starts hotvm run with the API on a socket and waits for "ready". */
 int vmproc_start(struct vmproc *v, const char *cpus, const char *cmdline,
 		 const char *const *extra);
+/*
+ * The same with its own bound on "ready", for a VM whose boot takes longer
+ * than most (hundreds of vCPUs created one by one, under a sanitizer, in
+ * the nested lab); vmproc_stop() then waits as long for the exit.
+ */
+int vmproc_start_ms(struct vmproc *v, const char *cpus, const char *cmdline,
+		    const char *const *extra, int ready_ms);
 /* quit, wait for exit; returns the exit status (-1 if killed). */
 int vmproc_stop(struct vmproc *v);
 
