@@ -14,6 +14,7 @@
 #include "hotplug.h"
 #include "hotvm/guest_states.h"
 #include "sim_guest.h"
+#include "vmexit.h"
 
 #define MAX	  4
 #define T_WAIT_MS 400
@@ -124,5 +125,36 @@ static void test_prestage_apart(void)
 	fake_vm_destroy(fv);
 }
 
+/*
+ * The exits' share (vmexit.h): timed on the handling thread's CPU clock
+ * only while an operation asks, and an exit still being handled keeps the
+ * counters unsettled until its time is in.
+ */
+static void test_exit_time(void)
+{
+	struct vmexit_counters c = { 0 };
+	struct vmexit_counts a, b;
+	volatile unsigned long spin = 0;
+	uint64_t t0;
+
+	CHECK_EQ(vmexit_clock(&c), 0); /* no operation: not timed */
+	CHECK(vmexit_settled(&c));
+	vmexit_read(&c, &a);
+	vmexit_timing(&c, true);
+	t0 = vmexit_clock(&c);
+	CHECK(t0 != 0);
+	CHECK(!vmexit_settled(&c));
+	for (unsigned long i = 0; i < 2000000; i++)
+		spin += i;
+	vmexit_time(&c, t0);
+	CHECK(vmexit_settled(&c));
+	vmexit_timing(&c, false);
+	CHECK_EQ(vmexit_clock(&c), 0);
+	vmexit_read(&c, &b);
+	vmexit_sub(&b, &a);
+	CHECK(b.handled_ns > 0);
+	CHECK_EQ(vmexit_total(&b), 0); /* time is not a count */
+}
+
 CHECK_MAIN(TEST(test_add_remove), TEST(test_wait_left_out),
-	   TEST(test_prestage_apart))
+	   TEST(test_prestage_apart), TEST(test_exit_time))

@@ -7,6 +7,7 @@
  * thread and are synchronous; each one is recorded in a struct hp_report.
  */
 #include <errno.h>
+#include <sched.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -598,14 +599,31 @@ static int op_begin(struct hotplug *hp, unsigned int cpu, int timeout_ms,
 	return 0;
 }
 
+/* How long an operation's end waits for the exit that woke it. */
+#define HP_EXIT_SETTLE_NS 10000000ull
+
+/*
+ * The exit that ended the operation (the guest's doorbell or eject) may
+ * still be running on its vCPU thread, which woke this one: on a host
+ * with fewer CPUs than threads this thread runs first.  Its time belongs
+ * to the operation: let it finish (it takes no lock this thread holds;
+ * bounded all the same).
+ */
+static void exits_settle(struct hotplug *hp)
+{
+	uint64_t end = hp_now_ns() + HP_EXIT_SETTLE_NS;
+
+	while (!vmexit_settled(&hp->vm->exits) && hp_now_ns() < end)
+		sched_yield();
+}
+
 /*
  * The operation's time, exits and own share, into its report (if any)
- * and its kind's sums.  Locked.
+ * and its kind's sums; @cpu: this thread's CPU clock at its end.  Locked.
  */
-static void op_account_locked(struct hotplug *hp)
+static void op_account_locked(struct hotplug *hp, uint64_t cpu)
 {
 	struct hp_own_stats *k = &hp->own[hp->op_kind];
-	uint64_t cpu = hp_cpu_ns(hp->op_clk);
 	uint64_t total = hp_now_ns() - hp->op_start_ns;
 	struct vmexit_counts x;
 	uint64_t own;
@@ -632,11 +650,16 @@ static void op_account_locked(struct hotplug *hp)
 /* ret: what the walk returned, the code of a reason a step wrote. */
 static void op_end(struct hotplug *hp, int ret)
 {
+	uint64_t cpu;
+
 	snap_host(hp, hp->op_cpu);
+	/* Read first: the wait for the exits is not the operation's work. */
+	cpu = hp_cpu_ns(hp->op_clk);
+	exits_settle(hp);
 	pthread_mutex_lock(&hp->lock);
 	if (hp->rep && ret && hv_err_is_set(&hp->rep->err))
 		hp->rep->err.code = ret;
-	op_account_locked(hp);
+	op_account_locked(hp, cpu);
 	hp->op_active = false;
 	hp->rep = NULL;
 	pthread_mutex_unlock(&hp->lock);

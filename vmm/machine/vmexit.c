@@ -43,11 +43,15 @@ static uint64_t thread_cpu_ns(void)
 	return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
 }
 
-uint64_t vmexit_clock(const struct vmexit_counters *c)
+uint64_t vmexit_clock(struct vmexit_counters *c)
 {
+	uint64_t t;
+
 	if (!atomic_load_explicit(&c->timing, memory_order_relaxed))
 		return 0;
-	return thread_cpu_ns();
+	atomic_fetch_add(&c->inflight, 1);
+	t = thread_cpu_ns();
+	return t ? t : 1; /* 0 says "not timed" */
 }
 
 void vmexit_time(struct vmexit_counters *c, uint64_t t0)
@@ -60,6 +64,12 @@ void vmexit_time(struct vmexit_counters *c, uint64_t t0)
 	if (t1 > t0)
 		atomic_fetch_add_explicit(&c->handled_ns, t1 - t0,
 					  memory_order_relaxed);
+	atomic_fetch_sub(&c->inflight, 1);
+}
+
+bool vmexit_settled(const struct vmexit_counters *c)
+{
+	return atomic_load(&c->inflight) <= 0;
 }
 
 void vmexit_timing(struct vmexit_counters *c, bool on)

@@ -48,6 +48,7 @@ struct vmexit_counters {
 	_Atomic uint64_t handled_ns; /* every exit's handling, summed */
 	/* Operations running that want handled_ns (vmexit_timing()). */
 	_Atomic int timing;
+	_Atomic int inflight; /* exits being timed now */
 	/* Where the devices' names come from; either may be NULL. */
 	const struct bus *bus[VMEXIT_SPACES];
 };
@@ -73,11 +74,17 @@ void vmexit_count(struct vmexit_counters *c, enum vmexit_kind k, int dev);
  * (else 0: reading the clock is a system call, which the exits outside
  * an operation need not pay for).
  */
-uint64_t vmexit_clock(const struct vmexit_counters *c);
+uint64_t vmexit_clock(struct vmexit_counters *c);
 /* Since @t0 (vmexit_clock()'s, 0: not timed) was handling an exit. */
 void vmexit_time(struct vmexit_counters *c, uint64_t t0);
 /* An operation starts (@on) or ends wanting its exits timed. */
 void vmexit_timing(struct vmexit_counters *c, bool on);
+/*
+ * Whether no timed exit is being handled: an operation that ends reads
+ * handled_ns once the exit that woke it (a doorbell, an eject) has
+ * finished and added its time.
+ */
+bool vmexit_settled(const struct vmexit_counters *c);
 
 void vmexit_read(const struct vmexit_counters *c, struct vmexit_counts *out);
 
