@@ -136,6 +136,12 @@ void __noreturn guest_main(u32 start_info)
 	}
 	hp_print_online();
 	hotplug_init(cmdline.ignore_hotplug);
+	/*
+	 * Interrupts on from here: every vector in use has its handler, and
+	 * the boot CPU's waits for its APs halt until an AP wakes it
+	 * (smp.c) instead of spinning, the boot's bring-up too.
+	 */
+	local_irq_enable();
 
 	for (unsigned int c = 1; c < nr_possible; c++)
 		if (percpu[c].boot_present)

@@ -9,6 +9,8 @@
 #define VEC_SCI		0x31 /* ACPI SCI (GPE0), from the I/O APIC */
 #define VEC_LAPIC_TIMER 0xef
 #define VEC_DOORBELL	0xf0 /* "look at your mailbox" IPI */
+#define VEC_WAKE	0xf1 /* "what you wait for is done" IPI */
+#define VEC_WAKE_TIMER	0xf2 /* the bound of a wait's halt */
 #define VEC_SPURIOUS	0xff
 
 /* As isr.S pushes it. */

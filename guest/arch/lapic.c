@@ -118,6 +118,17 @@ void lapic_timer_start(u8 vector, u32 count)
 	lapic_write(APIC_TMICT, count);
 }
 
+void lapic_timer_oneshot(u8 vector)
+{
+	lapic_write(APIC_TDCR, 0xa); /* divide by 128, as the periodic one */
+	lapic_write(APIC_LVTT, vector);
+}
+
+void lapic_timer_arm(u32 count)
+{
+	lapic_write(APIC_TMICT, count);
+}
+
 void lapic_timer_stop(void)
 {
 	lapic_write(APIC_LVTT, APIC_LVT_MASKED);
@@ -141,17 +152,24 @@ void lapic_calib_stop(void)
 	lapic_write(APIC_TMICT, 0);
 }
 
-static void lapic_icr(u32 apic_id, u32 low)
+static void lapic_icr_mode(bool x2apic, u32 apic_id, u32 low)
 {
-	if (use_x2apic) {
+	volatile u32 *mmio = (volatile u32 *)LAPIC_MMIO_BASE;
+
+	if (x2apic) {
 		wrmsr(MSR_X2APIC_BASE + (APIC_ICR >> 4),
 		      ((u64)apic_id << 32) | low);
 		return;
 	}
-	while (lapic_read(APIC_ICR) & APIC_ICR_BUSY)
+	while (mmio[APIC_ICR / 4] & APIC_ICR_BUSY)
 		cpu_relax();
-	lapic_write(APIC_ICR2, apic_id << 24);
-	lapic_write(APIC_ICR, low);
+	mmio[APIC_ICR2 / 4] = apic_id << 24;
+	mmio[APIC_ICR / 4] = low;
+}
+
+static void lapic_icr(u32 apic_id, u32 low)
+{
+	lapic_icr_mode(use_x2apic, apic_id, low);
 }
 
 void lapic_send_ipi(u32 apic_id, u8 vector)
@@ -163,6 +181,27 @@ void lapic_send_ipi(u32 apic_id, u8 vector)
 void lapic_send_nmi(u32 apic_id)
 {
 	lapic_icr(apic_id, APIC_DM_NMI);
+}
+
+/*
+ * The mode is the APIC base MSR's, not lapic_setup()'s choice: a fresh
+ * vCPU's APIC is in xAPIC mode, and after an INIT it keeps the mode it
+ * had (KVM's kvm_lapic_reset() leaves the base alone on an INIT).  A
+ * software-disabled APIC still sends IPIs (Intel SDM vol. 3, "Local APIC
+ * State After It Has Been Software Disabled"); a hardware-disabled one
+ * cannot, or one moved away from the address entry.S maps uncached.
+ */
+bool lapic_send_ipi_early(u32 apic_id, u8 vector)
+{
+	u64 base = rdmsr(MSR_APIC_BASE);
+
+	if (!(base & APIC_BASE_EN))
+		return false;
+	if (!(base & APIC_BASE_EXTD) &&
+	    (base & ~0xfffull) != (u64)LAPIC_MMIO_BASE)
+		return false;
+	lapic_icr_mode(base & APIC_BASE_EXTD, apic_id, APIC_DM_FIXED | vector);
+	return true;
 }
 
 void lapic_send_init(u32 apic_id)

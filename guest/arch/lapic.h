@@ -24,6 +24,14 @@ void lapic_eoi(void);
 /* Periodic timer on @vector; lapic_timer_stop() masks it. */
 void lapic_timer_start(u8 vector, u32 count);
 void lapic_timer_stop(void);
+/*
+ * One-shot timer on @vector at the periodic one's rate (128 ns a count at
+ * the 1 GHz bus): lapic_timer_oneshot() once, lapic_timer_arm() to start
+ * each countdown (one register write, so one exit).
+ */
+void lapic_timer_oneshot(u8 vector);
+void lapic_timer_arm(u32 count);
+#define LAPIC_TIMER_NS 128
 
 /* One-shot, masked, divide-by-1 countdown, for tsc_init(). */
 void lapic_calib_start(u32 count);
@@ -35,6 +43,12 @@ void lapic_send_ipi(u32 apic_id, u8 vector);
 void lapic_send_nmi(u32 apic_id);
 void lapic_send_init(u32 apic_id);
 void lapic_send_sipi(u32 apic_id, u8 page);
+/*
+ * A fixed IPI from a CPU whose LAPIC lapic_setup() may not have set up
+ * (an AP before its starting states or after their teardown); false when
+ * its APIC cannot send.
+ */
+bool lapic_send_ipi_early(u32 apic_id, u8 vector);
 
 /* The ID of the calling CPU from CPUID, valid before its APIC is set up. */
 u32 cpu_apic_id(void);

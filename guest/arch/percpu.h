@@ -31,6 +31,11 @@ struct percpu {
 	volatile u32 mbox_req;
 	volatile u32 mbox_done;
 	volatile u32 doorbell; /* bumped by the boot CPU for each request */
+	/*
+	 * The APIC ID + 1 of the CPU halted until this AP sets alive, parked
+	 * or mbox_done, else 0: the AP wakes it with VEC_WAKE.
+	 */
+	volatile u32 waiter;
 
 	/* Set by the AP's starting/online states. */
 	volatile bool lapic_on; /* software-enabled: doorbell IPIs arrive */

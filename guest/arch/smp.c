@@ -19,6 +19,7 @@ _Static_assert((GUEST_TRAMPOLINE & 0xfff) == 0 && GUEST_TRAMPOLINE < 0x100000,
 
 #define SIPI_VECTOR	(GUEST_TRAMPOLINE >> 12)
 #define CALL_TIMEOUT_US 10000000 /* the software /dev/kvm is slow */
+#define WAKE_SLICE_US	10000	 /* the longest halt of a wait: a safety net */
 
 struct percpu percpu[GUEST_MAX_CPUS];
 unsigned int smp_nr_possible;
@@ -35,6 +36,8 @@ void smp_nmi_wait(volatile u32 *word, u32 seen);
 extern const char smp_nmi_wait_start[], smp_nmi_wait_end[];
 
 static void smp_nmi(struct idt_regs *regs);
+static void smp_wake_irq(struct idt_regs *regs);
+static void smp_wake_timer_irq(struct idt_regs *regs);
 
 unsigned int smp_init(void)
 {
@@ -61,6 +64,10 @@ unsigned int smp_init(void)
 	smp_nr_possible = n;
 
 	idt_set_handler(2, smp_nmi);
+	idt_set_handler(VEC_DOORBELL, smp_wake_irq);
+	idt_set_handler(VEC_WAKE, smp_wake_irq);
+	idt_set_handler(VEC_WAKE_TIMER, smp_wake_timer_irq);
+	lapic_timer_oneshot(VEC_WAKE_TIMER); /* the boot CPU's: smp_wait() */
 	memcpy((void *)GUEST_TRAMPOLINE, trampoline_start,
 	       (size_t)(trampoline_end - trampoline_start));
 	return n;
@@ -129,21 +136,111 @@ static void smp_nmi(struct idt_regs *regs)
 		regs->rip = (u64)(uintptr_t)smp_nmi_wait_end;
 }
 
-static int wait_flag(volatile u32 *flag, u64 timeout_us)
+static struct smp_wait_stats smp_wait_st; /* the boot CPU's */
+
+void smp_get_wait_stats(struct smp_wait_stats *st)
+{
+	*st = smp_wait_st;
+}
+
+/* The doorbell and the wake-up: ending a hlt was the point. */
+static void smp_wake_irq(struct idt_regs *regs)
+{
+	if (regs->vector == VEC_WAKE)
+		smp_wait_st.wakes++;
+	lapic_eoi();
+}
+
+/* Whether the boot CPU's one-shot timer still counts down. */
+static volatile bool smp_wake_armed;
+
+static void smp_wake_timer_irq(struct idt_regs *regs)
+{
+	(void)regs;
+	smp_wake_armed = false;
+	smp_wait_st.slices++;
+	lapic_eoi();
+}
+
+/* A bound on the next halt: the slice already running, or a new one. */
+static void smp_wake_arm(void)
+{
+	if (smp_wake_armed)
+		return;
+	smp_wake_armed = true;
+	lapic_timer_arm(WAKE_SLICE_US * 1000 / LAPIC_TIMER_NS);
+}
+
+/*
+ * Wait until the AP @pc has set *word to @want: 0 or -ETIMEDOUT.
+ *
+ * The boot CPU halts rather than spins (docs/design.md §5): on a host
+ * with fewer CPUs than running vCPUs a spinning vCPU holds the CPU that
+ * the AP's vCPU needs until the host's scheduler preempts it, and without
+ * pause-loop exiting nothing tells the host that it spins.  So it says
+ * that it waits (waiter), looks at the word with interrupts off and
+ * halts with "sti; hlt", whose STI shadow closes the window in which the
+ * AP's wake-up could land before the hlt.  The AP stores the word, then
+ * reads waiter; with a full barrier on both sides, either it sees the
+ * waiter and sends VEC_WAKE or we see the word.  The one-shot timer
+ * bounds every halt, so a lost wake-up costs one slice and the timeout
+ * still ends the wait.  Any other CPU, or a caller with interrupts off,
+ * spins as before: the timer and the wake-up are the boot CPU's.
+ */
+static int smp_wait(struct percpu *pc, volatile u32 *word, u32 want,
+		    u64 timeout_us)
 {
 	u64 end = tsc_deadline_us(timeout_us);
+	bool sleep = !irqs_disabled() && smp_processor_id() == 0;
+	int ret = 0;
 
-	while (!smp_load_acquire(flag)) {
-		if (tsc_passed(end))
-			return -ETIMEDOUT;
-		cpu_relax();
+	if (sleep) {
+		smp_wait_st.waits++;
+		WRITE_ONCE(pc->waiter, percpu[0].apic_id + 1);
+		mb();
 	}
-	return 0;
+	for (;;) {
+		if (sleep)
+			local_irq_disable();
+		if (smp_load_acquire(word) == want)
+			break;
+		if (tsc_passed(end)) {
+			ret = -ETIMEDOUT;
+			break;
+		}
+		if (sleep) {
+			smp_wake_arm();
+			smp_wait_st.halts++;
+			safe_halt();
+		} else {
+			cpu_relax();
+		}
+	}
+	if (sleep) {
+		WRITE_ONCE(pc->waiter, 0);
+		local_irq_enable();
+	}
+	return ret;
+}
+
+/* The AP's half of smp_wait(), after it stored the word. */
+static void smp_wake_waiter(struct percpu *pc)
+{
+	u32 w;
+
+	mb(); /* the word before waiter, as smp_wait() orders them */
+	w = READ_ONCE(pc->waiter);
+	if (!w)
+		return;
+	if (pc->lapic_on)
+		lapic_send_ipi(w - 1, VEC_WAKE);
+	else
+		lapic_send_ipi_early(w - 1, VEC_WAKE); /* else the slice */
 }
 
 int smp_wait_alive(unsigned int cpu, u64 timeout_us)
 {
-	return wait_flag(&percpu[cpu].alive, timeout_us);
+	return smp_wait(&percpu[cpu], &percpu[cpu].alive, 1, timeout_us);
 }
 
 int smp_park(unsigned int cpu, u64 timeout_us)
@@ -152,7 +249,7 @@ int smp_park(unsigned int cpu, u64 timeout_us)
 
 	smp_store_release(&pc->park_req, 1);
 	smp_ring(pc);
-	return wait_flag(&pc->parked, timeout_us);
+	return smp_wait(pc, &pc->parked, 1, timeout_us);
 }
 
 void smp_reset(unsigned int cpu)
@@ -207,16 +304,10 @@ int smp_call_start(unsigned int cpu, int (*fn)(void *), void *arg)
 int smp_call_wait(unsigned int cpu)
 {
 	struct percpu *pc = &percpu[cpu];
-	u32 req = pc->mbox_req;
-	u64 end = tsc_deadline_us(CALL_TIMEOUT_US);
 
-	while (smp_load_acquire(&pc->mbox_done) != req) {
-		if (tsc_passed(end)) {
-			printk("smp: cpu %u does not answer its mailbox\n",
-			       cpu);
-			return -ETIMEDOUT;
-		}
-		cpu_relax();
+	if (smp_wait(pc, &pc->mbox_done, pc->mbox_req, CALL_TIMEOUT_US)) {
+		printk("smp: cpu %u does not answer its mailbox\n", cpu);
+		return -ETIMEDOUT;
 	}
 	return pc->mbox_ret;
 }
@@ -231,6 +322,7 @@ int smp_call_on_cpu(unsigned int cpu, int (*fn)(void *), void *arg)
 static void __noreturn smp_ap_park(struct percpu *pc)
 {
 	smp_store_release(&pc->parked, 1);
+	smp_wake_waiter(pc);
 	/*
 	 * Interrupts off: only INIT (the next kick, or smp_reset) gets the
 	 * CPU out of here.  NMI or SMI would return to the hlt.
@@ -247,6 +339,7 @@ void __noreturn smp_ap_main(unsigned int cpu)
 
 	idt_load();
 	smp_store_release(&pc->alive, 1);
+	smp_wake_waiter(pc);
 
 	for (;;) {
 		u32 req, bell;
@@ -259,6 +352,7 @@ void __noreturn smp_ap_main(unsigned int cpu)
 		if (req != pc->mbox_done) {
 			pc->mbox_ret = pc->mbox_fn(pc->mbox_arg);
 			smp_store_release(&pc->mbox_done, req);
+			smp_wake_waiter(pc);
 			continue;
 		}
 		/* Halt, never spin: see smp_ring(). */

@@ -8,8 +8,10 @@
  *
  * An AP runs nothing on its own: everything it does comes through its
  * mailbox (smp_call_on_cpu), always with interrupts off, which is how the
- * cpuhp AP states execute on the AP.  Between requests it halts with
- * interrupts on once its LAPIC can take the doorbell IPI, else it spins.
+ * cpuhp AP states execute on the AP.  Between requests it halts: with
+ * interrupts on once its LAPIC can take the doorbell IPI, else with
+ * interrupts off until an NMI.  The boot CPU halts too while it waits for
+ * an AP (alive, parked, a mailbox result), until the AP's VEC_WAKE IPI.
  */
 #ifndef GUEST_SMP_H
 #define GUEST_SMP_H
@@ -55,6 +57,15 @@ int smp_call_on_cpu(unsigned int cpu, int (*fn)(void *), void *arg);
  */
 int smp_call_start(unsigned int cpu, int (*fn)(void *), void *arg);
 int smp_call_wait(unsigned int cpu);
+
+/*
+ * The boot CPU's waits for its APs: those that may halt (interrupts on),
+ * their halts, the APs' wake-ups (VEC_WAKE) and the timer's expiries.
+ */
+struct smp_wait_stats {
+	u64 waits, halts, wakes, slices;
+};
+void smp_get_wait_stats(struct smp_wait_stats *st);
 
 /* Entered from the trampoline (entry.S) on the AP's own stack. */
 void __noreturn smp_ap_main(unsigned int cpu);

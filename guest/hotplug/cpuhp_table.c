@@ -19,7 +19,7 @@
 #define ALIVE_TIMEOUT_US 10000000 /* an AP boot is ~1 ms; be generous */
 #define PARK_TIMEOUT_US	 10000000
 #define TIMER_HZ	 10
-#define TIMER_COUNT	 (1000000000u / 128 / TIMER_HZ) /* 1 GHz bus, /128 */
+#define TIMER_COUNT	 (1000000000u / LAPIC_TIMER_NS / TIMER_HZ)
 
 struct cpuhp_machine hp_machine;
 struct cpumask cpu_online_mask;
@@ -243,12 +243,6 @@ static void timer_irq(struct idt_regs *regs)
 	lapic_eoi();
 }
 
-static void doorbell_irq(struct idt_regs *regs)
-{
-	(void)regs;
-	lapic_eoi(); /* waking from hlt was the point */
-}
-
 /* The library's platform. */
 static spinlock_t hp_lock;
 static volatile int hp_owner = -1;
@@ -362,7 +356,6 @@ int hp_init(unsigned int nr_cpus, bool trace)
 
 	hp_trace = trace;
 	idt_set_handler(VEC_LAPIC_TIMER, timer_irq);
-	idt_set_handler(VEC_DOORBELL, doorbell_irq);
 
 	ret = cpuhp_init(&hp_machine, &hp_platform, hp_steps, GUEST_NR_STATES,
 			 hp_cpus, nr_cpus);
