@@ -21,7 +21,8 @@ loader, -M q35 -accel kvm -cpu max,-arch-capabilities) on /dev/kvm:
             against K single adds, and the resize against the k-th
             phase's adds summed
   states    hotvm's per-state medians (build/tests/e2e/bench-states,
-            hotvm's cpu-hotplug timing every host and guest state)
+            hotvm's cpu-hotplug timing every host and guest state), for
+            the --before build's hotvm too
 
 Every operation from add1 to resize also counts the exits it cost: hotvm's
 own count of its vCPUs' returns to user space (query-hotplug-stats, before
@@ -864,31 +865,39 @@ plot %s, %s
 
 
 def states(args, res):
-    """hotvm's per-state breakdown: the rows of tests/e2e's bench-states."""
+    """hotvm's per-state breakdown: the rows of tests/e2e's bench-states,
+    for the build and, with --before, for the older build's hotvm (and so
+    its built-in guest) under the same bench-states."""
     exe = os.path.join(args.build, 'tests', 'e2e', 'bench-states')
-    env = dict(os.environ, HOTVM=os.path.join(args.build, 'vmm', 'hotvm'))
-    try:
-        p = subprocess.run([exe, str(args.cycles)], env=env,
-                           capture_output=True, text=True, timeout=600)
-    except (OSError, subprocess.TimeoutExpired) as e:
-        print('bench-hotplug: %s: %s' % (exe, e), file=sys.stderr)
-        return 1
-    rows = []
-    for line in p.stdout.splitlines():
-        f = line.split()
-        if len(f) == 7 and f[0] in ('host', 'guest', 'op'):
-            rows.append({'side': f[0], 'state': f[1], 'direction': f[2],
-                         'n': int(f[3]), 'median_us': float(f[4]),
-                         'p99_us': float(f[5]),
-                         'own_us': None if f[6] == '-' else float(f[6])})
-    res.setdefault('hotvm', {})['states'] = rows
-    print_states(rows, args.cycles)
-    return p.returncode
+    status = 0
+    for kind, build in (('hotvm', args.build), ('hotvm-before', args.before)):
+        if not build:
+            continue
+        env = dict(os.environ, HOTVM=os.path.join(build, 'vmm', 'hotvm'))
+        try:
+            p = subprocess.run([exe, str(args.cycles)], env=env,
+                               capture_output=True, text=True, timeout=600)
+        except (OSError, subprocess.TimeoutExpired) as e:
+            print('bench-hotplug: %s: %s' % (exe, e), file=sys.stderr)
+            status = 1
+            continue
+        rows = []
+        for line in p.stdout.splitlines():
+            f = line.split()
+            if len(f) == 7 and f[0] in ('host', 'guest', 'op'):
+                rows.append({'side': f[0], 'state': f[1], 'direction': f[2],
+                             'n': int(f[3]), 'median_us': float(f[4]),
+                             'p99_us': float(f[5]),
+                             'own_us': None if f[6] == '-' else float(f[6])})
+        res.setdefault(kind, {})['states'] = rows
+        print_states(rows, args.cycles, kind)
+        status |= p.returncode
+    return status
 
 
-def print_states(rows, cycles):
-    print('\n# hotvm per state (cpu-hotplug of one vCPU, %d cycles), us:'
-          % cycles)
+def print_states(rows, cycles, kind='hotvm'):
+    print('\n# %s per state (cpu-hotplug of one vCPU, %d cycles), us:'
+          % (kind, cycles))
     print('# (own: hotvm\'s own share, median: a host state\'s operation '
           'thread CPU time; op: the whole cpu-hotplug\'s own-us, '
           'own-exit-us)')
@@ -947,8 +956,10 @@ def main():
         with open(args.table) as f:
             saved = json.load(f)
         table(summarize(saved['raw']), saved)
-        if saved['raw'].get('hotvm', {}).get('states'):
-            print_states(saved['raw']['hotvm']['states'], saved['cycles'])
+        for kind in ('hotvm', 'hotvm-before'):
+            if saved['raw'].get(kind, {}).get('states'):
+                print_states(saved['raw'][kind]['states'], saved['cycles'],
+                             kind)
         return 0
     if args.cycles < 1 or not 9 <= args.max <= 1024:
         ap.error('need -c >= 1 and 9 <= -m <= 1024')
