@@ -587,6 +587,7 @@ qemu=(qemu-system-x86_64 -accel tcg -M q35 -cpu max -m "$mem" -smp "$smp"
 	-kernel "$kernel" -initrd "$initrd"
 	-append "console=ttyS0 quiet panic=-1 softlockup_panic=1 watchdog_thresh=20 $append"
 	-serial mon:stdio -serial "file:$work/alive.log"
+	-monitor "unix:$work/monitor.sock,server=on,wait=off"
 	"${qemu_extra[@]}")
 
 say "kernel $kver ($([[ $kernel = "$vmlinux" ]] && echo 'vmlinux, PVH entry' || echo bzImage)), $(du -h "$initrd" | cut -f1) initramfs, CPUs: $smp, $mem MB, timeout ${timeout_s}s"
@@ -599,6 +600,40 @@ fi
 
 log=$work/serial.log
 fifo=$work/serial.fifo
+
+# monitor_dump: where a frozen lab's CPUs are, from QEMU's monitor, on
+# stderr: the registers twice, 2 s apart (a CPU that moves spins, one that
+# stays is stuck), so that a freeze can be told apart from the next.
+monitor_dump() {
+	command -v python3 >/dev/null || return 0
+	python3 - "$work/monitor.sock" <<'PY' 2>&1 | sed "s/^/$prog: monitor: /" >&2 || true
+import socket, sys, time
+s = socket.socket(socket.AF_UNIX)
+s.settimeout(5)
+s.connect(sys.argv[1])
+def cmd(c):
+    s.sendall((c + "\n").encode())
+    time.sleep(1)
+    out = b""
+    try:
+        while True:
+            b = s.recv(65536)
+            if not b:
+                break
+            out += b
+            if len(b) < 65536:
+                break
+    except socket.timeout:
+        pass
+    return out.decode(errors="replace")
+cmd("")
+for c in ("info registers -a", "info registers -a"):
+    for l in cmd(c).splitlines():
+        if l.startswith(("RIP", "CS ", "CR0", "EFER", "CPU#", "RAX", "HLT")) or "HLT=" in l:
+            print(l.strip())
+    time.sleep(2)
+PY
+}
 
 # watch_silence PID: kills QEMU when the console has not grown for
 # --silence seconds and neither has the heartbeat the lab's init writes to
@@ -632,6 +667,7 @@ watch_silence() {
 			continue
 		fi
 		echo "$quiet_for" >"$work/frozen"
+		monitor_dump
 		kill "$pid" 2>/dev/null || true
 		return
 	done
