@@ -244,7 +244,7 @@ static void guest_report(struct hotplug *hp, unsigned int cpu, uint32_t v,
 		.ret = failed ? (ret ? ret : -EIO) : 0,
 	};
 	struct hp_events ev;
-	bool started;
+	bool started, wake = done;
 
 	/* A state the guest's table does not have: a confused guest. */
 	if (!s || st >= GUEST_NR_STATES || n.state >= GUEST_NR_STATES)
@@ -272,12 +272,23 @@ static void guest_report(struct hotplug *hp, unsigned int cpu, uint32_t v,
 			n.ret = -EAGAIN;
 			s->fault_given = CPUHP_INVALID;
 		}
-		if (n.bringup && !failed && st >= GUEST_AP_WORK)
+		if (n.bringup && !failed && st >= GUEST_AP_WORK &&
+		    !s->w.reached) {
 			s->w.reached = true;
+			wake = true;
+		}
 	}
 	hp_record_locked(hp, cpu, HP_SIDE_GUEST, &n, at_ns);
 	ev = hp->ev;
-	pthread_cond_broadcast(&hp->cond);
+	/*
+	 * Waiters want the walk's end (w.done, guest_walking) or the AP's
+	 * work reached (w.reached): only those wake them.  A broadcast per
+	 * step woke the operation thread a dozen times a hot-add, each a
+	 * system call here and a wake, check and sleep there, in hotvm's own
+	 * share (docs/design.md §14).
+	 */
+	if (wake)
+		pthread_cond_broadcast(&hp->cond);
 	pthread_mutex_unlock(&hp->lock);
 	if (started)
 		hp_vcpu_started(hp, cpu);
