@@ -635,6 +635,17 @@ for c in ("info registers -a", "info registers -a"):
 PY
 }
 
+# lab_resumed BEAT: whether the heartbeat file grows past BEAT bytes
+# within 12 s.
+lab_resumed() {
+	local i
+	for i in 1 2 3 4 5 6; do
+		sleep 2
+		[[ $(stat -c %s "$work/alive.log" 2>/dev/null || echo 0) -gt $1 ]] && return 0
+	done
+	return 1
+}
+
 # watch_silence PID: kills QEMU when the console has not grown for
 # --silence seconds and neither has the heartbeat the lab's init writes to
 # its second serial port every 5 s (alive.log), and says so in
@@ -666,8 +677,19 @@ watch_silence() {
 			said=1
 			continue
 		fi
-		echo "$quiet_for" >"$work/frozen"
 		monitor_dump
+		# The dump was a monitor command, which wakes QEMU's main loop.
+		# A lab that runs again after it was not frozen inside: QEMU's
+		# own timers had stalled (seen as a lab kernel idle in hlt with
+		# no timer interrupt).  Say so, and keep watching.
+		if lab_resumed "$beat"; then
+			warn "the lab ran again after a monitor command: QEMU's timers had stalled for ${quiet_for}s, not the lab's kernel"
+			quiet_for=0
+			beat_quiet=0
+			last_beat=-1
+			continue
+		fi
+		echo "$quiet_for" >"$work/frozen"
 		kill "$pid" 2>/dev/null || true
 		return
 	done
