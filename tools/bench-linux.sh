@@ -15,10 +15,14 @@
 # its onlining rule (hotvm.online=none), device_add with "wait": "started",
 # so hotvm's guest agent client onlines each new CPU (guest-set-vcpus)
 # after its grace time; the guest prints the same "online:" line.
+# With -B BEFORE, another column: BEFORE's hotvm (a build of an earlier
+# tree) running the same scenario as hotvm, to show in one run what a
+# change costs a Linux guest.
 # A benchmark, not a test.  CLOCK_MONOTONIC inside the lab (tools/bench_linux_qmp.c).
 #
-#   tools/bench-linux.sh [-a] [-r REPS] [-m MAX] [-s SOFT] [-b BUILD] [-o JSON] [-l LOG] [-t SECONDS]
+#   tools/bench-linux.sh [-a] [-B BEFORE] [-r REPS] [-m MAX] [-s SOFT] [-b BUILD] [-o JSON] [-l LOG] [-t SECONDS]
 #     -a  also hotvm with the guest agent onlining (the guest carries qemu-ga)
+#     -B  also the hotvm of build directory BEFORE (column "hotvm-before")
 #     -r  runs of each VMM (default 3)
 #     -m  most CPUs (default 4; 2..64)
 #     -s  soft offline/online cycles of cpu1 per run (default 3; 0: none)
@@ -39,10 +43,12 @@ json=
 log=
 timeout=
 agent=
+before=
 
-while getopts ar:m:s:b:o:l:t:h opt; do
+while getopts aB:r:m:s:b:o:l:t:h opt; do
 	case $opt in
 	a) agent=agent ;;
+	B) before=$OPTARG ;;
 	r) reps=$OPTARG ;;
 	m) max=$OPTARG ;;
 	s) soft=$OPTARG ;;
@@ -50,7 +56,7 @@ while getopts ar:m:s:b:o:l:t:h opt; do
 	o) json=$OPTARG ;;
 	l) log=$OPTARG ;;
 	t) timeout=$OPTARG ;;
-	*) sed -n '2,30p' "$0"; exit 2 ;;
+	*) sed -n '2,34p' "$0"; exit 2 ;;
 	esac
 done
 case $reps$max$soft in *[!0-9]*) echo "bench-linux: -r, -m and -s take numbers" >&2; exit 2 ;; esac
@@ -59,10 +65,16 @@ case $reps$max$soft in *[!0-9]*) echo "bench-linux: -r, -m and -s take numbers" 
 json=${json:-$build/bench-linux.json}
 log=${log:-$build/bench-linux.log}
 # A boot takes 15-40 s in the lab (80 s on a busy host), a hotplug step 1-3 s.
-nvmm=$([ -n "$agent" ] && echo 3 || echo 2)
+nvmm=$((2 + ${agent:+1} + ${before:+1}))
 timeout=${timeout:-$((120 + reps * nvmm * (120 + max * 20 + soft * 6)))}
 hotvm=$build/vmm/hotvm
 [ -x "$hotvm" ] || { echo "bench-linux: $hotvm not built (ninja -C $build)" >&2; exit 2; }
+before_bin=
+if [ -n "$before" ]; then
+	[ -x "$before/vmm/hotvm" ] ||
+		{ echo "bench-linux: -B $before: no vmm/hotvm there (ninja -C $before)" >&2; exit 2; }
+	before_bin="--bin $before/vmm/hotvm:/bin/hotvm-before"
+fi
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT INT TERM
@@ -84,20 +96,22 @@ fi
 status=0
 # shellcheck disable=SC2086  # lab_extra is words
 "$top/tools/lab/lab.sh" --cache "$build/lab-cache" --smp 1 --linux-guest --with-qemu $lab_extra \
-	--hotvm "$hotvm" --bin "$drv" \
+	--hotvm "$hotvm" --bin "$drv" $before_bin \
 	--add "$top/tools/lab/bench-linux-inner.sh:/lab/bench-linux-inner.sh" \
-	--run "SOFT=$soft sh /lab/bench-linux-inner.sh $reps $max 512 $agent" \
+	--run "SOFT=$soft sh /lab/bench-linux-inner.sh $reps $max 512 ${agent:--} ${before:+before}" \
 	--log "$log" --quiet --timeout "$timeout" || status=$?
 
 grep -a '^BENCH-ERROR' "$log" | tr -d '\r' >&2 || :
 
 pstatus=0
-python3 - "$log" "$json" "$reps" "$max" "$status" "$nvmm" <<'EOF' || pstatus=$?
+python3 - "$log" "$json" "$reps" "$max" "$status" "$agent" "$before" <<'EOF' || pstatus=$?
 import json, statistics, sys, time, platform
 
 logf, out, reps, mx, status = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5])
-vmms = ('hotvm', 'hotvm-agent', 'qemu') if int(sys.argv[6]) == 3 else ('hotvm', 'qemu')
-heads = {'hotvm': 'hotvm ms', 'hotvm-agent': 'hotvm, agent onlines ms', 'qemu': 'QEMU ms'}
+vmms = ('hotvm',) + (('hotvm-agent',) if sys.argv[6] else ()) + \
+    (('hotvm-before',) if sys.argv[7] else ()) + ('qemu',)
+heads = {'hotvm': 'hotvm ms', 'hotvm-agent': 'hotvm, agent onlines ms',
+         'hotvm-before': 'hotvm before ms', 'qemu': 'QEMU ms'}
 runs, info, errors = [], [], []
 for line in open(logf, 'rb').read().decode('utf-8', 'replace').splitlines():
     line = line.strip('\r')

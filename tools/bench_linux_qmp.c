@@ -24,7 +24,7 @@
  *   bench-linux-qmp --vmm hotvm|hotvm-agent|qemu --kernel VMLINUX [--initrd INITRD]
  *                   [--max N] [--mem MB] [--cmdline TEXT] [--bin PATH]
  *                   [--dir DIR] [--rep N] [--timeout S] [--cpu MODEL]
- *                   [--soft N]
+ *                   [--soft N] [--label NAME]
  *
  * Built by tools/bench-linux.sh with plain cc (-static, json-c).
  */
@@ -51,7 +51,7 @@
 #define MAX_CPUS 64
 
 static struct {
-	const char *vmm, *kernel, *initrd, *bin, *dir, *cmdline, *cpu;
+	const char *vmm, *label, *kernel, *initrd, *bin, *dir, *cmdline, *cpu;
 	unsigned int max, mem, rep, timeout_s, soft;
 } opt = { .max = 4,
 	  .soft = 3,
@@ -120,7 +120,7 @@ fail(const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
-	printf("BENCH-ERROR: %s rep %u: %s\n", opt.vmm, opt.rep, buf);
+	printf("BENCH-ERROR: %s rep %u: %s\n", opt.label, opt.rep, buf);
 	for (unsigned int i = 0; i < nr_last && i < 8; i++)
 		printf("BENCH-ERROR:   console: %s\n",
 		       last_lines[(nr_last - (nr_last < 8 ? nr_last : 8) + i) %
@@ -498,14 +498,15 @@ static struct json_object *soft_phase(void)
 
 	memset(&w, 0, sizeof(w)); /* no id: no device's events */
 	printf("BENCH-PROGRESS: %s rep %u: soft offline/online of cpu1\n",
-	       opt.vmm, opt.rep);
+	       opt.label, opt.rep);
 	qmp_send("{\"execute\": \"system_powerdown\"}");
 	/* Failed with the console's last lines before the lab, silent for
 	 * 180 s, is taken for frozen. */
 	if (opt.timeout_s > 150)
 		opt.timeout_s = 150;
 	wait_for(soft_timed, &w, "the guest's soft offline and online of cpu1");
-	printf("BENCH-PROGRESS: %s rep %u: %s\n", opt.vmm, opt.rep, soft_line);
+	printf("BENCH-PROGRESS: %s rep %u: %s\n", opt.label, opt.rep,
+	       soft_line);
 	wait_for(soft_reported, &w, "the reports of the soft offlines/onlines");
 	opt.timeout_s = timeout_s;
 	json_object_put(w.reply);
@@ -746,7 +747,7 @@ int main(int argc, char **argv)
 		{ "bin", 1, 0, 'b' },	 { "dir", 1, 0, 'd' },
 		{ "rep", 1, 0, 'r' },	 { "timeout", 1, 0, 't' },
 		{ "cpu", 1, 0, 'C' },	 { "soft", 1, 0, 's' },
-		{ 0, 0, 0, 0 },
+		{ "label", 1, 0, 'L' },	 { 0, 0, 0, 0 },
 	};
 	char soft[48] = "";
 	struct slot slots[MAX_CPUS];
@@ -794,6 +795,9 @@ int main(int argc, char **argv)
 		case 's':
 			opt.soft = atoi(optarg);
 			break;
+		case 'L':
+			opt.label = optarg;
+			break;
 		default:
 			return 2;
 		}
@@ -805,7 +809,19 @@ int main(int argc, char **argv)
 			"usage: bench-linux-qmp --vmm hotvm|hotvm-agent|qemu "
 			"--kernel K [--initrd I] [--max 2..64] [--mem MB]"
 			" [--cmdline T] [--bin P] [--dir D] [--rep N]"
-			" [--timeout S] [--cpu QEMU-CPU] [--soft N]\n");
+			" [--timeout S] [--cpu QEMU-CPU] [--soft N]"
+			" [--label NAME]\n");
+		return 2;
+	}
+	/* Another build of the same VMM in one run needs its own name. */
+	if (!opt.label)
+		opt.label = opt.vmm;
+	/* It names files in --dir too. */
+	if (!*opt.label || strlen(opt.label) > 32 ||
+	    opt.label[strspn(opt.label,
+			     "abcdefghijklmnopqrstuvwxyz0123456789-")]) {
+		fprintf(stderr, "bench-linux-qmp: --label: 1-32 of a-z, 0-9 "
+				"and '-'\n");
 		return 2;
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -820,11 +836,11 @@ int main(int argc, char **argv)
 	snprintf(cmdline, sizeof(cmdline), "%s%s%s", opt.cmdline,
 		 agent ? " hotvm.online=none hotvm.agent=1" : "", soft);
 	snprintf(console_path, sizeof(console_path), "%s/%s-%u.console",
-		 opt.dir, opt.vmm, opt.rep);
-	snprintf(sock_path, sizeof(sock_path), "%s/%s-%u.qmp", opt.dir, opt.vmm,
-		 opt.rep);
+		 opt.dir, opt.label, opt.rep);
+	snprintf(sock_path, sizeof(sock_path), "%s/%s-%u.qmp", opt.dir,
+		 opt.label, opt.rep);
 	snprintf(stderr_path, sizeof(stderr_path), "%s/%s-%u.stderr", opt.dir,
-		 opt.vmm, opt.rep);
+		 opt.label, opt.rep);
 	unlink(console_path);
 	unlink(sock_path);
 
@@ -842,7 +858,7 @@ int main(int argc, char **argv)
 		     online_count, online_list);
 
 	/* Progress, for a lab that takes a silent console for a frozen one. */
-	printf("BENCH-PROGRESS: %s rep %u: ready after %.0f ms\n", opt.vmm,
+	printf("BENCH-PROGRESS: %s rep %u: ready after %.0f ms\n", opt.label,
 	       opt.rep, boot_ms);
 	qmp_connect();
 	if (agent)
@@ -853,7 +869,7 @@ int main(int argc, char **argv)
 		     opt.max);
 
 	out = json_object_new_object();
-	json_object_object_add(out, "vmm", json_object_new_string(opt.vmm));
+	json_object_object_add(out, "vmm", json_object_new_string(opt.label));
 	json_object_object_add(out, "rep", json_object_new_int(opt.rep));
 	json_object_object_add(out, "max", json_object_new_int(opt.max));
 	json_object_object_add(out, "boot_ms", ms(boot_ms, 0));
@@ -886,8 +902,8 @@ int main(int argc, char **argv)
 		json_object_object_add(r, "online",
 				       json_object_new_string(match_list));
 		json_object_array_add(adds, r);
-		printf("BENCH-PROGRESS: %s rep %u: %u CPUs\n", opt.vmm, opt.rep,
-		       k);
+		printf("BENCH-PROGRESS: %s rep %u: %u CPUs\n", opt.label,
+		       opt.rep, k);
 		json_object_put(w.reply);
 	}
 	if (opt.soft)

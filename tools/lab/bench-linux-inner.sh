@@ -5,15 +5,23 @@
 # (/lab/linux/vmlinux, /lab/linux/initrd.gz).  Each run prints one
 # BENCH-JSON (or BENCH-ERROR) line on the console; tools/bench-linux.sh reads
 # them from the lab's log.
-#   sh /lab/bench-linux-inner.sh REPS MAX [MEM_MB] [agent]
+#   sh /lab/bench-linux-inner.sh REPS MAX [MEM_MB] [agent] [before]
 # With "agent", each rep also runs hotvm --agent with a guest that has no
-# onlining rule (bench-linux-qmp --vmm hotvm-agent).  SOFT (environment,
+# onlining rule (bench-linux-qmp --vmm hotvm-agent).  With "before", each
+# rep also runs /bin/hotvm-before, another build of hotvm, the same way as
+# /bin/hotvm (labelled hotvm-before).  SOFT (environment,
 # default 3) is bench-linux-qmp's --soft.
 reps=${1:-3}
 max=${2:-4}
 mem=${3:-512}
-vmms="hotvm qemu"
-[ "${4:-}" = agent ] && vmms="hotvm hotvm-agent qemu"
+vmms=hotvm
+for extra in "${4:-}" "${5:-}"; do
+	case $extra in
+	agent) vmms="$vmms hotvm-agent" ;;
+	before) vmms="$vmms hotvm-before" ;;
+	esac
+done
+vmms="$vmms qemu"
 soft=${SOFT:-3}
 rvmms="$(echo $vmms | tr ' ' '\n' | sed -n '1!G;h;$p' | tr '\n' ' ')"
 kernel=/lab/linux/vmlinux
@@ -26,9 +34,14 @@ echo "BENCH-INFO: $(qemu-system-x86_64 --version | head -n 1)"
 echo "BENCH-INFO: reps=$reps max=$max mem=${mem}M vmms=$vmms soft=$soft"
 
 one() {
-	bench-linux-qmp --vmm "$1" --rep "$2" --max "$max" --mem "$mem" --soft "$soft" \
-		--kernel "$kernel" --initrd "$initrd" --dir "$dir" --timeout 300 \
-		--bin "$([ "$1" = qemu ] && echo qemu-system-x86_64 || echo /bin/hotvm)" ||
+	case $1 in
+	qemu) kind=qemu bin=qemu-system-x86_64 ;;
+	hotvm-before) kind=hotvm bin=/bin/hotvm-before ;;
+	*) kind=$1 bin=/bin/hotvm ;;
+	esac
+	bench-linux-qmp --vmm "$kind" --label "$1" --rep "$2" --max "$max" --mem "$mem" \
+		--soft "$soft" --kernel "$kernel" --initrd "$initrd" --dir "$dir" \
+		--timeout 300 --bin "$bin" ||
 		failed=$((failed + 1))
 	# Each run's files are only for a failure's report.
 	rm -f "$dir/$1-$2".*
