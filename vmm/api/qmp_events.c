@@ -78,13 +78,20 @@ static struct qmp_event *event_new(const char *name, struct json_object *data,
 static int queue(struct qmp_server *s, const char *name, struct qmp_event *e)
 {
 	bool lossy = e && e->lossy;
-	bool dropped = false;
+	bool dropped = false, first;
 
 	if (!e) {
 		pr_err("api: event %s dropped: out of memory", name);
 		return -ENOMEM;
 	}
 	pthread_mutex_lock(&s->lock);
+	/*
+	 * The I/O thread takes the whole queue at once, so only the event
+	 * that finds it empty need wake it: a hot-add's dozen CPUHP_STATEs
+	 * from one ring drain were a dozen eventfd writes, and on a busy CPU
+	 * as many switches to the I/O thread inside the vCPU's exit.
+	 */
+	first = !s->ev_head;
 	if (lossy && s->n_lossy >= QMP_MAX_PENDING_EVENTS) {
 		s->lost++;
 		dropped = true;
@@ -96,7 +103,8 @@ static int queue(struct qmp_server *s, const char *name, struct qmp_event *e)
 	pthread_mutex_unlock(&s->lock);
 	if (dropped)
 		free(e); /* counted: the clients get an EVENTS_LOST */
-	qmp_wake(s);
+	if (first)
+		qmp_wake(s);
 	return 0;
 }
 
