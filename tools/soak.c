@@ -4,7 +4,9 @@
  * resizes and host-side injected faults, while other clients query it
  * without pause.  Every SAMPLE cycles the VM is brought back to its boot
  * CPUs and its fds, threads and RSS are sampled: fds and threads must come
- * back exactly, RSS must stay within a bound after the first sample.  The
+ * back exactly (every slot's vCPU thread among them, parked while the slot
+ * is empty: a re-add takes it again, never a new one), RSS must stay
+ * within a bound after the first sample.  The
  * guest's own online list must match hotvm's after every operation.
  *
  *   HOTVM=build/vmm/hotvm soak [CYCLES [CLIENTS]]
@@ -173,7 +175,7 @@ int main(int argc, char **argv)
 					     NULL };
 	unsigned int cycles = argc > 1 ? (unsigned int)atoi(argv[1]) : 2000;
 	unsigned int nclients = argc > 2 ? (unsigned int)atoi(argv[2]) : 3;
-	int fds[MAX_SAMPLES], threads[MAX_SAMPLES];
+	int fds[MAX_SAMPLES], threads[MAX_SAMPLES], vcpus[MAX_SAMPLES];
 	long rss[MAX_SAMPLES];
 	unsigned int nsamples = 0, disagree = 0;
 	unsigned long ops[5] = { 0 };
@@ -193,7 +195,10 @@ int main(int argc, char **argv)
 		printf("soak: the VM did not start\n");
 		return 2;
 	}
-	/* Create every slot's fd once: parked fds are part of the baseline. */
+	/*
+	 * Create every slot's vCPU once: its parked fd and thread are part
+	 * of the baseline.
+	 */
 	vmproc_qmp(&v, "cpu-resize", NULL, NULL, 0, "{\"count\": %d}",
 		   MAX_CPUS);
 	vmproc_qmp(&v, "cpu-resize", NULL, NULL, 0, "{\"count\": 1}");
@@ -218,9 +223,14 @@ int main(int argc, char **argv)
 			fds[nsamples] = vmproc_fds(&v);
 			threads[nsamples] =
 				vmproc_threads(&v, nsamples ? threads[0] : -1);
+			vcpus[nsamples] =
+				vmproc_vcpu_threads(&v, MAX_CPUS, NULL, 0);
 			rss[nsamples] = rss_kb(v.pid);
-			printf("sample %4u: fds %d threads %d rss %ld KiB\n", n,
-			       fds[nsamples], threads[nsamples], rss[nsamples]);
+			printf("sample %4u: fds %d threads %d (vCPU %d) rss "
+			       "%ld "
+			       "KiB\n",
+			       n, fds[nsamples], threads[nsamples],
+			       vcpus[nsamples], rss[nsamples]);
 			fflush(stdout);
 			nsamples++;
 			continue;
@@ -237,6 +247,10 @@ int main(int argc, char **argv)
 		if (i > 1 && rss[i] > rss[1] + RSS_SLACK_KB)
 			flat = false;
 	}
+	/* One thread per slot, running or parked: 1 running, 7 parked. */
+	for (unsigned int i = 0; i < nsamples; i++)
+		if (vcpus[i] != MAX_CPUS)
+			flat = false;
 	printf("soak: %u cycles: %lu adds, %lu removals, %lu resizes, %lu "
 	       "injected faults, %lu queries; %lu queries from %u other "
 	       "clients (%lu failed)\n",

@@ -91,9 +91,17 @@ static void mark_started(struct vcpu *vcpu)
 		vcpu->on_start(vcpu->start_ctx, vcpu->id);
 }
 
-/* The thread "exists" (it has a tid) but runs nothing until released. */
+/*
+ * The thread "exists" (it has a tid) but runs nothing until released; a
+ * parked one is taken again, with its tid.
+ */
 int vcpu_start_held(struct vcpu *vcpu)
 {
+	if (vcpu->thread_started && atomic_exchange(&vcpu->parked, false)) {
+		atomic_store(&vcpu->started, false);
+		atomic_store(&vcpu->held, 1);
+		return 0;
+	}
 	atomic_store(&vcpu->stop, false);
 	atomic_store(&vcpu->started, false);
 	atomic_store(&vcpu->held, 1);
@@ -128,7 +136,7 @@ void fake_vcpu_sipi(unsigned int id)
 	vcpu = id < FAKE_MAX_VCPUS ? vcpus[id] : NULL;
 	pthread_mutex_unlock(&vcpus_lock);
 	/* A SIPI to a vCPU that is not running is lost, as with KVM. */
-	if (vcpu && atomic_load(&vcpu->tid))
+	if (vcpu && vcpu_tid(vcpu))
 		mark_started(vcpu);
 }
 
@@ -137,9 +145,19 @@ void vcpu_kick(struct vcpu *vcpu)
 	(void)vcpu;
 }
 
+/* Kept, held: it runs nothing until vcpu_start*() takes it again. */
+void vcpu_park(struct vcpu *vcpu)
+{
+	if (!vcpu->thread_started)
+		return;
+	atomic_store(&vcpu->held, 1);
+	atomic_store(&vcpu->parked, true);
+}
+
 void vcpu_join(struct vcpu *vcpu)
 {
 	vcpu->thread_started = false;
+	atomic_store(&vcpu->parked, false);
 	atomic_store(&vcpu->tid, 0);
 }
 

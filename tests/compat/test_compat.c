@@ -541,6 +541,8 @@ static void write_file(const char *path, const char *text, mode_t mode)
  * pins the new vCPU thread to host CPU 0 by its tid, the second records
  * what it sees of the thread at that moment: its name, its affinity and
  * the system call it waits in (not KVM_RUN: the guest has not run on it).
+ * Removed and added again, the vCPU comes back on the same thread (parked
+ * meanwhile), held again while the hooks run.
  */
 static void test_hook_pins_vcpu(void)
 {
@@ -549,7 +551,7 @@ static void test_hook_pins_vcpu(void)
 	const char *extra[3];
 	struct vmproc v;
 	FILE *f;
-	int tid = 0, apic = -1, pid = 0, nr = -1, lines = 0;
+	int tid = 0, apic = -1, pid = 0, nr = -1, lines = 0, tids[3] = { 0 };
 	char name[32] = "", cpus[32] = "", qom[128] = "";
 
 	CHECK(mkdtemp(dir) != NULL);
@@ -590,19 +592,30 @@ static void test_hook_pins_vcpu(void)
 			    "\"vcpu1\", \"socket-id\": 1}"),
 		 0);
 	CHECK_EQ(vmproc_wait_online(&v, "0-1", VMPROC_TIMEOUT_MS), 0);
+	CHECK_EQ(vmproc_qmp(&v, "device_del", NULL, NULL, 0,
+			    "{\"id\": \"vcpu1\"}"),
+		 0);
+	CHECK_EQ(vmproc_wait_online(&v, "0", VMPROC_TIMEOUT_MS), 0);
+	CHECK_EQ(vmproc_qmp(&v, "device_add", NULL, NULL, 0,
+			    "{\"driver\": \"host-x86_64-cpu\", \"id\": "
+			    "\"vcpu1\", \"socket-id\": 1}"),
+		 0);
+	CHECK_EQ(vmproc_wait_online(&v, "0-1", VMPROC_TIMEOUT_MS), 0);
 
 	f = fopen(rec, "r");
 	CHECK(f != NULL);
 	while (f && fgets(line, sizeof(line), f)) {
 		int cpu = -1;
 
-		lines++;
 		if (sscanf(line, "%d %d %d %d %31s %d %31s %127s", &cpu, &tid,
 			   &apic, &pid, name, &nr, cpus, qom) != 8) {
 			printf("# bad record: %s", line);
 			CHECK(0);
 			continue;
 		}
+		if (lines < 3)
+			tids[lines] = tid;
+		lines++;
 		snprintf(want, sizeof(want), "vcpu%d", cpu);
 		CHECK_STREQ(name, want);
 		CHECK_EQ(apic, cpu);
@@ -618,7 +631,11 @@ static void test_hook_pins_vcpu(void)
 	}
 	if (f)
 		fclose(f);
-	CHECK_EQ(lines, 2); /* the boot CPU's walk, then the hot-add */
+	/* The boot CPU's walk, the hot-add, the add again. */
+	CHECK_EQ(lines, 3);
+	CHECK(tids[1] > 0);
+	CHECK_EQ(tids[2], tids[1]);
+	CHECK_EQ(vmproc_fast_tid(&v, 1), tids[1]);
 	/* And the thread the guest now runs on stayed where it was put. */
 	snprintf(path, sizeof(path), "/proc/%d/task/%d/status", (int)v.pid,
 		 tid);

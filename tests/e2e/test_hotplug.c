@@ -133,7 +133,7 @@ static int check_tables(struct vmproc *v, struct expect *e)
 {
 	struct json_object *r = NULL;
 	char list[128];
-	int before = check_failures;
+	int before = check_failures, vcpus;
 
 	cpulist(e->online, list, sizeof(list));
 	if (vmproc_wait_online(v, list, WAIT_MS)) {
@@ -161,13 +161,35 @@ static int check_tables(struct vmproc *v, struct expect *e)
 	if (r)
 		expect_created(e, v, r);
 	json_object_put(r);
-	/* No thread or fd outlives the vCPU that needed it. */
-	CHECK_EQ(vmproc_threads(v, e->base_threads + popcount(e->online)),
-		 e->base_threads + popcount(e->online));
+	/*
+	 * No thread or fd outlives the slot that needed it: one thread per
+	 * slot whose vCPU exists, running or parked (a removed vCPU keeps
+	 * its thread for the slot's next add), and no other.
+	 */
+	vcpus = popcount(e->online | e->created | ((1u << e->boot) - 1));
+	CHECK_EQ(vmproc_vcpu_threads(v, vcpus, NULL, 0), vcpus);
+	CHECK_EQ(vmproc_threads(v, e->base_threads + vcpus),
+		 e->base_threads + vcpus);
 	if (e->fds_per_vcpu)
 		CHECK_EQ(vmproc_fds(v),
 			 e->base_fds + e->fds_per_vcpu * popcount(e->created));
 	return check_failures == before ? 0 : -1;
+}
+
+/* query-cpuhp's word on @cpu's vCPU: parked, with no thread-id. */
+static bool cpuhp_parked(struct vmproc *v, unsigned int cpu)
+{
+	struct json_object *r = NULL, *c, *tid;
+	bool parked;
+
+	if (vmproc_qmp(v, "query-cpuhp", &r, NULL, 0, "{\"cpu\": %u}", cpu))
+		return false;
+	c = vmproc_cpu(r, cpu);
+	parked = c && vmproc_flag(c, "parked", NULL) &&
+		 json_object_object_get_ex(c, "thread-id", &tid) &&
+		 json_object_get_int(tid) == 0;
+	json_object_put(r);
+	return parked;
 }
 
 /* cpu-hotplug; *nsteps is how many steps the reply timed. */
@@ -285,6 +307,7 @@ static void test_add_remove_cycles(void)
 	struct expect e;
 	struct json_object *ev = NULL;
 	char err[600];
+	int tid_of[4], tid0;
 
 	CHECK_EQ(vmproc_start(&v, "boot=1,max=4", "", NULL), 0);
 	expect_init(&e, &v, 1, 4);
@@ -324,7 +347,16 @@ static void test_add_remove_cycles(void)
 		e.online &= ~(1u << cpu);
 		CHECK_EQ(check_tables(&v, &e), 0);
 	}
-	/* The same slot again and again: its parked fd is reused. */
+	/*
+	 * The same slot again and again: its parked fd and thread are
+	 * reused.  The thread that ran it before its removal runs it again
+	 * (same tid in query-cpus-fast and in /proc), and stays while the
+	 * slot is empty, reported as parked with no thread-id.
+	 */
+	CHECK(cpuhp_parked(&v, 2));
+	vmproc_vcpu_threads(&v, -1, tid_of, 4);
+	tid0 = tid_of[2];
+	CHECK(tid0 > 0);
 	for (int i = 0; i < 5; i++) {
 		size_t n;
 
@@ -333,10 +365,15 @@ static void test_add_remove_cycles(void)
 		CHECK(n >= 6);
 		e.online |= 1u << 2;
 		CHECK_EQ(check_tables(&v, &e), 0);
+		CHECK_EQ(vmproc_fast_tid(&v, 2), tid0);
 		CHECK_EQ(hotplug_steps(&v, 2, false, err, sizeof(err), &n), 0);
 		CHECK(n >= 6);
 		e.online &= ~(1u << 2);
 		CHECK_EQ(check_tables(&v, &e), 0);
+		CHECK_EQ(vmproc_fast_tid(&v, 2), 0);
+		CHECK(cpuhp_parked(&v, 2));
+		vmproc_vcpu_threads(&v, -1, tid_of, 4);
+		CHECK_EQ(tid_of[2], tid0);
 	}
 	/* The boot CPU stays. */
 	CHECK(hotplug(&v, 0, false, err, sizeof(err)) != 0);

@@ -151,13 +151,15 @@ static void test_poweroff(void)
 
 /*
  * Resets in a row, by system_reset and by the guest's triple fault, with
- * a hot-added vCPU: each boot brings it up again as a boot CPU.
+ * a hot-added vCPU: each boot brings it up again as a boot CPU.  A
+ * removed one's parked thread is joined by the first reset, and the last
+ * one's by quit.
  */
 static void test_resets(void)
 {
 	char err[256] = "", line[256];
 	long rss0 = 0, rss;
-	int fds0 = 0, threads0 = 0;
+	int fds0 = 0, threads0 = 0, tid_of[4];
 	struct vmproc v;
 	struct json_object *r = NULL;
 
@@ -171,6 +173,19 @@ static void test_resets(void)
 			    "\"thread-id\": 0}"),
 		 0);
 	CHECK_EQ(vmproc_wait_online(&v, "0,2", WAIT_MS), 0);
+	/* CPU 3 in and out: its thread stays, parked. */
+	CHECK_EQ(vmproc_qmp(&v, "device_add", NULL, err, sizeof(err),
+			    "{\"driver\": \"host-x86_64-cpu\", \"id\": "
+			    "\"hot3\", \"socket-id\": 3, \"core-id\": 0, "
+			    "\"thread-id\": 0}"),
+		 0);
+	CHECK_EQ(vmproc_wait_online(&v, "0,2-3", WAIT_MS), 0);
+	CHECK_EQ(vmproc_qmp(&v, "device_del", NULL, err, sizeof(err),
+			    "{\"id\": \"hot3\"}"),
+		 0);
+	CHECK_EQ(vmproc_wait_online(&v, "0,2", WAIT_MS), 0);
+	CHECK_EQ(vmproc_vcpu_threads(&v, 3, tid_of, 4), 3);
+	CHECK(tid_of[3] > 0);
 	for (int i = 0; i < RESETS; i++) {
 		bool guest = i % 2;
 
@@ -185,6 +200,9 @@ static void test_resets(void)
 			break;
 		}
 		CHECK(!strncmp(line, "ready: 2 cpus online", 20));
+		/* CPU 3's parked thread was joined; 0 and 2 run anew. */
+		CHECK_EQ(vmproc_vcpu_threads(&v, 2, tid_of, 4), 2);
+		CHECK(tid_of[0] > 0 && tid_of[2] > 0 && !tid_of[3]);
 		if (i == 1) {
 			rss0 = rss_kb(&v);
 			fds0 = vmproc_fds(&v);
@@ -210,6 +228,8 @@ static void test_resets(void)
 			    "{\"id\": \"hot2\"}"),
 		 0);
 	CHECK_EQ(vmproc_wait_online(&v, "0", WAIT_MS), 0);
+	/* CPU 2's thread parked: quit joins it too (else no exit, or 4). */
+	CHECK_EQ(vmproc_vcpu_threads(&v, 2, NULL, 0), 2);
 	CHECK_EQ(vmproc_stop(&v), 0);
 }
 

@@ -336,6 +336,75 @@ int vmproc_threads(struct vmproc *v, int expect)
 	return n;
 }
 
+/* One look at /proc/PID/task: the threads named "vcpuN". */
+static int vcpu_threads_once(pid_t pid, int *tid_of, unsigned int max)
+{
+	char path[96], comm[32];
+	struct dirent *d;
+	DIR *dir;
+	int n = 0;
+
+	for (unsigned int i = 0; tid_of && i < max; i++)
+		tid_of[i] = 0;
+	snprintf(path, sizeof(path), "/proc/%d/task", pid);
+	dir = opendir(path);
+	if (!dir)
+		return -1;
+	while ((d = readdir(dir))) {
+		unsigned int cpu;
+		FILE *f;
+
+		if (d->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/task/%.20s/comm", pid,
+			 d->d_name);
+		f = fopen(path, "r");
+		if (!f)
+			continue; /* ended meanwhile */
+		if (fgets(comm, sizeof(comm), f) &&
+		    sscanf(comm, "vcpu%u", &cpu) == 1) {
+			n++;
+			if (tid_of && cpu < max)
+				tid_of[cpu] = atoi(d->d_name);
+		}
+		fclose(f);
+	}
+	closedir(dir);
+	return n;
+}
+
+int vmproc_vcpu_threads(struct vmproc *v, int expect, int *tid_of,
+			unsigned int max)
+{
+	long deadline = now_ms() + 2000;
+	int n;
+
+	/* As vmproc_threads(): a joined thread lingers for a moment. */
+	while ((n = vcpu_threads_once(v->pid, tid_of, max)) != expect &&
+	       expect >= 0 && now_ms() < deadline)
+		nanosleep(&(struct timespec){ .tv_nsec = 1000000 }, NULL);
+	return n;
+}
+
+int vmproc_fast_tid(struct vmproc *v, unsigned int cpu)
+{
+	struct json_object *r = NULL, *idx, *tid;
+	int ret = 0;
+
+	if (vmproc_qmp(v, "query-cpus-fast", &r, NULL, 0, NULL))
+		return -1;
+	for (size_t i = 0; i < json_object_array_length(r); i++) {
+		struct json_object *c = json_object_array_get_idx(r, i);
+
+		if (json_object_object_get_ex(c, "cpu-index", &idx) &&
+		    json_object_get_int(idx) == (int)cpu &&
+		    json_object_object_get_ex(c, "thread-id", &tid))
+			ret = json_object_get_int(tid);
+	}
+	json_object_put(r);
+	return ret;
+}
+
 int vmproc_wait_exit(struct vmproc *v, int timeout_ms)
 {
 	long deadline = now_ms() + timeout_ms;

@@ -89,6 +89,16 @@ int vmproc_burst(struct vmproc *v, bool plug, unsigned int n,
 int vmproc_fds(struct vmproc *v);
 /* Threads of hotvm; waits up to 2 s for @expect (-1: no wait). */
 int vmproc_threads(struct vmproc *v, int expect);
+/*
+ * hotvm's vCPU threads (named "vcpuN"), running or parked; waits up to
+ * 2 s for @expect (-1: no wait).  @tid_of, when not NULL, gets the tid of
+ * "vcpu<i>" at [i] for i < @max (0 if there is none).
+ */
+int vmproc_vcpu_threads(struct vmproc *v, int expect, int *tid_of,
+			unsigned int max);
+
+/* @cpu's thread-id in query-cpus-fast: 0 if it is not listed, -1 error. */
+int vmproc_fast_tid(struct vmproc *v, unsigned int cpu);
 
 /* query-cpuhp helpers. */
 struct json_object *vmproc_cpu(struct json_object *cpuhp, unsigned int cpu);

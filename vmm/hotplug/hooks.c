@@ -84,7 +84,7 @@ void hooks_vcpu_facts(struct hooks_vcpu *f, const struct vcpu *vcpu,
 		      const char *id, bool boot)
 {
 	*f = (struct hooks_vcpu){
-		.tid = atomic_load(&vcpu->tid),
+		.tid = vcpu_tid(vcpu), /* none while parked */
 		.apic_id = vcpu->apic_id,
 	};
 	if (id && *id)

@@ -171,7 +171,8 @@ static int create_up(unsigned int cpu, void *data)
 	 * Held before its first KVM_RUN while the hooks run, so that they
 	 * can place the thread before the guest runs on it; then it sits in
 	 * KVM_RUN until the guest's INIT/SIPI (the boot CPU: its entry).
-	 * Without hooks it need not wait for the thread at all.
+	 * Without hooks it need not wait for the thread at all.  A slot
+	 * added before gets its parked thread back (vcpu_start*()).
 	 */
 	if (!hp->hooks || !hp->hooks->nr)
 		return vcpu_start(&s->vcpu);
@@ -180,7 +181,7 @@ static int create_up(unsigned int cpu, void *data)
 		return ret;
 	ret = run_hooks(hp, cpu, HOST_VCPU_CREATE, true);
 	if (ret)
-		vcpu_stop(&s->vcpu);
+		vcpu_park(&s->vcpu); /* held still: parked as it was */
 	else
 		vcpu_release(&s->vcpu);
 	return ret;
@@ -205,9 +206,12 @@ static int create_down(unsigned int cpu, void *data)
 	}
 	ret = run_hooks(hp, cpu, HOST_VCPU_CREATE, false);
 
-	/* Parked: the fd and run area stay for the next add of this slot. */
+	/*
+	 * Parked: the fd, run area and thread (held outside KVM_RUN) stay
+	 * for the next add of this slot.
+	 */
 	if (!ret) {
-		vcpu_stop(&hp->slots[cpu].vcpu);
+		vcpu_park(&hp->slots[cpu].vcpu);
 		set_stage(hp, cpu, HP_STAGE_ABSENT);
 	}
 	return ret;

@@ -69,7 +69,7 @@ static void snap_host_at(struct hotplug *hp, unsigned int cpu,
 	/* A step is notified before the library moves the CPU past it. */
 	if (n && n->kind == CPUHP_NOTICE_STEP && !n->ret)
 		c.state = n->bringup ? n->state : n->state - 1;
-	parked = s->vcpu.fd >= 0 && !s->vcpu.thread_started;
+	parked = vcpu_is_parked(&s->vcpu);
 	pthread_mutex_unlock(&hp->table_lock);
 	pthread_mutex_lock(&hp->lock);
 	s->host_view = c;
@@ -455,7 +455,7 @@ int hotplug_cpu_view(struct hotplug *hp, unsigned int cpu,
 		snap_host(hp, cpu);
 		pthread_mutex_unlock(&hp->table_lock);
 	}
-	v->host_tid = atomic_load(&s->vcpu.tid);
+	v->host_tid = vcpu_tid(&s->vcpu);
 	pthread_mutex_lock(&hp->lock);
 	v->host = s->host_view;
 	v->parked = s->parked_view;

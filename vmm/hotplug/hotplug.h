@@ -183,7 +183,7 @@ struct hp_cpu_view {
 	int guest_target;    /* pending guest-side target, or CPUHP_INVALID */
 	bool guest_broken;   /* the guest reported a failed rollback */
 	int host_tid;	     /* the vCPU thread's tid, 0 when parked */
-	bool parked;	     /* its KVM fd exists but no thread runs */
+	bool parked;	     /* its KVM fd exists, no thread runs it */
 	bool guest_reports;  /* the guest speaks hotvm's state extension */
 	enum hp_stage stage; /* what the host observed of the guest */
 	bool prestaged;	     /* created ahead (--prestage): a free slot */
@@ -328,7 +328,7 @@ int hotplug_cpu_add(struct hotplug *hp, unsigned int cpu, const char *id,
 
 /*
  * Hot-remove @cpu: host table to offline (eject request, guest offlines and
- * ejects, thread stopped, fd parked).  -EPERM for cpu 0, -ENODEV if not
+ * ejects, thread held and fd parked).  -EPERM for cpu 0, -ENODEV if not
  * present, -ETIMEDOUT if the guest did not eject in time (it stays online),
  * -ENOTRECOVERABLE if it is broken.
  */

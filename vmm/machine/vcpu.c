@@ -168,7 +168,9 @@ static void vcpu_reset(struct vcpu *vcpu, struct vm *vm, const struct bus *io,
 	atomic_store(&vcpu->stop, false);
 	atomic_store(&vcpu->tid, 0);
 	atomic_store(&vcpu->held, 0);
+	atomic_store(&vcpu->hold_seq, 0);
 	atomic_store(&vcpu->paused, 0);
+	atomic_store(&vcpu->parked, false);
 	atomic_store(&vcpu->started, false);
 }
 
@@ -605,16 +607,37 @@ static void vcpu_futex_wake(_Atomic int *word)
 	syscall(SYS_futex, word, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
 }
 
-/* vcpu_pause() from another thread: wait, then watch for a new start. */
+/* Watches afresh for the guest to start it (the boot CPU runs at once). */
+static void watch_begin(struct vcpu *vcpu, struct vcpu_watch *w)
+{
+	watch_stop(w);
+	watch_check(vcpu, w, false);
+	watch_start(vcpu, w);
+}
+
+/*
+ * Held (vcpu_start_held(), vcpu_pause(), vcpu_park()): waits outside
+ * KVM_RUN until released or stopped, with no timer kicking it.  Each
+ * round reads hold_seq before held, says which hold_seq it saw (the
+ * pauser waits for its own), and sleeps only while hold_seq is still
+ * that: a hold or release that comes meanwhile has bumped it.
+ */
 static void vcpu_hold(struct vcpu *vcpu, struct vcpu_watch *w)
 {
-	atomic_store(&vcpu->paused, 1);
-	vcpu_futex_wake(&vcpu->paused);
-	vcpu_futex_wait(&vcpu->held, 1);
-	atomic_store(&vcpu->paused, 0);
-	__atomic_store_n(&vcpu->run->immediate_exit, 0, __ATOMIC_SEQ_CST);
 	watch_stop(w);
-	watch_start(vcpu, w);
+	for (;;) {
+		int seq = atomic_load(&vcpu->hold_seq);
+
+		if (!atomic_load(&vcpu->held) || atomic_load(&vcpu->stop))
+			break;
+		if (atomic_load(&vcpu->paused) != seq) {
+			atomic_store(&vcpu->paused, seq);
+			vcpu_futex_wake(&vcpu->paused);
+		}
+		syscall(SYS_futex, &vcpu->hold_seq, FUTEX_WAIT_PRIVATE, seq,
+			NULL, NULL, 0);
+	}
+	__atomic_store_n(&vcpu->run->immediate_exit, 0, __ATOMIC_SEQ_CST);
 }
 
 /*
@@ -647,6 +670,7 @@ static void *vcpu_thread(void *arg)
 {
 	struct vcpu *vcpu = arg;
 	struct vcpu_watch w = { 0 }; /* watch_check() may stop it first */
+	bool fresh = true;
 	char name[16];
 	sigset_t kick;
 
@@ -659,17 +683,21 @@ static void *vcpu_thread(void *arg)
 	pthread_sigmask(SIG_UNBLOCK, &kick, NULL);
 	atomic_store(&vcpu->tid, (int)syscall(SYS_gettid));
 	vcpu_futex_wake(&vcpu->tid);
-	vcpu_futex_wait(&vcpu->held, 1);
-	watch_check(vcpu, &w, false); /* the boot CPU runs from the start */
-	watch_start(vcpu, &w);
 
 	while (!vm_stopping(vcpu->vm) && !atomic_load(&vcpu->stop)) {
 		uint64_t t0;
 		bool more;
 		int ret, err;
 
-		if (atomic_load(&vcpu->held) && !atomic_load(&vcpu->stop))
+		/* Held (placed, paused or parked): look at the flags again. */
+		if (atomic_load(&vcpu->held)) {
 			vcpu_hold(vcpu, &w);
+			fresh = true;
+			continue;
+		}
+		if (fresh)
+			watch_begin(vcpu, &w);
+		fresh = false;
 		ret = ioctl(vcpu->fd, KVM_RUN, 0);
 		err = errno;
 		t0 = vmexit_clock(&vcpu->vm->exits);
@@ -680,14 +708,33 @@ static void *vcpu_thread(void *arg)
 	}
 	watch_stop(&w);
 	atomic_store(&vcpu->tid, 0);
+	vcpu_futex_wake(&vcpu->paused); /* a pauser waits for nothing more */
 	return NULL;
+}
+
+/*
+ * A parked thread serves the vCPU again, still held: the one that last
+ * ran it, so KVM sees no new thread (docs/design.md §4).
+ */
+static bool vcpu_unpark_thread(struct vcpu *vcpu)
+{
+	if (!vcpu->thread_started || !atomic_load(&vcpu->parked))
+		return false;
+	atomic_store(&vcpu->started, false);
+	atomic_store(&vcpu->parked, false);
+	return true;
 }
 
 static int vcpu_spawn(struct vcpu *vcpu, int held)
 {
 	int ret;
 
-	/* A restarted (unparked) vCPU carries the last stop's marks. */
+	if (vcpu_unpark_thread(vcpu)) {
+		if (!held)
+			vcpu_release(vcpu);
+		return 0;
+	}
+	/* A vCPU started again after a reset carries the last stop's marks. */
 	atomic_store(&vcpu->stop, false);
 	atomic_store(&vcpu->started, false);
 	atomic_store(&vcpu->tid, 0);
@@ -718,7 +765,8 @@ int vcpu_start_held(struct vcpu *vcpu)
 void vcpu_release(struct vcpu *vcpu)
 {
 	atomic_store(&vcpu->held, 0);
-	vcpu_futex_wake(&vcpu->held);
+	atomic_fetch_add(&vcpu->hold_seq, 1);
+	vcpu_futex_wake(&vcpu->hold_seq);
 }
 
 /* Nobody to place it: no hold, and no waiting for the thread to say its id. */
@@ -727,25 +775,46 @@ int vcpu_start(struct vcpu *vcpu)
 	return vcpu_spawn(vcpu, 0);
 }
 
+/*
+ * held before hold_seq: a held thread that reads the new hold_seq reads
+ * held = 1 after it, so its answer with this hold_seq means it is held
+ * now, not in a hold that a release has ended.
+ */
 void vcpu_pause(struct vcpu *vcpu)
 {
 	const struct timespec tick = { .tv_nsec = 10000000 };
+	int seq, seen;
 
 	if (!vcpu->thread_started)
 		return;
 	atomic_store(&vcpu->held, 1);
+	seq = atomic_fetch_add(&vcpu->hold_seq, 1) + 1;
+	vcpu_futex_wake(&vcpu->hold_seq); /* one held already answers again */
 	__atomic_store_n(&vcpu->run->immediate_exit, 1, __ATOMIC_SEQ_CST);
 	pthread_kill(vcpu->thread, VCPU_KICK_SIGNAL);
 	/* A thread that ended (its guest stopped it) never answers. */
-	while (!atomic_load(&vcpu->paused) && atomic_load(&vcpu->tid))
-		syscall(SYS_futex, &vcpu->paused, FUTEX_WAIT_PRIVATE, 0, &tick,
-			NULL, 0);
+	while ((seen = atomic_load(&vcpu->paused)) != seq &&
+	       atomic_load(&vcpu->tid))
+		syscall(SYS_futex, &vcpu->paused, FUTEX_WAIT_PRIVATE, seen,
+			&tick, NULL, 0);
 }
 
 void vcpu_resume(struct vcpu *vcpu)
 {
 	atomic_store(&vcpu->started, false);
 	vcpu_release(vcpu);
+}
+
+void vcpu_park(struct vcpu *vcpu)
+{
+	if (!vcpu->thread_started)
+		return;
+	vcpu_pause(vcpu);
+	if (!atomic_load(&vcpu->tid)) {
+		vcpu_join(vcpu); /* it ended: the next start makes a new one */
+		return;
+	}
+	atomic_store(&vcpu->parked, true);
 }
 
 void vcpu_kick(struct vcpu *vcpu)
@@ -767,6 +836,7 @@ void vcpu_join(struct vcpu *vcpu)
 		return;
 	pthread_join(vcpu->thread, NULL);
 	vcpu->thread_started = false;
+	atomic_store(&vcpu->parked, false);
 }
 
 void vcpu_stop(struct vcpu *vcpu)

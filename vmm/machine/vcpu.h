@@ -30,12 +30,22 @@ struct vcpu {
 	int fd;
 	struct kvm_run *run;
 	pthread_t thread;
-	bool thread_started;
-	/* This vCPU alone must stop (hot-remove); vm_stopping() stops all. */
+	bool thread_started; /* a thread to join: running, held or parked */
+	/* This vCPU alone must stop (a reset); vm_stopping() stops all. */
 	_Atomic bool stop;
-	_Atomic int tid;    /* the thread's tid while it runs, else 0 */
-	_Atomic int held;   /* vcpu_start_held(): 1 until vcpu_release() */
-	_Atomic int paused; /* vcpu_pause(): the thread waits outside KVM_RUN */
+	_Atomic int tid;  /* the thread's tid while it exists, else 0 */
+	_Atomic int held; /* 1: the thread waits outside KVM_RUN (vcpu_hold) */
+	/*
+	 * Bumped by every hold and release: what a held thread sleeps on,
+	 * so that neither is lost however close together they come.
+	 */
+	_Atomic int hold_seq;
+	_Atomic int paused; /* the hold_seq the held thread last saw */
+	/*
+	 * Removed (vcpu_park()): the thread is held, kept for the next
+	 * vcpu_start*() of this vCPU, and runs nothing meanwhile.
+	 */
+	_Atomic bool parked;
 
 	/*
 	 * Set once the guest has started this vCPU (it left KVM's
@@ -64,7 +74,7 @@ int vcpu_create(struct vcpu *vcpu, struct vm *vm, const struct bus *io,
 		unsigned int id, unsigned int max_cpus);
 
 /*
- * Makes a parked vCPU (fd kept after its thread stopped) start afresh, as
+ * Makes a parked vCPU (fd and thread kept, the thread held) start afresh, as
  * after power-on: its LAPIC as created, the MSRs firmware leaves (KVM's
  * paravirtual ones off, so no old guest's clock page is written to), no
  * pending event, FPU reset.  @bsp: runnable, for an entry the caller sets
@@ -95,19 +105,42 @@ int vcpu_setup_long64(struct vcpu *vcpu, uint64_t entry, uint64_t boot_params,
 /*
  * Starts the vCPU's thread, named "vcpuN" (what tools that look for a
  * VMM's vCPU threads match), without waiting for it: its tid is set as
- * it starts, a moment later.
+ * it starts, a moment later.  A parked vCPU's thread is taken again
+ * instead: the same thread and tid, so the first KVM_RUN pays none of
+ * KVM's cost for a vCPU whose thread changed (docs/design.md §4).
  */
 int vcpu_start(struct vcpu *vcpu);
 
 /*
  * As vcpu_start(), but returns once the thread's tid is known, and the
- * thread waits before its first KVM_RUN until vcpu_release(): whoever
+ * thread waits before its next KVM_RUN until vcpu_release(): whoever
  * places it (affinity, cgroup, scheduler) does so by that tid before the
  * guest can execute a single instruction on it.  vcpu_stop() also ends a
- * held thread.
+ * held thread; vcpu_park() keeps it held, parked again.
  */
 int vcpu_start_held(struct vcpu *vcpu);
 void vcpu_release(struct vcpu *vcpu);
+
+/*
+ * The vCPU is removed: its thread is held outside KVM_RUN (waiting in
+ * futex, which every seccomp policy allows) and kept for the next
+ * vcpu_start*(), instead of ended.  A thread that has ended already (a
+ * stop, or its guest's triple fault) is joined.
+ */
+void vcpu_park(struct vcpu *vcpu);
+
+/* The tid of the thread that runs this vCPU: 0 if none, or parked. */
+static inline int vcpu_tid(const struct vcpu *vcpu)
+{
+	return atomic_load(&vcpu->parked) ? 0 : atomic_load(&vcpu->tid);
+}
+
+/* Its fd exists but no thread runs it: removed, kept for reuse. */
+static inline bool vcpu_is_parked(const struct vcpu *vcpu)
+{
+	return vcpu->fd >= 0 &&
+	       (!vcpu->thread_started || atomic_load(&vcpu->parked));
+}
 
 /*
  * Holds a running vCPU's thread outside KVM_RUN, so that another thread
@@ -122,7 +155,10 @@ void vcpu_resume(struct vcpu *vcpu);
 /* Makes the thread leave KVM_RUN and notice vm_stopping(). */
 void vcpu_kick(struct vcpu *vcpu);
 void vcpu_join(struct vcpu *vcpu);
-/* Stops this vCPU's thread alone (kick with its stop flag) and joins it. */
+/*
+ * Stops this vCPU's thread alone (kick with its stop flag) and joins it,
+ * a parked one too.
+ */
 void vcpu_stop(struct vcpu *vcpu);
 void vcpu_destroy(struct vcpu *vcpu);
 
