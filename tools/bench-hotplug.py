@@ -9,6 +9,9 @@ loader, -M q35 -accel kvm -cpu max,-arch-capabilities) on /dev/kvm:
   add1      device_add -> the guest's "online: 0,S" line, a fresh socket S
             each time (QEMU 7.2 cannot plug a removed socket again)
   del1      device_del -> DEVICE_DELETED
+  readd1    hotvm only: device_add of socket 1 again once the add1 cycles
+            removed it (a parked vCPU: fd and thread kept), redel1 its
+            device_del
   add8      8 device_add at once (one write) -> "online:" with all 8
   del8      8 device_del at once -> the 8 DEVICE_DELETED
   addmax    max-1 device_add at once, delmax the same back
@@ -393,8 +396,8 @@ class Run:
     def __init__(self, kind, args, tmp, res, trace=None):
         self.kind, self.args, self.tmp, self.trace = kind, args, tmp, trace
         self.r = res.setdefault(kind, {k: [] for k in (
-            'boot', 'add1', 'del1', 'add8', 'del8', 'addmax', 'delmax',
-            'resize')})
+            'boot', 'add1', 'del1', 'readd1', 'redel1', 'add8', 'del8',
+            'addmax', 'delmax', 'resize')})
         for k in BURSTS:
             self.r.setdefault('burst%d' % k, [])
             self.r.setdefault('seq%d' % k, [])
@@ -432,6 +435,12 @@ class Run:
                 r['add1'].append(self.measure(v, 'add1', lambda: v.add([s])))
                 r['del1'].append(self.measure(v, 'del1',
                                               lambda: v.delete([s])))
+            # The same slot again: hotvm reuses its parked vCPU.
+            for _ in range(c if self.kind.startswith('hotvm') else 0):
+                r['readd1'].append(self.measure(v, 'readd1',
+                                                lambda: v.add([1])))
+                r['redel1'].append(self.measure(v, 'redel1',
+                                                lambda: v.delete([1])))
         finally:
             v.stop()
 
@@ -543,7 +552,10 @@ def flatness(kth):
 
 
 ROWS = (('boot', 'boot to ready'), ('add1', 'hot-add 1 vCPU'),
-        ('del1', 'hot-remove 1 vCPU'), ('add8', 'hot-add 8 (8 device_add)'),
+        ('del1', 'hot-remove 1 vCPU'),
+        ('readd1', 're-add 1 vCPU, same slot'),
+        ('redel1', 're-remove 1 vCPU, same slot'),
+        ('add8', 'hot-add 8 (8 device_add)'),
         ('del8', 'hot-remove 8 (8 device_del)'),
         ('addmax', 'hot-add max-1 at once'),
         ('delmax', 'hot-remove max-1 at once'),
