@@ -228,8 +228,10 @@ int vcpu_create(struct vcpu *vcpu, struct vm *vm, const struct bus *io,
 /*
  * MSRs a guest set that must not outlive it: KVM keeps writing an old
  * guest's clock and steal-time pages, wherever they were, until these
- * are off.  One at a time: KVM refuses the ones its CPUID does not offer,
- * which no guest could have set either.
+ * are off.  KVM refuses the ones its CPUID does not offer, which no guest
+ * could have set either: it stops at the first of those and returns how
+ * many it set, so the rest go again after it.  One call when KVM takes
+ * them all, not one per MSR: this is on every re-add's path.
  */
 static void vcpu_reset_msrs(struct vcpu *vcpu, bool bsp)
 {
@@ -248,13 +250,20 @@ static void vcpu_reset_msrs(struct vcpu *vcpu, bool bsp)
 		{ .index = MSR_KVM_PV_EOI_EN },
 	};
 
-	for (size_t i = 0; i < sizeof(list) / sizeof(list[0]); i++) {
-		struct {
-			struct kvm_msrs hdr;
-			struct kvm_msr_entry e;
-		} m = { .hdr.nmsrs = 1, .e = list[i] };
+	const size_t n = sizeof(list) / sizeof(list[0]);
+	struct {
+		struct kvm_msrs hdr;
+		struct kvm_msr_entry e[sizeof(list) / sizeof(list[0])];
+	} m;
 
-		ioctl(vcpu->fd, KVM_SET_MSRS, &m);
+	for (size_t i = 0; i < n;) {
+		int set;
+
+		m.hdr = (struct kvm_msrs){ .nmsrs = (uint32_t)(n - i) };
+		memcpy(m.e, &list[i], (n - i) * sizeof(list[0]));
+		set = ioctl(vcpu->fd, KVM_SET_MSRS, &m);
+		/* An error sets none: go on one past it, as a refusal. */
+		i += (set > 0 ? (size_t)set : 0) + 1;
 	}
 }
 
