@@ -167,6 +167,7 @@ static void vcpu_reset(struct vcpu *vcpu, struct vm *vm, const struct bus *io,
 	vcpu->lapic0 = NULL;
 	atomic_store(&vcpu->stop, false);
 	atomic_store(&vcpu->tid, 0);
+	atomic_store(&vcpu->ended, false);
 	atomic_store(&vcpu->held, 0);
 	atomic_store(&vcpu->hold_seq, 0);
 	atomic_store(&vcpu->paused, 0);
@@ -717,6 +718,7 @@ static void *vcpu_thread(void *arg)
 	}
 	watch_stop(&w);
 	atomic_store(&vcpu->tid, 0);
+	atomic_store(&vcpu->ended, true);
 	vcpu_futex_wake(&vcpu->paused); /* a pauser waits for nothing more */
 	return NULL;
 }
@@ -747,6 +749,7 @@ static int vcpu_spawn(struct vcpu *vcpu, int held)
 	atomic_store(&vcpu->stop, false);
 	atomic_store(&vcpu->started, false);
 	atomic_store(&vcpu->tid, 0);
+	atomic_store(&vcpu->ended, false);
 	atomic_store(&vcpu->held, held);
 	atomic_store(&vcpu->paused, 0);
 	__atomic_store_n(&vcpu->run->immediate_exit, 0, __ATOMIC_SEQ_CST);
@@ -801,9 +804,13 @@ void vcpu_pause(struct vcpu *vcpu)
 	vcpu_futex_wake(&vcpu->hold_seq); /* one held already answers again */
 	__atomic_store_n(&vcpu->run->immediate_exit, 1, __ATOMIC_SEQ_CST);
 	pthread_kill(vcpu->thread, VCPU_KICK_SIGNAL);
-	/* A thread that ended (its guest stopped it) never answers. */
+	/*
+	 * A thread that ended (its guest stopped it) never answers; one
+	 * that has not yet said its tid (vcpu_start() does not wait for it)
+	 * will, once it sees held.
+	 */
 	while ((seen = atomic_load(&vcpu->paused)) != seq &&
-	       atomic_load(&vcpu->tid))
+	       !atomic_load(&vcpu->ended))
 		syscall(SYS_futex, &vcpu->paused, FUTEX_WAIT_PRIVATE, seen,
 			&tick, NULL, 0);
 }
@@ -819,7 +826,7 @@ void vcpu_park(struct vcpu *vcpu)
 	if (!vcpu->thread_started)
 		return;
 	vcpu_pause(vcpu);
-	if (!atomic_load(&vcpu->tid)) {
+	if (atomic_load(&vcpu->ended)) {
 		vcpu_join(vcpu); /* it ended: the next start makes a new one */
 		return;
 	}

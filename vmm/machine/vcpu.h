@@ -33,7 +33,12 @@ struct vcpu {
 	bool thread_started; /* a thread to join: running, held or parked */
 	/* This vCPU alone must stop (a reset); vm_stopping() stops all. */
 	_Atomic bool stop;
-	_Atomic int tid;  /* the thread's tid while it exists, else 0 */
+	_Atomic int tid; /* the thread's tid while it exists, else 0 */
+	/*
+	 * Its thread has returned (stopped, or its guest ended the VM).
+	 * Not tid == 0: a thread just started has not said its tid yet.
+	 */
+	_Atomic bool ended;
 	_Atomic int held; /* 1: the thread waits outside KVM_RUN (vcpu_hold) */
 	/*
 	 * Bumped by every hold and release: what a held thread sleeps on,
