@@ -46,6 +46,7 @@ struct expect {
 	int fds_per_vcpu;     /* learnt from the first hot-add */
 	unsigned int created; /* non-boot slots whose vCPU fd exists */
 	unsigned int boot;
+	bool console_shown; /* check_tables() printed the console once */
 };
 
 static int popcount(unsigned int m)
@@ -173,6 +174,11 @@ static int check_tables(struct vmproc *v, struct expect *e)
 	if (e->fds_per_vcpu)
 		CHECK_EQ(vmproc_fds(v),
 			 e->base_fds + e->fds_per_vcpu * popcount(e->created));
+	/* Once a test: what the guest said up to its first disagreement. */
+	if (check_failures != before && !e->console_shown) {
+		e->console_shown = true;
+		vmproc_console_tail(v, 40);
+	}
 	return check_failures == before ? 0 : -1;
 }
 

@@ -156,6 +156,47 @@ void vmproc_drain(struct vmproc *v)
 		 vmproc_fill(v, now_ms() + 1));
 }
 
+void vmproc_console_tail(struct vmproc *v, unsigned int lines)
+{
+	static char buf[16384];
+	unsigned int seen = 0;
+	ssize_t n;
+	char *p, *end;
+	int fd;
+
+	vmproc_drain(v);
+	fd = open(v->log, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	/* The last 16 KiB is plenty for a few dozen lines. */
+	if (lseek(fd, 0, SEEK_END) > (off_t)sizeof(buf) - 1)
+		lseek(fd, -(off_t)sizeof(buf) + 1, SEEK_END);
+	else
+		lseek(fd, 0, SEEK_SET);
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return;
+	end = buf + n;
+	/* Back from the end to just after the (lines + 1)-th newline. */
+	for (p = end; p > buf; p--)
+		if (p[-1] == '\n' && p != end && ++seen > lines)
+			break;
+	printf("# guest console, last lines:\n");
+	while (p < end) {
+		char *nl = memchr(p, '\n', (size_t)(end - p));
+		size_t len = (size_t)((nl ? nl : end) - p);
+
+		if (len && p[len - 1] == '\r')
+			len--;
+		if (len)
+			printf("#   %.*s\n", (int)len, p);
+		if (!nl)
+			break;
+		p = nl + 1;
+	}
+}
+
 /* $VMPROC_READY_MS: a Linux guest in the nested lab boots in 10-60 s. */
 static int vmproc_ready_ms(void)
 {

@@ -59,6 +59,12 @@ int vmproc_wait_apicids(struct vmproc *v, const char *ids, int timeout_ms);
 void vmproc_drain(struct vmproc *v);
 
 /*
+ * Prints the console's last @lines lines as TAP comments: what the guest
+ * said before a check failed, which the test's own output cannot show.
+ */
+void vmproc_console_tail(struct vmproc *v, unsigned int lines);
+
+/*
  * Waits for hotvm to end on its own (a guest poweroff, --no-reboot),
  * reading the console meanwhile.  Returns its exit status, -1 if a signal
  * ended it, -ETIMEDOUT if it still runs.  Once it returned >= -1 the
