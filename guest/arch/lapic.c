@@ -6,19 +6,11 @@
  * does, no waiting on the ICR delivery status in x2APIC mode (it has none).
  */
 #include "lapic.h"
-#include "percpu.h"
 
 #define MSR_APIC_BASE	0x1b
 #define APIC_BASE_EXTD	(1u << 10)
 #define APIC_BASE_EN	(1u << 11)
 #define MSR_X2APIC_BASE 0x800
-
-/* KVM's paravirtual EOI (Documentation/virt/kvm/cpuid.rst and msr.rst). */
-#define KVM_CPUID_SIGNATURE 0x40000000
-#define KVM_CPUID_FEATURES  0x40000001
-#define KVM_FEATURE_PV_EOI  6
-#define MSR_KVM_PV_EOI_EN   0x4b564d04
-#define KVM_PV_EOI_PENDING  1u
 
 #define APIC_ID	    0x020
 #define APIC_TPR    0x080
@@ -48,21 +40,6 @@
 #define APIC_LEVEL_TRIGGER (1u << 15)
 
 static bool use_x2apic;
-static bool use_pv_eoi;
-
-/* "KVMKVMKVM\0\0\0" at 0x40000000, then the feature bit. */
-static bool lapic_kvm_pv_eoi(void)
-{
-	u32 a, b, c, d;
-
-	cpuid(KVM_CPUID_SIGNATURE, 0, &a, &b, &c, &d);
-	if (b != 0x4b4d564b || c != 0x564b4d56 || d != 0x4d)
-		return false;
-	if (a && a < KVM_CPUID_FEATURES)
-		return false;
-	cpuid(KVM_CPUID_FEATURES, 0, &a, &b, &c, &d);
-	return a & (1u << KVM_FEATURE_PV_EOI);
-}
 
 void lapic_detect(void)
 {
@@ -70,30 +47,6 @@ void lapic_detect(void)
 
 	cpuid(1, 0, &a, &b, &c, &d);
 	use_x2apic = c & (1u << 21);
-	use_pv_eoi = (c & (1u << 31)) && lapic_kvm_pv_eoi();
-}
-
-bool lapic_pv_eoi(void)
-{
-	return use_pv_eoi;
-}
-
-/*
- * The calling CPU's PV EOI word, in its per-CPU area.  KVM sets it when
- * it injects an interrupt that nothing else waits behind; lapic_eoi()
- * then clears it instead of writing the EOI register, and KVM does the
- * EOI at the CPU's next exit: one exit less per interrupt (the wake-ups
- * and doorbells of every AP state).  Off after INIT and in a new vCPU:
- * each CPU turns it on as its LAPIC comes up.
- */
-static void lapic_pv_eoi_on(void)
-{
-	volatile u32 *w = &this_cpu()->pv_eoi;
-
-	if (!use_pv_eoi)
-		return;
-	*w = 0;
-	wrmsr(MSR_KVM_PV_EOI_EN, (u64)(uintptr_t)w | 1);
 }
 
 bool lapic_x2apic(void)
@@ -137,51 +90,12 @@ void lapic_setup(void)
 	 * interrupts come through the I/O APIC here, never that way.
 	 */
 	lapic_write(APIC_LVT0, APIC_LVT_MASKED);
-	lapic_pv_eoi_on();
-}
-
-/*
- * The mode is the guest's for every CPU, not a hotplug state, and a
- * software-disabled APIC takes it as well: so the AP sets it before it
- * says alive, and its wake-ups are one MSR write each rather than three
- * xAPIC MMIO accesses (the busy poll, ICR2, ICR), each an emulated MMIO
- * exit.  A fresh vCPU is in xAPIC mode, and so is one hotvm re-uses
- * (it resets the APIC base); after an INIT it keeps the mode it had.
- * Disabled -> x2APIC directly is an illegal transition: via xAPIC.
- */
-u64 lapic_ap_mode(void)
-{
-	u64 base = rdmsr(MSR_APIC_BASE);
-
-	if (!(base & APIC_BASE_EN)) {
-		base |= APIC_BASE_EN;
-		wrmsr(MSR_APIC_BASE, base);
-	}
-	if (use_x2apic && !(base & APIC_BASE_EXTD)) {
-		base |= APIC_BASE_EXTD;
-		wrmsr(MSR_APIC_BASE, base);
-	}
-	return base;
-}
-
-/*
- * An AP's LAPIC after INIT is in its power-up state but for its ID and
- * base (Intel SDM vol. 3, "Local APIC State After an INIT Reset"; KVM's
- * kvm_lapic_reset() and QEMU's apic_init_reset() do the same): TPR 0,
- * every LVT masked, the timer stopped, divide by 2, SVR 0xff.  The
- * teardowns below leave what matters of it so again (the timer stopped;
- * the software disable masks every LVT, and nothing but the timer's start
- * unmasks one on an AP), so an AP needs only the software enable
- * (and the PV EOI word): two exits where lapic_setup() makes eight.
- */
-void lapic_setup_ap(void)
-{
-	lapic_write(APIC_SVR, APIC_SVR_ENABLE | 0xff);
-	lapic_pv_eoi_on();
 }
 
 void lapic_shutdown(void)
 {
+	lapic_write(APIC_LVTT, APIC_LVT_MASKED);
+	lapic_write(APIC_LVTERR, APIC_LVT_MASKED);
 	lapic_write(APIC_SVR, 0xff);
 }
 
@@ -194,28 +108,19 @@ u32 lapic_id(void)
 
 void lapic_eoi(void)
 {
-	/* Only KVM, between this CPU's exits, writes it: no atomics. */
-	if (use_pv_eoi) {
-		volatile u32 *w = &this_cpu()->pv_eoi;
-
-		if (*w & KVM_PV_EOI_PENDING) {
-			*w = 0;
-			return;
-		}
-	}
 	lapic_write(APIC_EOI, 0);
 }
 
 void lapic_timer_start(u8 vector, u32 count)
 {
-	/* Divide by 2, INIT's: an AP's divider is never written. */
+	lapic_write(APIC_TDCR, 0xa); /* divide by 128 */
 	lapic_write(APIC_LVTT, APIC_LVT_PERIODIC | vector);
 	lapic_write(APIC_TMICT, count);
 }
 
 void lapic_timer_oneshot(u8 vector)
 {
-	lapic_write(APIC_TDCR, 0xa); /* divide by 128: LAPIC_TIMER_NS */
+	lapic_write(APIC_TDCR, 0xa); /* divide by 128, as the periodic one */
 	lapic_write(APIC_LVTT, vector);
 }
 
@@ -224,13 +129,9 @@ void lapic_timer_arm(u32 count)
 	lapic_write(APIC_TMICT, count);
 }
 
-/*
- * A zero initial count stops the timer in either mode (Intel SDM vol. 3,
- * "APIC Timer"): LVTT keeps its vector, and lapic_timer_start() writes
- * it again anyway; the AP's LAPIC teardown then masks every LVT.
- */
 void lapic_timer_stop(void)
 {
+	lapic_write(APIC_LVTT, APIC_LVT_MASKED);
 	lapic_write(APIC_TMICT, 0);
 }
 
@@ -283,14 +184,17 @@ void lapic_send_nmi(u32 apic_id)
 }
 
 /*
- * The mode is @base's, the one lapic_ap_mode() left as the AP started
- * (KVM's kvm_lapic_reset() leaves the base alone on an INIT).  A
+ * The mode is the APIC base MSR's, not lapic_setup()'s choice: a fresh
+ * vCPU's APIC is in xAPIC mode, and after an INIT it keeps the mode it
+ * had (KVM's kvm_lapic_reset() leaves the base alone on an INIT).  A
  * software-disabled APIC still sends IPIs (Intel SDM vol. 3, "Local APIC
  * State After It Has Been Software Disabled"); a hardware-disabled one
  * cannot, or one moved away from the address entry.S maps uncached.
  */
-bool lapic_send_ipi_early(u64 base, u32 apic_id, u8 vector)
+bool lapic_send_ipi_early(u32 apic_id, u8 vector)
 {
+	u64 base = rdmsr(MSR_APIC_BASE);
+
 	if (!(base & APIC_BASE_EN))
 		return false;
 	if (!(base & APIC_BASE_EXTD) &&
@@ -302,15 +206,10 @@ bool lapic_send_ipi_early(u64 base, u32 apic_id, u8 vector)
 
 void lapic_send_init(u32 apic_id)
 {
+	/* Assert, then the level de-assert older APICs want (others ignore). */
 	lapic_icr(apic_id,
 		  APIC_DM_INIT | APIC_LEVEL_TRIGGER | APIC_LEVEL_ASSERT);
-	/*
-	 * The level de-assert older xAPICs want; x2APIC mode has no such
-	 * message (Intel SDM vol. 3, "Interrupt Command Register (ICR)" in
-	 * x2APIC mode) and KVM drops it: one exit saved per kick and reset.
-	 */
-	if (!use_x2apic)
-		lapic_icr(apic_id, APIC_DM_INIT | APIC_LEVEL_TRIGGER);
+	lapic_icr(apic_id, APIC_DM_INIT | APIC_LEVEL_TRIGGER);
 }
 
 void lapic_send_sipi(u32 apic_id, u8 page)

@@ -39,14 +39,12 @@ struct percpu {
 
 	/* Set by the AP's starting/online states. */
 	volatile bool lapic_on; /* software-enabled: doorbell IPIs arrive */
-	u64 apic_base;		/* its APIC base MSR, set as it starts */
-	volatile u32 pv_eoi;	/* KVM's PV EOI word (lapic.c) */
 	volatile bool timer_on;
 	volatile bool work_on;
 	volatile u64 ticks; /* timer interrupts */
 	volatile u64 work;  /* work-loop rounds, while work_on */
 
-	u32 kicks; /* INIT-SIPI sequences sent */
+	u32 kicks; /* INIT-SIPI-SIPI sequences sent */
 } __aligned(64);
 
 extern struct percpu percpu[GUEST_MAX_CPUS];
