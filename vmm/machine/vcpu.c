@@ -604,14 +604,6 @@ static void watch_check(struct vcpu *vcpu, struct vcpu_watch *w, bool timer)
 		vcpu->on_start(vcpu->start_ctx, vcpu->id);
 }
 
-/* Waits while *word is @val; a kick (EINTR) just looks again. */
-static void vcpu_futex_wait(_Atomic int *word, int val)
-{
-	while (atomic_load(word) == val)
-		syscall(SYS_futex, word, FUTEX_WAIT_PRIVATE, val, NULL, NULL,
-			0);
-}
-
 static void vcpu_futex_wake(_Atomic int *word)
 {
 	syscall(SYS_futex, word, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
@@ -720,6 +712,7 @@ static void *vcpu_thread(void *arg)
 	atomic_store(&vcpu->tid, 0);
 	atomic_store(&vcpu->ended, true);
 	vcpu_futex_wake(&vcpu->paused); /* a pauser waits for nothing more */
+	vcpu_futex_wake(&vcpu->tid);	/* nor does vcpu_start_held() */
 	return NULL;
 }
 
@@ -766,11 +759,18 @@ static int vcpu_spawn(struct vcpu *vcpu, int held)
 
 int vcpu_start_held(struct vcpu *vcpu)
 {
+	const struct timespec tick = { .tv_nsec = 10000000 };
 	int ret = vcpu_spawn(vcpu, 1);
 
-	/* Its tid is what a caller places it by: wait until it is known. */
-	if (!ret)
-		vcpu_futex_wait(&vcpu->tid, 0);
+	/*
+	 * Its tid is what a caller places it by: wait until it is known.  A
+	 * thread that finds the VM stopping ends at once, even held, and
+	 * sets its tid back to 0: so until it ended, too, and with a tick,
+	 * since its last word may come before this wait begins.
+	 */
+	while (!ret && !atomic_load(&vcpu->tid) && !atomic_load(&vcpu->ended))
+		syscall(SYS_futex, &vcpu->tid, FUTEX_WAIT_PRIVATE, 0, &tick,
+			NULL, 0);
 	return ret;
 }
 
