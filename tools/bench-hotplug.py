@@ -53,6 +53,7 @@ reader thread gets it, an event when its QMP reader does; every wait is
 on those with a deadline, never a sleep.
 """
 import argparse
+import collections
 import json
 import os
 import queue
@@ -91,6 +92,7 @@ class VM:
         self.events = queue.Queue()
         self.replies = queue.Queue()
         self.online = None
+        self.tail = collections.deque(maxlen=40)  # the console, for errors
         path = os.path.join(tmp, '%s-%d.sock' % (kind, time.monotonic_ns()))
         build = args.before if kind == 'hotvm-before' else args.build
         elf = os.path.join(build, 'guest', 'hotvm-tiny.elf')
@@ -133,6 +135,7 @@ class VM:
         for raw in self.proc.stdout:
             t = time.monotonic()
             line = raw.decode(errors='replace').rstrip('\r\n')
+            self.tail.append(line)
             i = line.find('online: ')
             if i < 0:
                 i = line.find('ready')
@@ -167,8 +170,12 @@ class VM:
     def reply(self, name):
         r = self.replies.get(timeout=TIMEOUT)
         if 'error' in r:
-            raise RuntimeError('%s %s: %s' % (self.kind, name,
-                                              r['error'].get('desc')))
+            # The guest's console says why a hot-add failed.
+            raise RuntimeError('%s %s: %s\n# the console\'s last lines:\n'
+                               '%s' % (self.kind, name,
+                                       r['error'].get('desc'),
+                                       '\n'.join('#   ' + l
+                                                  for l in self.tail)))
         return r['return']
 
     def cmd(self, name, **args):

@@ -536,6 +536,32 @@ static void test_prestage(void)
 	CHECK_EQ(vmproc_stop(&v), 0);
 }
 
+/*
+ * The boot's pool fill and the first operation: a resize sent the moment
+ * QMP answers, while the fill may still be creating vCPUs, ends with every
+ * CPU online on both sides, none walked back by the fill.
+ */
+static void test_prestage_resize_at_boot(void)
+{
+	static const char *const extra[] = { "--prestage", "8", NULL };
+	struct vmproc v;
+	char err[600];
+	int ret;
+
+	CHECK_EQ(vmproc_start(&v, "boot=1,max=9", "", extra), 0);
+	ret = resize(&v, 9, err, sizeof(err));
+	if (ret)
+		printf("# cpu-resize 9: %s\n", err);
+	CHECK_EQ(ret, 0);
+	CHECK_EQ(vmproc_wait_online(&v, "0-8", WAIT_MS), 0);
+	for (unsigned int cpu = 0; cpu < 9; cpu++)
+		CHECK(cpu_at(&v, cpu, true));
+	CHECK_EQ(cpus_fast(&v, -1, NULL), 9);
+	CHECK_EQ(resize(&v, 1, err, sizeof(err)), 0);
+	CHECK_EQ(vmproc_wait_online(&v, "0", WAIT_MS), 0);
+	CHECK_EQ(vmproc_stop(&v), 0);
+}
+
 static void test_x2apic_boot(void)
 {
 	struct vmproc v;
@@ -574,6 +600,7 @@ int main(int argc, char **argv)
 		TEST(test_x2apic_boot),
 		TEST(test_batch_rollback),
 		TEST(test_prestage),
+		TEST(test_prestage_resize_at_boot),
 		TEST(test_guest_side_before_hot_add),
 	};
 

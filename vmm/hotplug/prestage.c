@@ -25,12 +25,10 @@ static struct cpuhp_cpu entry(struct hotplug *hp, unsigned int cpu)
 	return c;
 }
 
-void hp_prestage_fill(struct hotplug *hp)
+static void fill(struct hotplug *hp)
 {
 	unsigned int have = 0;
 
-	if (!hp->prestage)
-		return;
 	for (unsigned int cpu = hp->boot_cpus; cpu < hp->max_cpus; cpu++) {
 		struct hp_slot *s = &hp->slots[cpu];
 
@@ -59,4 +57,20 @@ void hp_prestage_fill(struct hotplug *hp)
 		hp_set_prestaged(hp, cpu, true);
 		have++;
 	}
+}
+
+/*
+ * One operation for the whole fill: the slots it finds free must still be
+ * free when it walks them.  At boot it runs on the machine thread, after
+ * the boot's own operation, while QMP's first requests may already wait
+ * at the gate; a resize let in between its look and its walk would have
+ * its fresh CPUs walked back down to vcpu:create.  From a hot-add or a
+ * removal it is already inside their operation (the gate is re-entrant).
+ */
+void hp_prestage_fill(struct hotplug *hp)
+{
+	if (!hp->prestage || hp_op_enter(hp, false))
+		return;
+	fill(hp);
+	hp_op_exit(hp);
 }
