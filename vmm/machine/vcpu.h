@@ -30,7 +30,11 @@ struct vcpu {
 	int fd;
 	struct kvm_run *run;
 	pthread_t thread;
-	bool thread_started; /* a thread to join: running, held or parked */
+	/*
+	 * A thread to join: running, held or parked.  Atomic: queries read
+	 * it (vcpu_is_parked()) while a reset's join clears it.
+	 */
+	_Atomic bool thread_started;
 	/* This vCPU alone must stop (a reset); vm_stopping() stops all. */
 	_Atomic bool stop;
 	_Atomic int tid; /* the thread's tid while it exists, else 0 */
