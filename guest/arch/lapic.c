@@ -92,10 +92,36 @@ void lapic_setup(void)
 	lapic_write(APIC_LVT0, APIC_LVT_MASKED);
 }
 
+u64 lapic_base(void)
+{
+	return rdmsr(MSR_APIC_BASE);
+}
+
+/*
+ * An AP's LAPIC after INIT is in its power-up state but for its ID and
+ * base (Intel SDM vol. 3, "Local APIC State After an INIT Reset"; KVM's
+ * kvm_lapic_reset() and QEMU's apic_init_reset() do the same): TPR 0,
+ * every LVT masked, the timer stopped, divide by 2, SVR 0xff.  The
+ * teardowns below leave it so again (the timer's masks LVTT, nothing
+ * unmasks the others on an AP), so an AP needs its mode and the
+ * software enable, two exits where lapic_setup() makes seven.
+ */
+u64 lapic_setup_ap(u64 base)
+{
+	if (!(base & APIC_BASE_EN)) {
+		base |= APIC_BASE_EN;
+		wrmsr(MSR_APIC_BASE, base);
+	}
+	if (use_x2apic && !(base & APIC_BASE_EXTD)) {
+		base |= APIC_BASE_EXTD;
+		wrmsr(MSR_APIC_BASE, base);
+	}
+	lapic_write(APIC_SVR, APIC_SVR_ENABLE | 0xff);
+	return base;
+}
+
 void lapic_shutdown(void)
 {
-	lapic_write(APIC_LVTT, APIC_LVT_MASKED);
-	lapic_write(APIC_LVTERR, APIC_LVT_MASKED);
 	lapic_write(APIC_SVR, 0xff);
 }
 
@@ -113,7 +139,7 @@ void lapic_eoi(void)
 
 void lapic_timer_start(u8 vector, u32 count)
 {
-	lapic_write(APIC_TDCR, 0xa); /* divide by 128 */
+	/* Divide by 2, INIT's: an AP's divider is never written. */
 	lapic_write(APIC_LVTT, APIC_LVT_PERIODIC | vector);
 	lapic_write(APIC_TMICT, count);
 }
@@ -184,17 +210,15 @@ void lapic_send_nmi(u32 apic_id)
 }
 
 /*
- * The mode is the APIC base MSR's, not lapic_setup()'s choice: a fresh
+ * The mode is the APIC base MSR's, not lapic_setup_ap()'s: a fresh
  * vCPU's APIC is in xAPIC mode, and after an INIT it keeps the mode it
  * had (KVM's kvm_lapic_reset() leaves the base alone on an INIT).  A
  * software-disabled APIC still sends IPIs (Intel SDM vol. 3, "Local APIC
  * State After It Has Been Software Disabled"); a hardware-disabled one
  * cannot, or one moved away from the address entry.S maps uncached.
  */
-bool lapic_send_ipi_early(u32 apic_id, u8 vector)
+bool lapic_send_ipi_early(u64 base, u32 apic_id, u8 vector)
 {
-	u64 base = rdmsr(MSR_APIC_BASE);
-
 	if (!(base & APIC_BASE_EN))
 		return false;
 	if (!(base & APIC_BASE_EXTD) &&
@@ -206,10 +230,15 @@ bool lapic_send_ipi_early(u32 apic_id, u8 vector)
 
 void lapic_send_init(u32 apic_id)
 {
-	/* Assert, then the level de-assert older APICs want (others ignore). */
 	lapic_icr(apic_id,
 		  APIC_DM_INIT | APIC_LEVEL_TRIGGER | APIC_LEVEL_ASSERT);
-	lapic_icr(apic_id, APIC_DM_INIT | APIC_LEVEL_TRIGGER);
+	/*
+	 * The level de-assert older xAPICs want; x2APIC mode has no such
+	 * message (Intel SDM vol. 3, "Interrupt Command Register (ICR)" in
+	 * x2APIC mode) and KVM drops it: one exit saved per kick and reset.
+	 */
+	if (!use_x2apic)
+		lapic_icr(apic_id, APIC_DM_INIT | APIC_LEVEL_TRIGGER);
 }
 
 void lapic_send_sipi(u32 apic_id, u8 page)

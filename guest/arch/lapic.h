@@ -11,17 +11,29 @@ void lapic_detect(void);
 bool lapic_x2apic(void);
 
 /*
- * Per CPU: enable the APIC in the chosen mode, software-enable it with the
- * spurious vector, mask the LVTs.  lapic_shutdown() is the reverse, for a
- * dying CPU: LVTs masked, software-disabled (INIT and SIPI still accepted).
+ * The boot CPU: enable the APIC in the chosen mode, software-enable it
+ * with the spurious vector, mask the LVTs.
  */
 void lapic_setup(void);
+/* The calling CPU's APIC base MSR. */
+u64 lapic_base(void);
+/*
+ * An AP after INIT (or after lapic_shutdown() and the timer's stop): the
+ * mode from @base, its APIC base MSR, and the software enable; returns
+ * the base it leaves.  lapic_shutdown() is the reverse, for a dying AP:
+ * software-disabled (INIT and SIPI still accepted).
+ */
+u64 lapic_setup_ap(u64 base);
 void lapic_shutdown(void);
 
 u32 lapic_id(void);
 void lapic_eoi(void);
 
-/* Periodic timer on @vector; lapic_timer_stop() masks it. */
+/*
+ * Periodic timer on @vector, @count at divide-by-2 (an AP's after INIT:
+ * 2 ns a count at the 1 GHz bus); lapic_timer_stop() masks it.
+ */
+#define LAPIC_AP_TIMER_NS 2
 void lapic_timer_start(u8 vector, u32 count);
 void lapic_timer_stop(void);
 /*
@@ -44,11 +56,12 @@ void lapic_send_nmi(u32 apic_id);
 void lapic_send_init(u32 apic_id);
 void lapic_send_sipi(u32 apic_id, u8 page);
 /*
- * A fixed IPI from a CPU whose LAPIC lapic_setup() may not have set up
- * (an AP before its starting states or after their teardown); false when
- * its APIC cannot send.
+ * A fixed IPI from an AP whose LAPIC lapic_setup_ap() may not have set up
+ * (before its starting states or after their teardown), in the mode of
+ * @base, its APIC base MSR (lapic_base()); false when its APIC cannot
+ * send.
  */
-bool lapic_send_ipi_early(u32 apic_id, u8 vector);
+bool lapic_send_ipi_early(u64 base, u32 apic_id, u8 vector);
 
 /* The ID of the calling CPU from CPUID, valid before its APIC is set up. */
 u32 cpu_apic_id(void);

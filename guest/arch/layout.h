@@ -21,6 +21,7 @@
 #define MSR_EFER 0xc0000080
 #define EFER_LME (1 << 8)
 #define CR0_PE	 (1 << 0)
+#define CR0_ET	 (1 << 4)
 #define CR0_PG	 (1 << 31)
 #define CR4_PAE	 (1 << 5)
 

@@ -20,6 +20,7 @@ _Static_assert((GUEST_TRAMPOLINE & 0xfff) == 0 && GUEST_TRAMPOLINE < 0x100000,
 #define SIPI_VECTOR	(GUEST_TRAMPOLINE >> 12)
 #define CALL_TIMEOUT_US 10000000 /* the software /dev/kvm is slow */
 #define WAKE_SLICE_US	10000	 /* the longest halt of a wait: a safety net */
+#define SIPI_RETRY_US	100000	 /* not alive this long: SIPI again */
 
 struct percpu percpu[GUEST_MAX_CPUS];
 unsigned int smp_nr_possible;
@@ -96,13 +97,14 @@ void smp_kick(unsigned int cpu)
 	mb();
 
 	/*
-	 * Intel's INIT-SIPI-SIPI.  Like Linux on modern CPUs (init_udelay
-	 * = 0), no 10 ms wait after INIT; the second SIPI is ignored by a
-	 * CPU that took the first.
+	 * Intel's INIT-SIPI, no waits.  Like Linux on modern CPUs (init_udelay
+	 * = 0), no 10 ms wait after INIT.  The second SIPI of INIT-SIPI-SIPI
+	 * is there for a first one that was not taken, and a CPU that took it
+	 * ignores it; KVM and QEMU latch the SIPI behind the INIT and never
+	 * lose it, so the second is sent only if the AP is late
+	 * (smp_wait_alive()), not as one more exit on every kick.
 	 */
 	lapic_send_init(pc->apic_id);
-	lapic_send_sipi(pc->apic_id, SIPI_VECTOR);
-	udelay(10);
 	lapic_send_sipi(pc->apic_id, SIPI_VECTOR);
 }
 
@@ -234,13 +236,25 @@ static void smp_wake_waiter(struct percpu *pc)
 		return;
 	if (pc->lapic_on)
 		lapic_send_ipi(w - 1, VEC_WAKE);
-	else
-		lapic_send_ipi_early(w - 1, VEC_WAKE); /* else the slice */
+	else /* else the slice */
+		lapic_send_ipi_early(pc->apic_base, w - 1, VEC_WAKE);
 }
 
+/*
+ * The kick's SIPI again each SIPI_RETRY_US the AP is not alive: harmless
+ * to an AP already on its way (only one waiting for a SIPI takes one),
+ * and the second SIPI of INIT-SIPI-SIPI for one that did not get the first.
+ */
 int smp_wait_alive(unsigned int cpu, u64 timeout_us)
 {
-	return smp_wait(&percpu[cpu], &percpu[cpu].alive, 1, timeout_us);
+	struct percpu *pc = &percpu[cpu];
+	u64 end = tsc_deadline_us(timeout_us);
+	int ret;
+
+	while ((ret = smp_wait(pc, &pc->alive, 1, SIPI_RETRY_US)) &&
+	       !tsc_passed(end))
+		lapic_send_sipi(pc->apic_id, SIPI_VECTOR);
+	return ret;
 }
 
 int smp_park(unsigned int cpu, u64 timeout_us)
@@ -338,6 +352,8 @@ void __noreturn smp_ap_main(unsigned int cpu)
 	struct percpu *pc = &percpu[cpu];
 
 	idt_load();
+	/* Once: the mode its wake-ups go in until ap:starting-lapic. */
+	pc->apic_base = lapic_base();
 	smp_store_release(&pc->alive, 1);
 	smp_wake_waiter(pc);
 

@@ -21,8 +21,13 @@ trampoline_start:
 	movw	%cs, %ax
 	movw	%ax, %ds
 	lgdtl	(tramp_gdtr - trampoline_start)
-	movl	%cr0, %eax
-	orl	$CR0_PE, %eax
+	/*
+	 * Constants, not read-modify-write: every CR read and write on the
+	 * way up is a VM exit while INIT's CR0.CD/NW are set (KVM intercepts
+	 * CR0 then), and caching on (CD and NW clear, as Linux's trampoline
+	 * writes it) ends the interception of the later CR0 write.
+	 */
+	movl	$(CR0_PE | CR0_ET), %eax
 	movl	%eax, %cr0
 	ljmpl	$GDT_CODE32, $TA(tramp32)
 
@@ -32,17 +37,16 @@ tramp32:
 	movl	%eax, %ds
 	movl	%eax, %es
 	movl	%eax, %ss
-	movl	%cr4, %eax
-	orl	$CR4_PAE, %eax
+	/* INIT left CR4 and EFER at 0 (Intel SDM vol. 3, table 9-1). */
+	movl	$CR4_PAE, %eax
 	movl	%eax, %cr4
 	movl	$boot_pml4, %eax
 	movl	%eax, %cr3
 	movl	$MSR_EFER, %ecx
-	rdmsr
-	orl	$EFER_LME, %eax
+	movl	$EFER_LME, %eax
+	xorl	%edx, %edx
 	wrmsr
-	movl	%cr0, %eax
-	orl	$(CR0_PG | CR0_PE), %eax
+	movl	$(CR0_PG | CR0_PE | CR0_ET), %eax
 	movl	%eax, %cr0
 	ljmp	$GDT_CODE64, $ap_long_entry
 

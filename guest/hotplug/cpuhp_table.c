@@ -19,7 +19,7 @@
 #define ALIVE_TIMEOUT_US 10000000 /* an AP boot is ~1 ms; be generous */
 #define PARK_TIMEOUT_US	 10000000
 #define TIMER_HZ	 10
-#define TIMER_COUNT	 (1000000000u / LAPIC_TIMER_NS / TIMER_HZ)
+#define TIMER_COUNT	 (1000000000u / LAPIC_AP_TIMER_NS / TIMER_HZ)
 
 struct cpuhp_machine hp_machine;
 struct cpumask cpu_online_mask;
@@ -119,7 +119,7 @@ static int ap_lapic_up(unsigned int cpu)
 	u32 id;
 
 	hp_starting_from[cpu] = rdtsc();
-	lapic_setup();
+	pc->apic_base = lapic_setup_ap(pc->apic_base);
 	id = lapic_id();
 	if (id != pc->apic_id)
 		printk("smpboot: cpu %u: LAPIC ID %u, expected %u\n", cpu, id,
