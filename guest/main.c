@@ -114,8 +114,9 @@ void __noreturn guest_main(u32 start_info)
 	lapic_detect();
 	lapic_setup();
 	tsc_init();
-	printk("hotvm-tiny: %s mode, TSC %lu kHz, %lu MiB RAM\n",
-	       lapic_x2apic() ? "x2APIC" : "xAPIC", tsc_khz,
+	printk("hotvm-tiny: %s mode%s, TSC %lu kHz, %lu MiB RAM\n",
+	       lapic_x2apic() ? "x2APIC" : "xAPIC",
+	       lapic_pv_eoi() ? ", PV EOI" : "", tsc_khz,
 	       boot_info.ram_bytes >> 20);
 
 	if (cmdline.nofdt)

@@ -6,11 +6,19 @@
  * does, no waiting on the ICR delivery status in x2APIC mode (it has none).
  */
 #include "lapic.h"
+#include "percpu.h"
 
 #define MSR_APIC_BASE	0x1b
 #define APIC_BASE_EXTD	(1u << 10)
 #define APIC_BASE_EN	(1u << 11)
 #define MSR_X2APIC_BASE 0x800
+
+/* KVM's paravirtual EOI (Documentation/virt/kvm/cpuid.rst and msr.rst). */
+#define KVM_CPUID_SIGNATURE 0x40000000
+#define KVM_CPUID_FEATURES  0x40000001
+#define KVM_FEATURE_PV_EOI  6
+#define MSR_KVM_PV_EOI_EN   0x4b564d04
+#define KVM_PV_EOI_PENDING  1u
 
 #define APIC_ID	    0x020
 #define APIC_TPR    0x080
@@ -40,6 +48,21 @@
 #define APIC_LEVEL_TRIGGER (1u << 15)
 
 static bool use_x2apic;
+static bool use_pv_eoi;
+
+/* "KVMKVMKVM\0\0\0" at 0x40000000, then the feature bit. */
+static bool lapic_kvm_pv_eoi(void)
+{
+	u32 a, b, c, d;
+
+	cpuid(KVM_CPUID_SIGNATURE, 0, &a, &b, &c, &d);
+	if (b != 0x4b4d564b || c != 0x564b4d56 || d != 0x4d)
+		return false;
+	if (a && a < KVM_CPUID_FEATURES)
+		return false;
+	cpuid(KVM_CPUID_FEATURES, 0, &a, &b, &c, &d);
+	return a & (1u << KVM_FEATURE_PV_EOI);
+}
 
 void lapic_detect(void)
 {
@@ -47,6 +70,30 @@ void lapic_detect(void)
 
 	cpuid(1, 0, &a, &b, &c, &d);
 	use_x2apic = c & (1u << 21);
+	use_pv_eoi = (c & (1u << 31)) && lapic_kvm_pv_eoi();
+}
+
+bool lapic_pv_eoi(void)
+{
+	return use_pv_eoi;
+}
+
+/*
+ * The calling CPU's PV EOI word, in its per-CPU area.  KVM sets it when
+ * it injects an interrupt that nothing else waits behind; lapic_eoi()
+ * then clears it instead of writing the EOI register, and KVM does the
+ * EOI at the CPU's next exit: one exit less per interrupt (the wake-ups
+ * and doorbells of every AP state).  Off after INIT and in a new vCPU:
+ * each CPU turns it on as its LAPIC comes up.
+ */
+static void lapic_pv_eoi_on(void)
+{
+	volatile u32 *w = &this_cpu()->pv_eoi;
+
+	if (!use_pv_eoi)
+		return;
+	*w = 0;
+	wrmsr(MSR_KVM_PV_EOI_EN, (u64)(uintptr_t)w | 1);
 }
 
 bool lapic_x2apic(void)
@@ -90,6 +137,7 @@ void lapic_setup(void)
 	 * interrupts come through the I/O APIC here, never that way.
 	 */
 	lapic_write(APIC_LVT0, APIC_LVT_MASKED);
+	lapic_pv_eoi_on();
 }
 
 u64 lapic_base(void)
@@ -104,7 +152,8 @@ u64 lapic_base(void)
  * every LVT masked, the timer stopped, divide by 2, SVR 0xff.  The
  * teardowns below leave it so again (the timer's masks LVTT, nothing
  * unmasks the others on an AP), so an AP needs its mode and the
- * software enable, two exits where lapic_setup() makes seven.
+ * software enable (and the PV EOI word), three exits where lapic_setup()
+ * makes eight.
  */
 u64 lapic_setup_ap(u64 base)
 {
@@ -117,6 +166,7 @@ u64 lapic_setup_ap(u64 base)
 		wrmsr(MSR_APIC_BASE, base);
 	}
 	lapic_write(APIC_SVR, APIC_SVR_ENABLE | 0xff);
+	lapic_pv_eoi_on();
 	return base;
 }
 
@@ -134,6 +184,15 @@ u32 lapic_id(void)
 
 void lapic_eoi(void)
 {
+	/* Only KVM, between this CPU's exits, writes it: no atomics. */
+	if (use_pv_eoi) {
+		volatile u32 *w = &this_cpu()->pv_eoi;
+
+		if (*w & KVM_PV_EOI_PENDING) {
+			*w = 0;
+			return;
+		}
+	}
 	lapic_write(APIC_EOI, 0);
 }
 

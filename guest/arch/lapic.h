@@ -9,6 +9,8 @@
 /* Detect x2APIC (CPUID.1:ECX[21]) and set the mode for every CPU. */
 void lapic_detect(void);
 bool lapic_x2apic(void);
+/* KVM's paravirtual EOI (CPUID 0x40000001 bit 6): lapic_eoi() uses it. */
+bool lapic_pv_eoi(void);
 
 /*
  * The boot CPU: enable the APIC in the chosen mode, software-enable it

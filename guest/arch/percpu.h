@@ -40,6 +40,7 @@ struct percpu {
 	/* Set by the AP's starting/online states. */
 	volatile bool lapic_on; /* software-enabled: doorbell IPIs arrive */
 	u64 apic_base;		/* its APIC base MSR, read when alive */
+	volatile u32 pv_eoi;	/* KVM's PV EOI word (lapic.c) */
 	volatile bool timer_on;
 	volatile bool work_on;
 	volatile u64 ticks; /* timer interrupts */
