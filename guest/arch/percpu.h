@@ -46,7 +46,7 @@ struct percpu {
 	volatile u64 ticks; /* timer interrupts */
 	volatile u64 work;  /* work-loop rounds, while work_on */
 
-	u32 kicks; /* INIT-SIPI-SIPI sequences sent */
+	u32 kicks; /* INIT-SIPI sequences sent */
 } __aligned(64);
 
 extern struct percpu percpu[GUEST_MAX_CPUS];

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * SMP: logical CPU ids, the INIT-SIPI-SIPI trampoline, and the AP's life:
+ * SMP: logical CPU ids, the INIT-SIPI trampoline, and the AP's life:
  *
  *   wait-for-SIPI --kick--> trampoline --> mailbox loop (alive)
  *        ^                                     |
@@ -36,7 +36,7 @@ static inline u64 smp_stack_top_of(unsigned int cpu)
 	return smp_stack_top[cpu];
 }
 
-/* INIT-SIPI-SIPI, without waiting for the AP. */
+/* INIT-SIPI, without waiting for the AP (smp_wait_alive() SIPIs again). */
 void smp_kick(unsigned int cpu);
 /* Wait until the kicked AP is in its mailbox loop: 0 or -ETIMEDOUT. */
 int smp_wait_alive(unsigned int cpu, u64 timeout_us);

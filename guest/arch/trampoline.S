@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * The AP start-up trampoline.  smp.c copies it to GUEST_TRAMPOLINE (SIPI
- * vector 0x08) once and leaves it there: every INIT-SIPI-SIPI, first
+ * vector 0x08) once and leaves it there: every INIT-SIPI, first
  * bring-up or re-onlining of a parked AP, starts here in real mode with
  * CS = 0x0800, IP = 0.  It is position dependent on that address, hence
  * the TA() arithmetic.  Everything it touches is read-only, so any number
