@@ -140,23 +140,19 @@ void lapic_setup(void)
 	lapic_pv_eoi_on();
 }
 
-u64 lapic_base(void)
-{
-	return rdmsr(MSR_APIC_BASE);
-}
-
 /*
- * An AP's LAPIC after INIT is in its power-up state but for its ID and
- * base (Intel SDM vol. 3, "Local APIC State After an INIT Reset"; KVM's
- * kvm_lapic_reset() and QEMU's apic_init_reset() do the same): TPR 0,
- * every LVT masked, the timer stopped, divide by 2, SVR 0xff.  The
- * teardowns below leave it so again (the timer's masks LVTT, nothing
- * unmasks the others on an AP), so an AP needs its mode and the
- * software enable (and the PV EOI word), three exits where lapic_setup()
- * makes eight.
+ * The mode is the guest's for every CPU, not a hotplug state, and a
+ * software-disabled APIC takes it as well: so the AP sets it before it
+ * says alive, and its wake-ups are one MSR write each rather than three
+ * xAPIC MMIO accesses (the busy poll, ICR2, ICR), each an emulated MMIO
+ * exit.  A fresh vCPU is in xAPIC mode, and so is one hotvm re-uses
+ * (it resets the APIC base); after an INIT it keeps the mode it had.
+ * Disabled -> x2APIC directly is an illegal transition: via xAPIC.
  */
-u64 lapic_setup_ap(u64 base)
+u64 lapic_ap_mode(void)
 {
+	u64 base = rdmsr(MSR_APIC_BASE);
+
 	if (!(base & APIC_BASE_EN)) {
 		base |= APIC_BASE_EN;
 		wrmsr(MSR_APIC_BASE, base);
@@ -165,9 +161,22 @@ u64 lapic_setup_ap(u64 base)
 		base |= APIC_BASE_EXTD;
 		wrmsr(MSR_APIC_BASE, base);
 	}
+	return base;
+}
+
+/*
+ * An AP's LAPIC after INIT is in its power-up state but for its ID and
+ * base (Intel SDM vol. 3, "Local APIC State After an INIT Reset"; KVM's
+ * kvm_lapic_reset() and QEMU's apic_init_reset() do the same): TPR 0,
+ * every LVT masked, the timer stopped, divide by 2, SVR 0xff.  The
+ * teardowns below leave it so again (the timer's masks LVTT, nothing
+ * unmasks the others on an AP), so an AP needs only the software enable
+ * (and the PV EOI word): two exits where lapic_setup() makes eight.
+ */
+void lapic_setup_ap(void)
+{
 	lapic_write(APIC_SVR, APIC_SVR_ENABLE | 0xff);
 	lapic_pv_eoi_on();
-	return base;
 }
 
 void lapic_shutdown(void)
@@ -205,7 +214,7 @@ void lapic_timer_start(u8 vector, u32 count)
 
 void lapic_timer_oneshot(u8 vector)
 {
-	lapic_write(APIC_TDCR, 0xa); /* divide by 128, as the periodic one */
+	lapic_write(APIC_TDCR, 0xa); /* divide by 128: LAPIC_TIMER_NS */
 	lapic_write(APIC_LVTT, vector);
 }
 
@@ -269,9 +278,8 @@ void lapic_send_nmi(u32 apic_id)
 }
 
 /*
- * The mode is the APIC base MSR's, not lapic_setup_ap()'s: a fresh
- * vCPU's APIC is in xAPIC mode, and after an INIT it keeps the mode it
- * had (KVM's kvm_lapic_reset() leaves the base alone on an INIT).  A
+ * The mode is @base's, the one lapic_ap_mode() left as the AP started
+ * (KVM's kvm_lapic_reset() leaves the base alone on an INIT).  A
  * software-disabled APIC still sends IPIs (Intel SDM vol. 3, "Local APIC
  * State After It Has Been Software Disabled"); a hardware-disabled one
  * cannot, or one moved away from the address entry.S maps uncached.

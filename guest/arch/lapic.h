@@ -17,15 +17,17 @@ bool lapic_pv_eoi(void);
  * with the spurious vector, mask the LVTs.
  */
 void lapic_setup(void);
-/* The calling CPU's APIC base MSR. */
-u64 lapic_base(void);
 /*
- * An AP after INIT (or after lapic_shutdown() and the timer's stop): the
- * mode from @base, its APIC base MSR, and the software enable; returns
- * the base it leaves.  lapic_shutdown() is the reverse, for a dying AP:
- * software-disabled (INIT and SIPI still accepted).
+ * An AP, as it starts: its APIC enabled in the chosen mode, still
+ * software-disabled; returns its APIC base MSR.
  */
-u64 lapic_setup_ap(u64 base);
+u64 lapic_ap_mode(void);
+/*
+ * An AP after INIT and lapic_ap_mode() (or after lapic_shutdown() and the
+ * timer's stop): the software enable.  lapic_shutdown() is the reverse,
+ * for a dying AP: software-disabled (INIT and SIPI still accepted).
+ */
+void lapic_setup_ap(void);
 void lapic_shutdown(void);
 
 u32 lapic_id(void);
@@ -60,8 +62,8 @@ void lapic_send_sipi(u32 apic_id, u8 page);
 /*
  * A fixed IPI from an AP whose LAPIC lapic_setup_ap() may not have set up
  * (before its starting states or after their teardown), in the mode of
- * @base, its APIC base MSR (lapic_base()); false when its APIC cannot
- * send.
+ * @base, its APIC base MSR (lapic_ap_mode()'s); false when its APIC
+ * cannot send.
  */
 bool lapic_send_ipi_early(u64 base, u32 apic_id, u8 vector);
 

@@ -39,7 +39,7 @@ struct percpu {
 
 	/* Set by the AP's starting/online states. */
 	volatile bool lapic_on; /* software-enabled: doorbell IPIs arrive */
-	u64 apic_base;		/* its APIC base MSR, read when alive */
+	u64 apic_base;		/* its APIC base MSR, set as it starts */
 	volatile u32 pv_eoi;	/* KVM's PV EOI word (lapic.c) */
 	volatile bool timer_on;
 	volatile bool work_on;

@@ -353,7 +353,7 @@ void __noreturn smp_ap_main(unsigned int cpu)
 
 	idt_load();
 	/* Once: the mode its wake-ups go in until ap:starting-lapic. */
-	pc->apic_base = lapic_base();
+	pc->apic_base = lapic_ap_mode();
 	smp_store_release(&pc->alive, 1);
 	smp_wake_waiter(pc);
 

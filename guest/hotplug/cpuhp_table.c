@@ -119,7 +119,7 @@ static int ap_lapic_up(unsigned int cpu)
 	u32 id;
 
 	hp_starting_from[cpu] = rdtsc();
-	pc->apic_base = lapic_setup_ap(pc->apic_base);
+	lapic_setup_ap();
 	id = lapic_id();
 	if (id != pc->apic_id)
 		printk("smpboot: cpu %u: LAPIC ID %u, expected %u\n", cpu, id,
