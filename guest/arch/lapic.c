@@ -169,8 +169,9 @@ u64 lapic_ap_mode(void)
  * base (Intel SDM vol. 3, "Local APIC State After an INIT Reset"; KVM's
  * kvm_lapic_reset() and QEMU's apic_init_reset() do the same): TPR 0,
  * every LVT masked, the timer stopped, divide by 2, SVR 0xff.  The
- * teardowns below leave it so again (the timer's masks LVTT, nothing
- * unmasks the others on an AP), so an AP needs only the software enable
+ * teardowns below leave what matters of it so again (the timer stopped;
+ * the software disable masks every LVT, and nothing but the timer's start
+ * unmasks one on an AP), so an AP needs only the software enable
  * (and the PV EOI word): two exits where lapic_setup() makes eight.
  */
 void lapic_setup_ap(void)
@@ -223,9 +224,13 @@ void lapic_timer_arm(u32 count)
 	lapic_write(APIC_TMICT, count);
 }
 
+/*
+ * A zero initial count stops the timer in either mode (Intel SDM vol. 3,
+ * "APIC Timer"): LVTT keeps its vector, and lapic_timer_start() writes
+ * it again anyway; the AP's LAPIC teardown then masks every LVT.
+ */
 void lapic_timer_stop(void)
 {
-	lapic_write(APIC_LVTT, APIC_LVT_MASKED);
 	lapic_write(APIC_TMICT, 0);
 }
 

@@ -35,15 +35,15 @@ void lapic_eoi(void);
 
 /*
  * Periodic timer on @vector, @count at divide-by-2 (an AP's after INIT:
- * 2 ns a count at the 1 GHz bus); lapic_timer_stop() masks it.
+ * 2 ns a count at the 1 GHz bus); lapic_timer_stop() stops it.
  */
 #define LAPIC_AP_TIMER_NS 2
 void lapic_timer_start(u8 vector, u32 count);
 void lapic_timer_stop(void);
 /*
- * One-shot timer on @vector at the periodic one's rate (128 ns a count at
- * the 1 GHz bus): lapic_timer_oneshot() once, lapic_timer_arm() to start
- * each countdown (one register write, so one exit).
+ * The boot CPU's one-shot timer on @vector, 128 ns a count (divide by 128
+ * at the 1 GHz bus): lapic_timer_oneshot() once, lapic_timer_arm() to
+ * start each countdown (one register write, so one exit).
  */
 void lapic_timer_oneshot(u8 vector);
 void lapic_timer_arm(u32 count);
