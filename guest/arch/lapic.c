@@ -192,17 +192,32 @@ u32 lapic_id(void)
 	return use_x2apic ? id : id >> 24;
 }
 
+/*
+ * Takes the PV EOI word's pending bit: whether it was set, cleared in one
+ * instruction.  KVM clears the bit itself at every exit of this CPU and
+ * keeps the interrupt in service, expecting the EOI register then; it
+ * sets the bit again at the next entry only if no other interrupt is
+ * pending (Documentation/virt/kvm/msr.rst, MSR_KVM_PV_EOI_EN).  A test
+ * and a separate store with an exit between them (an interrupt arriving
+ * for this CPU) would find the bit set, clear KVM's fresh zero and skip
+ * the EOI: the vector stays in service for good and masks every vector
+ * of its priority class and below on this CPU, a wake-up, doorbell or
+ * timer that never comes again.  One instruction cannot be split by an
+ * exit; no other CPU writes the word, so no lock prefix (Linux's
+ * kvm_guest_apic_eoi_write() does the same).
+ */
+static bool lapic_pv_eoi_take(volatile u32 *w)
+{
+	bool was;
+
+	__asm__ volatile("btrl $0, %0" : "+m"(*w), "=@ccc"(was) : : "memory");
+	return was;
+}
+
 void lapic_eoi(void)
 {
-	/* Only KVM, between this CPU's exits, writes it: no atomics. */
-	if (use_pv_eoi) {
-		volatile u32 *w = &this_cpu()->pv_eoi;
-
-		if (*w & KVM_PV_EOI_PENDING) {
-			*w = 0;
-			return;
-		}
-	}
+	if (use_pv_eoi && lapic_pv_eoi_take(&this_cpu()->pv_eoi))
+		return;
 	lapic_write(APIC_EOI, 0);
 }
 
