@@ -592,7 +592,7 @@ static void test_hostile_guest(void)
 	static const char *const extra[] = { "--hotplug-timeout", "2000",
 					     NULL };
 
-	CHECK_EQ(vmproc_start(&v, "boot=1,max=4", "fuzz-regs=20000", extra), 0);
+	CHECK_EQ(vmproc_start(&v, "boot=1,max=8", "fuzz-regs=20000", extra), 0);
 	for (int i = 0; i < 6; i++) {
 		/* Results may vary with what the guest scribbles: only
 		 * survival is asserted here. */
@@ -603,18 +603,25 @@ static void test_hostile_guest(void)
 	CHECK_EQ(vmproc_wait_line(&v, "fuzz: done", WAIT_MS, NULL, 0), 0);
 	/*
 	 * After the storm hotplug works again, though a CPU whose state the
-	 * guest faked may stay refused as "in transition": the host cannot
-	 * tell a lying guest from a slow one.
+	 * guest faked (its reports are fair game to the fuzzer) stays
+	 * refused: "in transition", a disagreement, or broken by a failed
+	 * rollback the guest reported, the last two until cpuhp-recover; the
+	 * host cannot tell a lying guest from a slow one.  Such a refusal is
+	 * the only one allowed.  Seven slots: the fakes land on any slot,
+	 * and with three they took all of them in 1 of some 60 lab runs.
 	 */
 	int after = 0;
 
-	for (unsigned int cpu = 1; cpu < 4; cpu++)
+	for (unsigned int cpu = 1; cpu < 8; cpu++)
 		hotplug(&v, cpu, false, err, sizeof(err));
-	for (unsigned int cpu = 1; cpu < 4; cpu++) {
-		if (!hotplug(&v, cpu, true, err, sizeof(err)))
+	for (unsigned int cpu = 1; cpu < 8; cpu++) {
+		if (!hotplug(&v, cpu, true, err, sizeof(err))) {
 			after++;
-		else
-			printf("# after the storm, cpu %u: %s\n", cpu, err);
+			continue;
+		}
+		printf("# after the storm, cpu %u: %s\n", cpu, err);
+		CHECK(strstr(err, "still walking") ||
+		      strstr(err, "cpuhp-recover it first"));
 	}
 	CHECK(after > 0);
 	/* The storm was seen, and every bad access ignored and counted. */
