@@ -537,9 +537,11 @@ static void test_prestage(void)
 }
 
 /*
- * The boot's pool fill and the first operation: a resize sent the moment
- * QMP answers, while the fill may still be creating vCPUs, ends with every
- * CPU online on both sides, none walked back by the fill.
+ * A resize as soon as the guest is ready, every slot from the boot's pool:
+ * every CPU ends online on both sides and none is walked back by a fill.
+ * vmproc_start() waits for "ready", by which time the boot's fill has
+ * usually finished, so this does not force the window the fill's single
+ * pass of the gate closes (prestage.c); it checks the pooled batch.
  */
 static void test_prestage_resize_at_boot(void)
 {
