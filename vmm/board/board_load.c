@@ -50,6 +50,7 @@ void board_close_kernel(struct board *b)
 static int load_bzimage(struct board *b)
 {
 	char why[200];
+	size_t clen;
 	int ret;
 
 	ret = bzimage_load(b->kernel.data, b->kernel.size, b->vm.ram,
@@ -62,6 +63,17 @@ static int load_bzimage(struct board *b)
 					    "protocol 2.12 or later) or its "
 					    "vmlinux (PVH entry)");
 		return ret;
+	}
+	/*
+	 * The zero page is written after the devices (tables), so a command
+	 * line this kernel cannot take is refused here: no console file.
+	 */
+	clen = b->cfg->cmdline ? strlen(b->cfg->cmdline) : 0;
+	if (clen > b->bz.cmdline_max) {
+		pr_err("kernel '%s': --cmdline is %zu bytes, more than the %u "
+		       "this kernel takes (cmdline_size); shorten --cmdline",
+		       b->cfg->kernel, clen, b->bz.cmdline_max);
+		return -E2BIG;
 	}
 	b->boot_mode = HOTPLUG_BOOT_LINUX64;
 	b->k = (struct pvh_kernel){
