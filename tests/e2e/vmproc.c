@@ -105,8 +105,13 @@ int vmproc_wait_line(struct vmproc *v, const char *prefix, int timeout_ms,
 			if (line[0])
 				snprintf(last, sizeof(last), "%.159s", line);
 		}
-		if (vmproc_fill(v, beat < deadline ? beat : deadline))
+		long until = beat < deadline ? beat : deadline;
+
+		if (vmproc_fill(v, until))
 			continue;
+		/* Back early with nothing: the console closed (hotvm ended). */
+		if (now_ms() < until)
+			return -EPIPE;
 		if (now_ms() >= deadline)
 			return -ETIMEDOUT;
 		printf("# still waiting for '%s' after %ld s; the guest's last "

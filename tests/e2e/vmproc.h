@@ -47,7 +47,8 @@ int vmproc_start_ms(struct vmproc *v, const char *cpus, const char *cmdline,
 /* quit, wait for exit; returns the exit status (-1 if killed). */
 int vmproc_stop(struct vmproc *v);
 
-/* Waits for a console line starting with @prefix. */
+/* Waits for a console line starting with @prefix: -ETIMEDOUT, or -EPIPE
+ * when the console closes first. */
 int vmproc_wait_line(struct vmproc *v, const char *prefix, int timeout_ms,
 		     char *out, size_t outlen);
 /* Waits until the guest's last "online:" line says @cpulist. */
