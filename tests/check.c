@@ -1,6 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "check.h"
 
+static const char *skip_why;
+
+void check_skip(const char *why)
+{
+	skip_why = why;
+}
+
 int check_run(const struct check_case *cases, size_t n)
 {
 	int failed = 0;
@@ -9,12 +16,17 @@ int check_run(const struct check_case *cases, size_t n)
 	for (size_t i = 0; i < n; i++) {
 		int before = check_failures;
 
+		skip_why = NULL;
 		cases[i].fn();
 		if (check_failures != before)
 			failed++;
-		printf("%s %zu - %s\n",
+		/* A failed check is a failure, skipped or not. */
+		if (check_failures != before)
+			skip_why = NULL;
+		printf("%s %zu - %s%s%s\n",
 		       check_failures != before ? "not ok" : "ok", i + 1,
-		       cases[i].name);
+		       cases[i].name, skip_why ? " # SKIP " : "",
+		       skip_why ? skip_why : "");
 	}
 	fflush(stdout);
 	return failed ? 1 : 0;

@@ -7,6 +7,7 @@
 #ifndef HOTVM_TESTS_CHECK_H
 #define HOTVM_TESTS_CHECK_H
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -58,6 +59,19 @@ int check_run(const struct check_case *cases, size_t n);
  */
 int check_run_named(const struct check_case *cases, size_t n,
 		    char *const *names, int nnames);
+
+/*
+ * Marks the running case skipped, with @why as its TAP reason: the case
+ * returns at once and must have checked nothing.
+ */
+void check_skip(const char *why);
+
+/*
+ * Why this machine's /dev/kvm cannot run a VM test, or NULL when it can;
+ * @real_mode: the test needs real mode (a triple fault, a reset) too.
+ * tests/kvm_probe.c; kvm-probe is the same for shell tests.
+ */
+const char *check_kvm_missing(bool real_mode);
 
 #define CHECK_MAIN(...)                                                        \
 	int check_failures;                                                    \
