@@ -82,6 +82,14 @@ static inline int raw_open(struct raw *r, const char *path)
 	memcpy(sa.sun_path, path, strlen(path) + 1);
 	r->fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	r->tok = json_tokener_new();
+	/*
+	 * Every reply must be strict JSON, one after another (json-c's
+	 * strict mode still takes NaN and Infinity: test_qemu_grammar).
+	 */
+	if (r->tok)
+		json_tokener_set_flags(
+			r->tok, JSON_TOKENER_STRICT |
+					JSON_TOKENER_ALLOW_TRAILING_CHARS);
 	if (r->fd < 0 || connect(r->fd, (struct sockaddr *)&sa, sizeof(sa))) {
 		if (r->fd >= 0)
 			close(r->fd);

@@ -1218,6 +1218,78 @@ static bool valid_utf8(const unsigned char *p, size_t n)
 	return true;
 }
 
+/*
+ * Issue 32, item 9: QMP input is QEMU's grammar and nothing else.  No
+ * comment, NaN or trailing comma is taken, and no reply echoes a value
+ * that is not JSON (raw_open() parses replies strictly); \u0000 cuts no
+ * name short; a complete request is answered before a bad one after it is
+ * refused.  Every case of QEMU's grammar is in test_qmp_lex.c.
+ */
+static void test_qemu_grammar(void)
+{
+	static const char *const refused[] = {
+		"{\"execute\": \"echo\", \"id\": NaN}",
+		"{\"execute\": \"echo\", \"id\": -Infinity}",
+		"{\"execute\": \"echo\", \"id\": 007}",
+		"{\"execute\": \"echo\", \"id\": TRUE}",
+		"{\"execute\": \"echo\", \"id\": Null}",
+		"{\"execute\": \"echo\", \"id\": 1,}",
+		"{\"execute\": \"echo\", /* c */ \"id\": 1}",
+		"{\"execute\": \"echo\\u0000please-not\", \"id\": 1}",
+		"{\"execute\": \"echo\", \"arguments\": {\"id\": "
+		"\"ab\\u0000cd\"}}",
+		"{\"execute\": \"echo\", \"arguments\": {\"a\\u0000b\": 1}}",
+	};
+	struct qmp_server *s = start(0, 0);
+	struct json_object *o;
+	struct raw r;
+
+	open_client(&r);
+	negotiate(&r);
+	for (size_t i = 0; i < sizeof(refused) / sizeof(refused[0]); i++) {
+		int calls = atomic_load(&tc.calls);
+		char line[256];
+
+		snprintf(line, sizeof(line), "%s\n", refused[i]);
+		o = req(&r, line);
+		if (!err_desc(o) ||
+		    strncmp(err_desc(o), "JSON parse error, ", 18))
+			printf("# %s: got %s\n", refused[i],
+			       o ? json_object_to_json_string(o)
+				 : "no strict JSON");
+		CHECK(err_desc(o) &&
+		      !strncmp(err_desc(o), "JSON parse error, ", 18));
+		CHECK_STREQ(err_class(o), "GenericError");
+		CHECK(!jget(o, "id"));
+		CHECK_EQ(atomic_load(&tc.calls), calls);
+		json_object_put(o);
+		/* The next request is read whole. */
+		o = req(&r, "{\"execute\": \"echo\", \"id\": \"next\"}\n");
+		CHECK_STREQ(jstr(o, "id"), "next");
+		json_object_put(o);
+	}
+	/* QEMU's single quotes and \' are taken; an id is echoed as sent. */
+	o = req(&r, "{'execute': 'echo', 'arguments': {'s': 'it\\'s'}, "
+		    "'id': 1e999}\n");
+	CHECK_STREQ(jstr(jget(o, "return"), "s"), "it's");
+	CHECK_EQ(json_object_get_type(jget(o, "id")), json_type_double);
+	json_object_put(o);
+	/* An unterminated comment after a whole request: it is answered. */
+	raw_send(&r, "{\"execute\": \"echo\", \"id\": 3} /*\n");
+	o = raw_reply(&r, T_MS);
+	CHECK_EQ(json_object_get_int(jget(o, "id")), 3);
+	CHECK(jget(o, "return"));
+	json_object_put(o);
+	o = raw_reply(&r, T_MS);
+	CHECK_STREQ(err_class(o), "GenericError");
+	json_object_put(o);
+	o = req(&r, "{\"execute\": \"echo\", \"id\": 4}\n");
+	CHECK_EQ(json_object_get_int(jget(o, "id")), 4);
+	json_object_put(o);
+	raw_close(&r);
+	stop(s);
+}
+
 /* Issue 8, item 7: the parser's smaller wrong answers. */
 static void test_parse_resync(void)
 {
@@ -1282,10 +1354,9 @@ static void test_parse_resync(void)
 		     "{\"execute\": \"echo\", \"arguments\": {\"x\": [{\"b\": "
 		     "1, \"b\": {\"c\": 1}}]}}",
 		     "GenericError", NULL);
-	o = req(&r,
-		"{\"execute\": \"echo\", \"arguments\": {\"a\": {\"a\": "
-		"\"x:y\", 'q': \"a\\\":\"}, /* c: d */ \"b\": [{\"a\": 1}]}, "
-		"\"id\": 7}");
+	o = req(&r, "{\"execute\": \"echo\", \"arguments\": {\"a\": {\"a\": "
+		    "\"x:y\", 'q': \"a\\\":\"}, \"b\": [{\"a\": 1}]}, "
+		    "\"id\": 7}");
 	CHECK_EQ(json_object_get_int(jget(o, "id")), 7);
 	CHECK(jget(o, "return"));
 	json_object_put(o);
@@ -1974,9 +2045,9 @@ CHECK_MAIN(TEST(test_greeting), TEST(test_negotiation), TEST(test_id_echo),
 	   TEST(test_disconnect_mid_request), TEST(test_never_reads),
 	   TEST(test_events), TEST(test_control_plane),
 	   TEST(test_events_during_command), TEST(test_slow_reader),
-	   TEST(test_parse_resync), TEST(test_negotiate_timeout),
-	   TEST(test_peer_credentials), TEST(test_concurrent_clients),
-	   TEST(test_stop_no_leaks), TEST(test_socket_path),
-	   TEST(test_bad_declarations), TEST(test_read_ahead),
-	   TEST(test_lex_cut_short), TEST(test_lex_utf8),
+	   TEST(test_parse_resync), TEST(test_qemu_grammar),
+	   TEST(test_negotiate_timeout), TEST(test_peer_credentials),
+	   TEST(test_concurrent_clients), TEST(test_stop_no_leaks),
+	   TEST(test_socket_path), TEST(test_bad_declarations),
+	   TEST(test_read_ahead), TEST(test_lex_cut_short), TEST(test_lex_utf8),
 	   TEST(test_read_ahead_budget))

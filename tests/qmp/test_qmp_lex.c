@@ -1,16 +1,22 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The QMP server's strict lexical check (vmm/util/qmp_lex.c), byte by byte:
- * raw control characters in strings (the ways a request cut short at a
- * line end would swallow the next one), the classes of invalid UTF-8, and
- * \u escapes that are half a surrogate pair; what is valid passes, in one
- * piece or split anywhere.  The server's use of it is in test_qmp.c
- * (test_lex_cut_short, test_lex_utf8).
+ * The grammar check of a JSON text (vmm/util/qmp_lex.c), byte by byte: raw
+ * control characters in strings and requests cut short (the ways a
+ * request cut short at a line end would swallow the next one), the
+ * classes of invalid UTF-8, \u escapes that are half a surrogate pair;
+ * what is valid passes, in one piece or split anywhere.  Then QEMU's
+ * grammar, case by case (test_qemu_verdicts): every text QEMU's monitor
+ * takes is taken, every one it refuses is refused, built by qmp_json.c,
+ * save the two narrowings qmp_lex.h names.  The server's use of it is in
+ * test_qmp.c (test_parse_resync, test_qemu_grammar).
  */
+#include <errno.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 #include "check.h"
+#include "qmp_json.h"
 #include "qmp_lex.h"
 
 #define GOOD ((size_t)-1)
@@ -44,31 +50,40 @@ static const struct lex_case cases[] = {
 	OK_CASE("whitespace", "{\n\t\"a\":\r\n 1 ,\"b\" : [ 2 ]\r\n}\r\n"),
 	OK_CASE("single quotes", "{'a': 'say \"hi\\' \\\"'}"),
 	OK_CASE("apostrophe", "{\"a\": \"it's\"}"),
-	OK_CASE("comments", "/* it's \"quoted\"\n * and 'this' */ {\"a\": "
-			    "1} // don't \"\n{'b': 2}"),
-	OK_CASE("comment star", "/** x **/ {\"a\": 1} /*/ still */"),
+	OK_CASE("values", "[-0, 0.5, 1e5, 12.5E-3, true, false, null, {}, []]"),
+	BAD_CASE("comments", "/* it's \"quoted\" */ {\"a\": 1}", 0, 0,
+		 QMP_LEX_STRAY),
+	BAD_CASE("comment after", "{\"a\": 1 // don't\n}", 8, 8, QMP_LEX_STRAY),
 	OK_CASE("U+0080", "\"\xc2\x80\""),
 	OK_CASE("U+07FF", "\"\xdf\xbf\""),
 	OK_CASE("U+0800", "\"\xe0\xa0\x80\""),
 	OK_CASE("U+D7FF", "\"\xed\x9f\xbf\""),
 	OK_CASE("U+E000", "\"\xee\x80\x80\""),
-	OK_CASE("U+FFFF", "\"\xef\xbf\xbf\""),
+	OK_CASE("U+FFFD", "\"\xef\xbf\xbd\""),
 	OK_CASE("U+10000", "\"\xf0\x90\x80\x80\""),
-	OK_CASE("U+10FFFF", "\"\xf4\x8f\xbf\xbf\""),
+	OK_CASE("U+10FFFD", "\"\xf4\x8f\xbf\xbd\""),
 	OK_CASE("surrogate pair", "\"\\ud83d\\ude00 \\uD83D\\uDE00\""),
-	OK_CASE("NUL escaped", "\"\\u0000\""),
-	OK_CASE("not hex: json-c's", "\"\\u12x4\" \"\\q\""),
-	OK_CASE("controls outside strings: json-c's", "{\x01}\x1b"),
+	BAD_CASE("NUL escaped", "\"ab\\u0000\"", 8, 3, QMP_LEX_NUL),
+	BAD_CASE("not hex", "\"\\u12x4\"", 5, 1, QMP_LEX_ESCAPE),
+	BAD_CASE("unknown escape", "\"a\\q\"", 3, 2, QMP_LEX_ESCAPE),
+	BAD_CASE("control outside a string", "{\x01}", 1, 1, QMP_LEX_STRAY),
+	BAD_CASE("U+FFFF", "\"\xef\xbf\xbf\"", 3, 1, QMP_LEX_NONCHARACTER),
+	BAD_CASE("U+10FFFF", "\"\xf4\x8f\xbf\xbf\"", 4, 1,
+		 QMP_LEX_NONCHARACTER),
+	BAD_CASE("U+FDD0 escaped", "\"\\uFDD0\"", 6, 1, QMP_LEX_NONCHARACTER),
+	BAD_CASE("U+1FFFE escaped", "\"\\ud83f\\udffe\"", 12, 1,
+		 QMP_LEX_NONCHARACTER),
 
 	/*
 	 * The 8 ways of cutting a request short at a line end: inside a
 	 * string the line end is the error, so the server resumes after it;
-	 * between tokens json-c finds the next request's '{' where it wants
-	 * something else (ways 1 and 3), so the lexer has nothing to say.
+	 * between tokens the next request's '{' is where the grammar wants
+	 * something else (ways 1 and 3), so the server resumes there.
 	 */
-	OK_CASE("cut 1: after the brace", "{\n" NEXT),
+	BAD_CASE("cut 1: after the brace", "{\n" NEXT, 2, 2, QMP_LEX_SYNTAX),
 	BAD_CASE("cut 2: in a key", "{\"exec\n" NEXT, 6, 6, QMP_LEX_CONTROL),
-	OK_CASE("cut 3: after a key", "{\"execute\"\n" NEXT),
+	BAD_CASE("cut 3: after a key", "{\"execute\"\n" NEXT, 11, 11,
+		 QMP_LEX_SYNTAX),
 	BAD_CASE("cut 4: in a value", "{\"execute\": \"ec\n" NEXT, 15, 15,
 		 QMP_LEX_CONTROL),
 	BAD_CASE("cut 5: after a backslash",
@@ -121,8 +136,7 @@ static const struct lex_case cases[] = {
 	/* Anywhere, not only in strings. */
 	BAD_CASE("between tokens", "{\"a\": 1 \xff}", 8, 8,
 		 QMP_LEX_UTF8_BAD_BYTE),
-	BAD_CASE("in a comment", "/* \xc0\x80 */ {}", 3, 3,
-		 QMP_LEX_UTF8_OVERLONG),
+	BAD_CASE("outside a string", "\xc3\xa9", 0, 0, QMP_LEX_STRAY),
 
 	/* Escapes that are half a surrogate pair. */
 	BAD_CASE("lone high", "\"\\ud800\"", 7, 1, QMP_LEX_LONE_SURROGATE),
@@ -137,20 +151,29 @@ static const struct lex_case cases[] = {
 
 #define N_CASES (sizeof(cases) / sizeof(cases[0]))
 
-/* Where scanning text in pieces of at most piece bytes stops. */
+/*
+ * Where scanning text in pieces of at most piece bytes stops; a whole
+ * value ends a text, and the next starts after it.  *base: where the text
+ * with the error started.
+ */
 static size_t scan_pieces(struct qmp_lex *lx, const struct lex_case *c,
-			  size_t piece)
+			  size_t piece, size_t *base)
 {
 	size_t at = 0;
 
+	*base = 0;
 	qmp_lex_reset(lx, 0);
 	while (at < c->len) {
 		size_t n = c->len - at < piece ? c->len - at : piece;
 		size_t good = qmp_lex_scan(lx, c->text + at, n);
 
 		at += good;
-		if (good < n)
+		if (lx->error)
 			return at;
+		if (lx->done) {
+			qmp_lex_reset(lx, 0);
+			*base = at;
+		}
 	}
 	return GOOD;
 }
@@ -158,10 +181,11 @@ static size_t scan_pieces(struct qmp_lex *lx, const struct lex_case *c,
 static void check_case(const struct lex_case *c)
 {
 	struct qmp_lex lx;
-	size_t got = scan_pieces(&lx, c, c->len);
+	size_t base, again;
+	size_t got = scan_pieces(&lx, c, c->len, &base);
 
 	if (got != c->bad || lx.error != c->error ||
-	    (c->bad != GOOD && lx.start != c->start)) {
+	    (c->bad != GOOD && base + lx.start != c->start)) {
 		printf("# %s: stopped at %zd (want %zd), error %d (want %d), "
 		       "offset %zu (want %zu)\n",
 		       c->name, (ssize_t)got, (ssize_t)c->bad, lx.error,
@@ -170,8 +194,7 @@ static void check_case(const struct lex_case *c)
 	}
 	/* The same, fed in pieces of every size: incremental. */
 	for (size_t piece = 1; piece < c->len; piece++) {
-		size_t again = scan_pieces(&lx, c, piece);
-
+		again = scan_pieces(&lx, c, piece, &base);
 		if (again != got) {
 			printf("# %s: in pieces of %zu, stopped at %zd\n",
 			       c->name, piece, (ssize_t)again);
@@ -347,5 +370,213 @@ static void test_weight(void)
 		CHECK_EQ(qmp_lex_scan(&lx, text + i, 1), 1);
 }
 
+/*
+ * QEMU's grammar, case by case: each text with QEMU's verdict (qobject/
+ * json-lexer.c, json-parser.c; NULL: it takes it, else the start of its
+ * error's desc) and hotvm's (qmp_json_parse(): QMP_LEX_OK and, taken, the
+ * value of "a" as json-c writes it; a duplicate key is QEMU_DUP).  Where
+ * the two differ, .narrowing says why (qmp_lex.h).
+ */
+#define QEMU_DUP 100
+
+struct qemu_case {
+	const char *text;
+	const char *qemu;
+	int want;
+	const char *value;
+	const char *narrowing;
+};
+
+#define TAKEN(t, v)                                                            \
+	{                                                                      \
+		.text = (t), .want = QMP_LEX_OK, .value = (v)                  \
+	}
+#define REFUSED(t, q, w)                                                       \
+	{                                                                      \
+		.text = (t), .qemu = (q), .want = (w)                          \
+	}
+#define NARROWED(t, w, n)                                                      \
+	{                                                                      \
+		.text = (t), .want = (w), .narrowing = (n)                     \
+	}
+
+static const struct qemu_case qemu_cases[] = {
+	/* Taken by both. */
+	TAKEN("{\"a\": 1}", "1"),
+	TAKEN("{'a': 'x'}", "\"x\""),
+	TAKEN("{\"a\": 'say \"hi\"'}", "\"say \\\"hi\\\"\""),
+	TAKEN("{\"a\": 'it\\'s'}", "\"it's\""),
+	TAKEN("{\"a\": \"it\\'s\"}", "\"it's\""),
+	TAKEN("{\"a\": \"\\/\\b\\f\\n\\r\\t\\\\\\\"\"}",
+	      "\"\\/\\b\\f\\n\\r\\t\\\\\\\"\""),
+	TAKEN("{\"a\": -0}", "0"),
+	TAKEN("{\"a\": 0.5e5}", "0.5e5"),
+	TAKEN("{\"a\": 1E+2}", "1E+2"),
+	TAKEN("{\"a\": -1.5e-3}", "-1.5e-3"),
+	TAKEN("{\"a\": 18446744073709551615}", "18446744073709551615"),
+	TAKEN("{\"a\": 18446744073709551616}", "18446744073709551616"),
+	/* QEMU writes it back as inf, which is not JSON; hotvm its text. */
+	TAKEN("{\"a\": 1e999}", "1e999"),
+	TAKEN("{\"a\": [true, false, null]}", "[true,false,null]"),
+	TAKEN("{\"a\": \"\\ud83d\\ude00\"}", "\"\xf0\x9f\x98\x80\""),
+	TAKEN("{\"a\": \"caf\\u00e9 caf\xc3\xa9\"}",
+	      "\"caf\xc3\xa9 caf\xc3\xa9\""),
+	TAKEN("{\"a\": \"\\uFFFD\"}", "\"\xef\xbf\xbd\""),
+	TAKEN(" \t\r\n{\"a\" : { } } \r\n", "{}"),
+	TAKEN("{\"a\": {\"b\": 1}, \"b\": {\"b\": 2}}", "{\"b\":1}"),
+	/* Refused by both. */
+	REFUSED("{\"a\": 1 /* c */}", "stray '/'", QMP_LEX_STRAY),
+	REFUSED("// c\n{\"a\": 1}", "stray '/'", QMP_LEX_STRAY),
+	REFUSED("{\"a\": NaN}", "stray 'N'", QMP_LEX_STRAY),
+	REFUSED("{\"a\": Infinity}", "stray 'I'", QMP_LEX_STRAY),
+	REFUSED("{\"a\": -Infinity}", "stray '-I'", QMP_LEX_NUMBER),
+	REFUSED("{\"a\": nan}", "invalid keyword 'nan'", QMP_LEX_KEYWORD),
+	REFUSED("{\"a\": infinity}", "invalid keyword 'infinity'",
+		QMP_LEX_KEYWORD),
+	REFUSED("{\"a\": TRUE}", "stray 'T'", QMP_LEX_STRAY),
+	REFUSED("{\"a\": True}", "stray 'T'", QMP_LEX_STRAY),
+	REFUSED("{\"a\": Null}", "stray 'N'", QMP_LEX_STRAY),
+	REFUSED("{\"a\": nulL}", "stray 'L'", QMP_LEX_KEYWORD),
+	REFUSED("{\"a\": 007}", "stray '00'", QMP_LEX_NUMBER),
+	REFUSED("{\"a\": 0e5}", "expected separator in dict", QMP_LEX_SYNTAX),
+	REFUSED("{\"a\": 1.}", "stray '1.}'", QMP_LEX_NUMBER),
+	REFUSED("{\"a\": .5}", "stray '.'", QMP_LEX_STRAY),
+	REFUSED("{\"a\": +1}", "stray '+'", QMP_LEX_STRAY),
+	REFUSED("{\"a\": 1.5e}", "stray '1.5e}'", QMP_LEX_NUMBER),
+	REFUSED("{\"a\": -}", "stray '-}'", QMP_LEX_NUMBER),
+	REFUSED("{\"a\": 1,}", "expecting value", QMP_LEX_SYNTAX),
+	REFUSED("{\"a\": [1,]}", "expecting value", QMP_LEX_SYNTAX),
+	REFUSED("{\"a\": 1,, \"b\": 2}", "expecting value", QMP_LEX_SYNTAX),
+	REFUSED("{\"a\" 1}", "missing : in object pair", QMP_LEX_SYNTAX),
+	REFUSED("{1: 2}", "key is not a string in object", QMP_LEX_SYNTAX),
+	REFUSED("{\"a\": 1 \"b\": 2}", "expected separator in dict",
+		QMP_LEX_SYNTAX),
+	REFUSED("{\"a\": [1 2]}", "expected separator in list", QMP_LEX_SYNTAX),
+	REFUSED("{\"a\": 1, \"a\": 2}", "duplicate key", QEMU_DUP),
+	REFUSED("{\"a\": {\"b\": 1, \"b\": 1}}", "duplicate key", QEMU_DUP),
+	REFUSED("{\"execute\": \"x\", 'execute': \"y\"}", "duplicate key",
+		QEMU_DUP),
+	REFUSED("{\"a\": \"\\q\"}", "invalid escape sequence in string",
+		QMP_LEX_ESCAPE),
+	REFUSED("{\"a\": \"\\u12x4\"}",
+		"\\u12x4 is not a valid Unicode character", QMP_LEX_ESCAPE),
+	REFUSED("{\"a\": \"\\ud800\"}",
+		"\\ud800 is not a valid Unicode character",
+		QMP_LEX_LONE_SURROGATE),
+	REFUSED("{\"a\": \"\\udc00\"}",
+		"\\udc00 is not a valid Unicode character",
+		QMP_LEX_LONE_SURROGATE),
+	REFUSED("{\"a\": \"\\uFDD0\"}",
+		"\\uFDD0 is not a valid Unicode character",
+		QMP_LEX_NONCHARACTER),
+	REFUSED("{\"a\": \"\\uFFFF\"}",
+		"\\uFFFF is not a valid Unicode character",
+		QMP_LEX_NONCHARACTER),
+	REFUSED("{\"a\": \"\\udbff\\udfff\"}",
+		"\\udbff\\udfff is not a valid Unicode character",
+		QMP_LEX_NONCHARACTER),
+	REFUSED("{\"a\": \"\xef\xbf\xbf\"}", "invalid UTF-8 sequence in string",
+		QMP_LEX_NONCHARACTER),
+	REFUSED("{\"a\": \"\xef\xb7\x90\"}", "invalid UTF-8 sequence in string",
+		QMP_LEX_NONCHARACTER),
+	REFUSED("{\"a\": \"x\ty\"}", "stray '\"x\t'", QMP_LEX_CONTROL),
+	REFUSED("{\"a\": \"\xff\"}", "stray '\"\xff'", QMP_LEX_UTF8_BAD_BYTE),
+	REFUSED("{\"a\": \"\xc0\xaf\"}", "invalid UTF-8 sequence in string",
+		QMP_LEX_UTF8_OVERLONG),
+	REFUSED("{\"a\": \"\xed\xa0\x80\"}", "invalid UTF-8 sequence in string",
+		QMP_LEX_UTF8_SURROGATE),
+	REFUSED("\x01{\"a\": 1}", "stray '\x01'", QMP_LEX_STRAY),
+	REFUSED("{\"a\": %d}", "stray '%'", QMP_LEX_STRAY),
+	/* Taken by QEMU, refused by hotvm. */
+	NARROWED("{\"a\": \"quit\\u0000please-not\"}", QMP_LEX_NUL,
+		 "U+0000: QEMU keeps it as C0 80, hotvm's C strings end there"),
+	NARROWED("{\"a\": \"\xc0\x80\"}", QMP_LEX_UTF8_OVERLONG,
+		 "U+0000 as modified UTF-8: QEMU's one overlong form"),
+	NARROWED("{\"a\": "
+		 "[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]]]]]]]]]]]]]]"
+		 "]]]}",
+		 QMP_LEX_DEPTH,
+		 "nested 33 deep: QEMU allows 1024, hotvm json-c's 32"),
+};
+
+static void test_qemu_verdicts(void)
+{
+	for (size_t i = 0; i < sizeof(qemu_cases) / sizeof(qemu_cases[0]);
+	     i++) {
+		const struct qemu_case *c = &qemu_cases[i];
+		struct json_object *o = NULL, *a;
+		char why[256] = "";
+		struct qmp_lex lx;
+		int rc, got;
+		size_t n = strlen(c->text);
+
+		rc = qmp_json_parse(c->text, n, 0, &o, why, sizeof(why));
+		/* The check's own verdict: what refused it. */
+		qmp_lex_reset(&lx, 0);
+		qmp_lex_scan(&lx, c->text, n);
+		got = rc == -EPROTO && !lx.error ? QEMU_DUP : lx.error;
+		if (rc == -EPROTO && !lx.error && !strstr(why, "duplicate key"))
+			got = -1;
+		if (got != c->want || (rc == 0) != (c->want == QMP_LEX_OK)) {
+			printf("# %s: rc %d, verdict %d (want %d; QEMU: %s): "
+			       "%s\n",
+			       c->text, rc, got, c->want,
+			       c->qemu ? c->qemu : "takes it", why);
+			check_failures++;
+		}
+		/* Same verdict as QEMU's, or a narrowing said why. */
+		CHECK(!c->qemu == !rc || c->narrowing);
+		if (!rc && c->value) {
+			a = json_object_object_get(o, "a");
+			if (strcmp(json_object_to_json_string_ext(
+					   a, JSON_C_TO_STRING_PLAIN),
+				   c->value)) {
+				printf("# %s: \"a\" is %s, want %s\n", c->text,
+				       json_object_to_json_string_ext(
+					       a, JSON_C_TO_STRING_PLAIN),
+				       c->value);
+				check_failures++;
+			}
+		}
+		json_object_put(o);
+	}
+}
+
+/*
+ * A number is an int64, else a uint64, else a double (QEMU's order); a
+ * string may hold the character U+0001 escaped, and \' in either quote.
+ */
+static void test_build_types(void)
+{
+	static const char text[] =
+		"{\"i\": -9223372036854775808, \"u\": 18446744073709551615, "
+		"\"d\": -9223372036854775809, 's': 'a\\u0001\\'\"'}";
+	struct json_object *o = NULL;
+	char why[128];
+
+	CHECK_EQ(
+		qmp_json_parse(text, sizeof(text) - 1, 0, &o, why, sizeof(why)),
+		0);
+	CHECK(json_object_is_type(json_object_object_get(o, "i"),
+				  json_type_int));
+	CHECK_EQ(json_object_get_int64(json_object_object_get(o, "i")),
+		 INT64_MIN);
+	CHECK_EQ(json_object_get_uint64(json_object_object_get(o, "u")),
+		 UINT64_MAX);
+	CHECK(json_object_is_type(json_object_object_get(o, "d"),
+				  json_type_double));
+	CHECK_EQ(json_object_get_string_len(json_object_object_get(o, "s")), 4);
+	CHECK_STREQ(json_object_get_string(json_object_object_get(o, "s")),
+		    "a\x01'\"");
+	json_object_put(o);
+	/* One value only; a bare literal or number is whole at the end. */
+	CHECK_EQ(qmp_json_parse("{} {}", 5, 0, &o, why, sizeof(why)), -EPROTO);
+	CHECK_EQ(qmp_json_parse("12", 2, 0, &o, why, sizeof(why)), 0);
+	CHECK_EQ(json_object_get_int(o), 12);
+	json_object_put(o);
+	CHECK_EQ(qmp_json_parse("{\"a\"", 4, 0, &o, why, sizeof(why)), -EPROTO);
+}
+
 CHECK_MAIN(TEST(test_cases), TEST(test_controls), TEST(test_second_bytes),
-	   TEST(test_describe), TEST(test_reset), TEST(test_weight))
+	   TEST(test_describe), TEST(test_reset), TEST(test_weight),
+	   TEST(test_qemu_verdicts), TEST(test_build_types))

@@ -20,7 +20,7 @@
 #include <time.h>
 
 #include "qga.h"
-#include "qmp_lex.h"
+#include "qmp_json.h"
 
 #define QGA_DELIM     0xff
 #define QGA_RING_MASK (QGA_REPLY_MAX - 1)
@@ -251,53 +251,21 @@ static const char *qga_trim(struct qga *g, size_t *len)
 	return s;
 }
 
-/* What the strict check found, for the reply's error. */
-static const char *qga_lex_why(enum qmp_lex_error e)
-{
-	switch (e) {
-	case QMP_LEX_CONTROL:
-		return "a raw control character in a string";
-	case QMP_LEX_LONE_SURROGATE:
-		return "half of a UTF-16 surrogate pair";
-	case QMP_LEX_TOO_BIG:
-		return "more than 16 MiB once parsed";
-	default:
-		return "invalid UTF-8";
-	}
-}
-
 int qga_json_parse(const char *s, size_t len, struct json_object **out,
 		   char *why, size_t why_len)
 {
-	struct json_tokener *tok;
 	struct json_object *o;
-	struct qmp_lex lx;
-	int ret = -EPROTO;
+	int rc = qmp_json_parse(s, len, QGA_PARSED_MAX, &o, why, why_len);
 
-	qmp_lex_reset(&lx, QGA_PARSED_MAX);
-	if (qmp_lex_scan(&lx, s, len) != len) {
-		snprintf(why, why_len, "%s at byte %zu", qga_lex_why(lx.error),
-			 lx.start);
+	if (rc)
+		return rc;
+	if (!json_object_is_type(o, json_type_object)) {
+		json_object_put(o);
+		snprintf(why, why_len, "not a JSON object");
 		return -EPROTO;
 	}
-	tok = json_tokener_new();
-	if (!tok)
-		return -ENOMEM;
-	json_tokener_set_flags(tok, JSON_TOKENER_STRICT |
-					    JSON_TOKENER_VALIDATE_UTF8);
-	o = json_tokener_parse_ex(tok, s, (int)len);
-	if (o && json_tokener_get_error(tok) == json_tokener_success &&
-	    (size_t)json_tokener_get_parse_end(tok) == len &&
-	    json_object_is_type(o, json_type_object)) {
-		*out = o;
-		o = NULL;
-		ret = 0;
-	} else {
-		snprintf(why, why_len, "not one JSON object");
-	}
-	json_object_put(o);
-	json_tokener_free(tok);
-	return ret;
+	*out = o;
+	return 0;
 }
 
 /*

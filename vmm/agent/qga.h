@@ -112,11 +112,11 @@ int qga_forward(struct qga *g, const char *cmd, struct json_object *args,
 		struct hv_err *err);
 
 /*
- * The strict check of one JSON object's text from an untrusted end (as
- * the QMP server's, qmp_lex.h): valid UTF-8, no raw control character in
- * a string, at most QGA_PARSED_MAX once parsed, one object and nothing
- * after it.  0 with the object in *@out, -EPROTO with the reason in @why,
- * or -ENOMEM.
+ * The strict check of one JSON object's text from an untrusted end, as
+ * the QMP server's (qmp_json.h: QEMU's grammar, which qemu-ga's parser
+ * shares; no duplicate key, no \u0000), at most QGA_PARSED_MAX once
+ * parsed, one object and nothing after it.  0 with the object in *@out,
+ * -EPROTO with the reason in @why, or -ENOMEM.
  */
 int qga_json_parse(const char *s, size_t len, struct json_object **out,
 		   char *why, size_t why_len);

@@ -90,7 +90,7 @@ void qmp_accept_clients(struct qmp_server *s)
 		conns = realloc(s->conns, (s->n_conns + 1) * sizeof(*conns));
 		if (conns)
 			s->conns = conns;
-		if (!c || !conns || !(c->tok = json_tokener_new())) {
+		if (!c || !conns) {
 			pr_err("api: dropping a new client: out of memory");
 			free(c);
 			close(fd);
@@ -98,8 +98,7 @@ void qmp_accept_clients(struct qmp_server *s)
 		}
 		/*
 		 * Replies must be JSON: c->lex refuses bytes that are not
-		 * UTF-8.  Not json-c's JSON_TOKENER_VALIDATE_UTF8 too: it
-		 * fails a character split across two reads.
+		 * UTF-8, and everything else QEMU's grammar does not take.
 		 */
 		qmp_lex_reset(&c->lex, s->max_queued);
 		c->fd = fd;

@@ -1,13 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * A client's bytes to requests (qmp_internal.h).  Every input is hostile:
- * a request's bytes are checked strictly before json-c sees them
- * (qmp_lex.h: no raw control character in a string, nothing that is not
- * UTF-8), so no reply echoes bytes that are not UTF-8; bad JSON gets an
- * error and the parser starts over at the next line (or at the next
- * request, when a truncated one is followed by a new one on the next
- * line); a duplicate key is an error, not a silent overwrite; a request
- * longer than max_request drops the client.
+ * a request's bytes are checked against QEMU's JSON grammar as they
+ * arrive (qmp_lex.h), which also finds where the request ends, and only a
+ * whole, good request is built into json-c's tree (qmp_json.h), so no
+ * reply echoes bytes that are not JSON.  Bad JSON gets an error at the
+ * byte where it went wrong, and reading starts over at the next line (or
+ * at that byte, when it opens a new request at the start of a line: a
+ * request cut short loses only itself); a duplicate key is an error, not
+ * a silent overwrite; a request longer than max_request drops the client.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -16,56 +17,8 @@
 #include <sys/socket.h>
 
 #include "qmp_internal.h"
+#include "qmp_json.h"
 #include "log.h"
-
-/*
- * json-c keeps the last of duplicate keys, so compare counts: each member
- * in the text has one ':' outside strings and comments; a duplicate (and
- * whatever its first value held) is missing from the tree.
- */
-static size_t text_members(const char *p, size_t n)
-{
-	size_t count = 0;
-
-	for (size_t i = 0; i < n; i++) {
-		char q = p[i];
-
-		if (q == '"' || q == '\'') {
-			for (i++; i < n && p[i] != q; i++)
-				if (p[i] == '\\')
-					i++;
-		} else if (q == '/' && i + 1 < n && p[i + 1] == '*') {
-			for (i += 2;
-			     i + 1 < n && !(p[i] == '*' && p[i + 1] == '/');
-			     i++)
-				;
-			i++;
-		} else if (q == '/' && i + 1 < n && p[i + 1] == '/') {
-			while (i < n && p[i] != '\n')
-				i++;
-		} else if (q == ':') {
-			count++;
-		}
-	}
-	return count;
-}
-
-static size_t tree_members(struct json_object *o)
-{
-	size_t count = 0;
-
-	if (json_object_is_type(o, json_type_array)) {
-		for (size_t i = 0; i < json_object_array_length(o); i++)
-			count += tree_members(json_object_array_get_idx(o, i));
-	} else if (json_object_is_type(o, json_type_object)) {
-		json_object_object_foreach(o, key, val)
-		{
-			(void)key;
-			count += 1 + tree_members(val);
-		}
-	}
-	return count;
-}
 
 static void conn_consume(struct qmp_conn *c, size_t n)
 {
@@ -99,28 +52,10 @@ static void conn_parse_error(struct qmp_server *s, struct qmp_conn *c,
 }
 
 /*
- * After a parse error, a new tokener: json_tokener_reset() keeps the high
- * half of a surrogate pair read last (json-c 0.16), and the next request's
- * first \u escape would get a U+FFFD in front of it.
- */
-static void conn_new_tokener(struct qmp_conn *c)
-{
-	struct json_tokener *tok = json_tokener_new();
-
-	json_tokener_reset(c->tok);
-	if (!tok) {
-		pr_err("api: dropping client fd %d: out of memory", c->fd);
-		c->dead = true;
-		return;
-	}
-	json_tokener_free(c->tok);
-	c->tok = tok;
-}
-
-/*
- * The strict check stopped at in[bad]: the request is lost, and so is the
- * rest of that line from the bad byte on (a line end inside a string is
- * itself the bad byte: the request on the next line is read).
+ * The grammar check stopped at in[bad]: the request is lost, and so is
+ * the rest of that line from the bad byte on (a line end inside a string
+ * is itself the bad byte: the request on the next line is read), unless
+ * the bad byte opens a new request at the start of a line.
  */
 static void conn_lex_error(struct qmp_server *s, struct qmp_conn *c, size_t bad)
 {
@@ -128,11 +63,10 @@ static void conn_lex_error(struct qmp_server *s, struct qmp_conn *c, size_t bad)
 
 	qmp_lex_describe(&c->lex, what, sizeof(what));
 	snprintf(desc, sizeof(desc), "JSON parse error, %s", what);
-	conn_new_tokener(c);
 	qmp_lex_reset(&c->lex, s->max_queued);
 	c->fed = 0;
+	c->skip_line = !new_request_at(c, bad);
 	conn_consume(c, bad);
-	c->skip_line = true;
 	conn_parse_error(s, c, desc);
 }
 
@@ -149,9 +83,9 @@ void qmp_conn_process(struct qmp_server *s, struct qmp_conn *c)
 {
 	while (!c->dead && !qmp_conn_stalled(c)) {
 		struct json_object *obj = NULL;
-		enum json_tokener_error jerr = json_tokener_continue;
 		size_t len, good, end;
 		char desc[128];
+		int rc;
 
 		if (c->skip_line) {
 			const char *nl = memchr(c->in, '\n', c->in_len);
@@ -177,18 +111,12 @@ void qmp_conn_process(struct qmp_server *s, struct qmp_conn *c)
 		len = c->in_len - c->fed;
 		if (len > s->max_request - c->fed)
 			len = s->max_request - c->fed;
-		/* json-c sees only what the strict check passed. */
 		good = qmp_lex_scan(&c->lex, c->in + c->fed, len);
-		if (good) {
-			obj = json_tokener_parse_ex(c->tok, c->in + c->fed,
-						    (int)good);
-			jerr = json_tokener_get_error(c->tok);
-		}
-		if (jerr == json_tokener_continue && good < len) {
+		if (c->lex.error) {
 			conn_lex_error(s, c, c->fed + good);
 			continue;
 		}
-		if (jerr == json_tokener_continue) {
+		if (!c->lex.done) {
 			c->fed += len;
 			if (c->fed < s->max_request)
 				continue;
@@ -208,35 +136,25 @@ void qmp_conn_process(struct qmp_server *s, struct qmp_conn *c)
 			c->dead = true;
 			return;
 		}
-		end = c->fed + json_tokener_get_parse_end(c->tok);
-		json_tokener_reset(c->tok);
-		/* It may have read past the end: the rest is scanned again. */
+		end = c->fed + good;
 		qmp_lex_reset(&c->lex, s->max_queued);
 		c->fed = 0;
-		if (jerr != json_tokener_success) {
-			conn_new_tokener(c);
-			snprintf(desc, sizeof(desc), "JSON parse error, %s",
-				 json_tokener_error_desc(jerr));
-			/*
-			 * The offending byte starts what to skip, unless it
-			 * begins the next request: then only the truncated
-			 * one before it is lost.
-			 */
-			if (end < c->in_len && !new_request_at(c, end))
-				c->skip_line = true;
-			conn_consume(c, end < c->in_len ? end : c->in_len);
-			conn_parse_error(s, c, desc);
-			continue;
-		}
-		if (text_members(c->in, end) != tree_members(obj)) {
-			conn_consume(c, end);
-			json_object_put(obj);
-			conn_parse_error(s, c,
-					 "JSON parse error, duplicate key in "
-					 "an object");
-			continue;
-		}
+		rc = qmp_json_build(c->in, end, &obj, desc, sizeof(desc));
 		conn_consume(c, end);
+		if (rc == -ENOMEM) {
+			pr_err("api: dropping client fd %d: out of memory",
+			       c->fd);
+			c->dead = true;
+			return;
+		}
+		if (rc) {
+			char err[sizeof(desc) + 32];
+
+			snprintf(err, sizeof(err), "JSON parse error, %s",
+				 desc);
+			conn_parse_error(s, c, err);
+			continue;
+		}
 		qmp_dispatch(s, c, obj, qmp_request_cost(obj));
 	}
 }

@@ -46,8 +46,7 @@ struct qmp_event {
 struct qmp_conn {
 	int fd;
 	uint64_t id; /* a job's way back to its client, which may be gone */
-	struct json_tokener *tok;
-	struct qmp_lex lex; /* the same bytes as tok, checked strictly first */
+	struct qmp_lex lex; /* the request being read: its grammar, its end */
 	bool negotiated;
 	bool dead;
 	/* Sent all it will send (socat, nc -U): drain the replies, then close. */

@@ -45,7 +45,6 @@ static void conn_free(struct qmp_server *s, struct qmp_conn *c)
 	/* Its jobs still on the workers are uncounted when they are done. */
 	qmp_uncharge(s, NULL, c->held_cost);
 	free(c->held_reply);
-	json_tokener_free(c->tok);
 	free(c->in);
 	free(c->out);
 	free(c);
