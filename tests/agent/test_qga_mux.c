@@ -5,7 +5,10 @@
  * does (guest-sync with an id, then one command a line), the delimited
  * sync, the agent's own errors passed through, and clients that misbehave:
  * garbage, an over-long line, a disconnect mid-call, a flood, too many of
- * them; and hotvm's own calls, which go before every queued client's.
+ * them; lines QEMU's grammar refuses or that say one thing to a lenient
+ * parser and another to the agent (a duplicate key, \u0000); the
+ * allow-list; and hotvm's own calls, which go before every queued
+ * client's.
  */
 #include <errno.h>
 #include <json-c/json.h>
@@ -36,11 +39,16 @@ static long now_ms(void)
 	return t.tv_sec * 1000 + t.tv_nsec / 1000000;
 }
 
-static void up(enum fake_mode mode)
+static void up_allow(enum fake_mode mode, const char *allow)
 {
 	fake_start(mode);
-	CHECK_EQ(qga_mux_create(&fk.u.agent, sock, &mux), 0);
+	CHECK_EQ(qga_mux_create(&fk.u.agent, sock, allow, &mux), 0);
 	CHECK_EQ(qga_mux_start(mux), 0);
+}
+
+static void up(enum fake_mode mode)
+{
+	up_allow(mode, NULL);
 }
 
 static void down(void)
@@ -288,6 +296,100 @@ static void test_shutdown(void)
 	down();
 }
 
+/*
+ * Issue 32, item 10: a line means one thing.  A key given twice was the
+ * last one's to json-c ({"execute":"guest-ping","execute":"guest-info"}
+ * ran guest-info), and "guest-shutdown\u0000x" went to the agent as
+ * guest-shutdown; both are refused now, as are comments and NaN, and
+ * nothing reaches the agent: the next request's reply comes first.
+ */
+static void test_one_meaning(void)
+{
+	static const char *const bad[] = {
+		"{\"execute\":\"guest-ping\",\"execute\":\"guest-info\"}\n",
+		"{\"execute\":\"guest-shutdown\\u0000x\"}\n",
+		"{\"execute\":\"guest-shutdown\",\"arguments\":{\"mode\":"
+		"\"powerdown\",\"mode\":\"reboot\"}}\n",
+		"{\"execute\":\"guest-ping\"} // c\n",
+		"{\"execute\":\"guest-ping\",\"id\":NaN}\n",
+	};
+	static const char *const why[] = {
+		"duplicate key",       "\\u0000",   "duplicate key",
+		"more than one value", "stray 'N'",
+	};
+	int fd;
+
+	up(FAKE_OK);
+	fd = mux_connect(sock);
+	CHECK(fd >= 0);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		check_error(mux_ask(fd, bad[i], WAIT_MS, NULL), why[i]);
+	/* QEMU's single quotes, as the agent takes them. */
+	check_return(mux_ask(fd, "{'execute':'guest-info'}\n", WAIT_MS, NULL),
+		     "{\"version\": \"fake-1\"}", NULL);
+	CHECK_EQ(atomic_load(&fk.shutdowns), 0);
+	CHECK_EQ(stats().bad, sizeof(bad) / sizeof(bad[0]));
+	CHECK_EQ(stats().requests, 1);
+	close(fd);
+	down();
+}
+
+/*
+ * --agent-allow: only the commands named reach the agent; another is
+ * refused as qemu-ga refuses a disabled command, naming the option; the
+ * handshake is always allowed.  Without it, everything goes through.
+ */
+static void test_allow_list(void)
+{
+	int fd;
+
+	CHECK(qga_mux_allow_valid("guest-ping"));
+	CHECK(qga_mux_allow_valid("guest-ping,guest_x,Guest-9"));
+	CHECK(!qga_mux_allow_valid(""));
+	CHECK(!qga_mux_allow_valid("guest-ping,"));
+	CHECK(!qga_mux_allow_valid(",guest-ping"));
+	CHECK(!qga_mux_allow_valid("guest-ping,,guest-info"));
+	CHECK(!qga_mux_allow_valid("guest ping"));
+	CHECK(!qga_mux_allow_valid("guest-ping:guest-info"));
+	fake_start(FAKE_OK);
+	CHECK_EQ(qga_mux_create(&fk.u.agent, sock, "guest-ping,", &mux),
+		 -EINVAL);
+	fake_stop();
+
+	up_allow(FAKE_OK, "guest-ping,guest-info");
+	fd = mux_connect(sock);
+	CHECK(fd >= 0);
+	check_return(mux_ask(fd,
+			     "{\"execute\":\"guest-sync\", "
+			     "\"arguments\":{\"id\":42}}\n",
+			     WAIT_MS, NULL),
+		     "42", NULL);
+	check_return(mux_ask(fd, "{\"execute\":\"guest-ping\",\"id\":\"a\"}\n",
+			     WAIT_MS, NULL),
+		     "{}", "a");
+	check_error(mux_ask(fd,
+			    "{\"execute\":\"guest-shutdown\",\"arguments\":"
+			    "{\"mode\":\"powerdown\"}}\n",
+			    WAIT_MS, NULL),
+		    "The command guest-shutdown has been disabled for this "
+		    "instance: it is not in hotvm's --agent-allow list");
+	check_error(mux_ask(fd, "{\"execute\":\"guest-pin\"}\n", WAIT_MS, NULL),
+		    "--agent-allow");
+	check_error(mux_ask(fd, "{\"execute\":\"guest-ping,guest-info\"}\n",
+			    WAIT_MS, NULL),
+		    "--agent-allow");
+	check_error(mux_ask(fd, "{\"execute\":\"\"}\n", WAIT_MS, NULL),
+		    "--agent-allow");
+	check_return(
+		mux_ask(fd, "{\"execute\":\"guest-info\"}\n", WAIT_MS, NULL),
+		"{\"version\": \"fake-1\"}", NULL);
+	CHECK_EQ(atomic_load(&fk.shutdowns), 0);
+	CHECK_EQ(stats().refused, 4);
+	CHECK_EQ(stats().requests, 3);
+	close(fd);
+	down();
+}
+
 /* A fifth client is told why and closed; the four are still served. */
 static void test_too_many(void)
 {
@@ -403,6 +505,8 @@ int main(void)
 		TEST(test_no_agent),
 		TEST(test_disconnect_mid_call),
 		TEST(test_shutdown),
+		TEST(test_one_meaning),
+		TEST(test_allow_list),
 		TEST(test_too_many),
 		TEST(test_own_first),
 		TEST(test_flood),

@@ -244,7 +244,7 @@ static void test_socket_client(void)
 		return;
 	}
 	snprintf(sock, sizeof(sock), "%s/agent.sock", dir);
-	CHECK_EQ(qga_mux_create(&rl.u.agent, sock, &m), 0);
+	CHECK_EQ(qga_mux_create(&rl.u.agent, sock, NULL, &m), 0);
 	CHECK_EQ(qga_mux_start(m), 0);
 	CHECK_EQ(posix_spawnp(
 			 &pid, "python3", NULL, NULL,

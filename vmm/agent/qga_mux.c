@@ -64,6 +64,7 @@ struct mux_client {
 struct qga_mux {
 	struct qga *g;
 	char *path;
+	char *allow; /* ",name,name,": the commands allowed; NULL: all */
 	struct unix_listen_id sock;
 	int listen_fd;
 	uid_t owner; /* who may connect, with root */
@@ -277,6 +278,60 @@ static const char *mux_kind_of(const char *cmd, struct json_object *args,
 	return NULL;
 }
 
+bool qga_mux_allow_valid(const char *list)
+{
+	bool name = false;
+
+	for (const char *p = list; *p; p++) {
+		if (*p == ',') {
+			if (!name)
+				return false;
+			name = false;
+		} else if ((*p >= 'a' && *p <= 'z') ||
+			   (*p >= 'A' && *p <= 'Z') ||
+			   (*p >= '0' && *p <= '9') || *p == '-' || *p == '_') {
+			name = true;
+		} else {
+			return false;
+		}
+	}
+	return name;
+}
+
+/* Whether clients may send @cmd: the handshake always, else the list's. */
+static bool mux_allowed(const struct qga_mux *m, const char *cmd)
+{
+	size_t n = strlen(cmd);
+	const char *p;
+
+	if (!m->allow || !strcmp(cmd, "guest-sync") ||
+	    !strcmp(cmd, "guest-sync-delimited"))
+		return true;
+	if (!n || strchr(cmd, ','))
+		return false;
+	for (p = strstr(m->allow, cmd); p; p = strstr(p + 1, cmd))
+		if (p[-1] == ',' && p[n] == ',')
+			return true;
+	return false;
+}
+
+/*
+ * The refusal of a command not on the list, in the words qemu-ga uses for
+ * a command disabled with its --block-rpcs (a long name is not repeated).
+ */
+static char *mux_not_allowed(const char *cmd, struct json_object *id)
+{
+	char desc[256];
+
+	if (strlen(cmd) > 64)
+		cmd = "asked for";
+	snprintf(desc, sizeof(desc),
+		 "The command %s has been disabled for this instance: it is "
+		 "not in hotvm's --agent-allow list",
+		 cmd);
+	return mux_error(desc, id);
+}
+
 /* What is wrong with request @o, or NULL. */
 static const char *mux_check(struct json_object *o, struct json_object **ex,
 			     struct json_object **args, struct json_object *id)
@@ -309,16 +364,25 @@ static char *mux_request(struct qga_mux *m, struct mux_client *c, const char *s,
 	const char *bad;
 	char why[160], *e;
 
-	if (qga_json_parse(s, len, &o, why, sizeof(why)))
+	if (qga_json_parse(s, len, &o, why, sizeof(why))) {
+		mux_count(m, &m->stats.bad);
 		return mux_error(why, NULL);
+	}
 	json_object_object_get_ex(o, "id", &id);
 	bad = mux_check(o, &ex, &args, id);
 	if (!bad)
 		bad = mux_kind_of(json_object_get_string(ex), args, &q.kind);
+	if (!bad && !mux_allowed(m, json_object_get_string(ex))) {
+		e = mux_not_allowed(json_object_get_string(ex), id);
+		mux_count(m, &m->stats.refused);
+		json_object_put(o);
+		return e;
+	}
 	if (!bad && !(q.cmd = strdup(json_object_get_string(ex))))
 		bad = "out of memory";
 	if (bad) {
 		e = mux_error(bad, id);
+		mux_count(m, &m->stats.bad);
 		json_object_put(o);
 		return e;
 	}
@@ -366,10 +430,8 @@ static void mux_lines(struct qga_mux *m, struct mux_client *c)
 		while (n && mux_blank(s[n - 1]))
 			n--;
 		e = n ? mux_request(m, c, s, n) : NULL;
-		if (e) {
-			mux_count(m, &m->stats.bad);
+		if (e)
 			mux_send(c, e);
-		}
 		memmove(c->in, nl + 1, rest);
 		c->in_len = rest;
 	}
@@ -546,18 +608,29 @@ static void *mux_io_thread(void *arg)
 
 /* ---- life ---- */
 
-int qga_mux_create(struct qga *g, const char *path, struct qga_mux **out)
+int qga_mux_create(struct qga *g, const char *path, const char *allow,
+		   struct qga_mux **out)
 {
 	struct qga_mux *m = calloc(1, sizeof(*m));
 	int fd;
 
 	*out = NULL;
-	if (!m || !(m->path = strdup(path))) {
+	if (allow && !qga_mux_allow_valid(allow)) {
+		pr_err("agent socket: '%s' is not a list of command names",
+		       allow);
+		free(m);
+		return -EINVAL;
+	}
+	if (!m || !(m->path = strdup(path)) ||
+	    (allow && asprintf(&m->allow, ",%s,", allow) < 0)) {
+		if (m)
+			free(m->path);
 		free(m);
 		return -ENOMEM;
 	}
 	fd = unix_listen(path, NULL, "agent socket", &m->sock);
 	if (fd < 0) {
+		free(m->allow);
 		free(m->path);
 		free(m);
 		return fd;
@@ -568,6 +641,7 @@ int qga_mux_create(struct qga *g, const char *path, struct qga_mux **out)
 		fd = -errno;
 		close(m->listen_fd);
 		unix_listen_unlink(path, &m->sock);
+		free(m->allow);
 		free(m->path);
 		free(m);
 		return fd;
@@ -625,6 +699,7 @@ void qga_mux_stop(struct qga_mux *m)
 	unix_listen_unlink(m->path, &m->sock);
 	pthread_cond_destroy(&m->cond);
 	pthread_mutex_destroy(&m->lock);
+	free(m->allow);
 	free(m->path);
 	free(m);
 }

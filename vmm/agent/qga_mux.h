@@ -10,10 +10,17 @@
  * socket").
  *
  * hotvm terminates that protocol: every line a client sends is checked
- * (strict JSON, one object with "execute", at most QGA_REPLY_MAX bytes)
- * and becomes one qga call of its own, made with its handshake, deadline
- * and reply checks (qga.h), so a client can never desynchronise the
- * guest's port for hotvm or another client.  Calls are one at a time
+ * for its form (QEMU's JSON grammar, as the agent's own parser, with no
+ * duplicate key and no \u0000: qga_json_parse(); one object with
+ * "execute", at most QGA_REPLY_MAX bytes) and becomes one qga call of its
+ * own, made with its handshake, deadline and reply checks (qga.h), so a
+ * client can never desynchronise the guest's port for hotvm or another
+ * client.  What it asks is not judged: by default every command the
+ * agent accepts goes through, as a chardev wired to the agent would pass
+ * it (guest-exec, guest-file-open, guest-set-user-password included).
+ * An allow-list (`--agent-allow`) narrows that to the commands named;
+ * any other gets the agent's own refusal for a disabled command, and the
+ * handshake's guest-sync and guest-sync-delimited are always allowed.  Calls are one at a time
  * with hotvm's own; hotvm's go first (qga_forward()); one request per
  * client is outstanding, and a client's further bytes wait in its socket
  * until it is answered, so a flood costs the flooder, not memory.
@@ -40,11 +47,19 @@ struct qga_mux_stats {
 };
 
 /*
- * Binds @path (mode 0600: hotvm's own user and root) for the agent @g;
- * nothing runs until qga_mux_start().  Returns 0 or -errno, said on
- * stderr.
+ * Whether @list is an allow-list: command names (letters, digits, '-' and
+ * '_') separated by commas.
  */
-int qga_mux_create(struct qga *g, const char *path, struct qga_mux **out);
+bool qga_mux_allow_valid(const char *list);
+
+/*
+ * Binds @path (mode 0600: hotvm's own user and root) for the agent @g;
+ * @allow: the commands clients may send (qga_mux_allow_valid()), NULL for
+ * every one.  Nothing runs until qga_mux_start().  Returns 0 or -errno,
+ * said on stderr.
+ */
+int qga_mux_create(struct qga *g, const char *path, const char *allow,
+		   struct qga_mux **out);
 /* Starts the socket's threads; 0 or -errno. */
 int qga_mux_start(struct qga_mux *m);
 /*

@@ -52,6 +52,7 @@ struct board_config {
 	enum hotplug_guest_eject guest_eject; /* 0: allow */
 	bool agent; /* COM2 for the QEMU guest agent, which hotvm asks */
 	const char *agent_socket; /* that agent for other clients (--agent) */
+	const char *agent_allow;  /* what they may ask; NULL: everything */
 	bool agent_trace;	  /* Linux's cpuhp trace through the agent */
 };
 

@@ -107,14 +107,19 @@ int board_start_agent_socket(struct board *b)
 	struct qga *g;
 	int ret;
 
-	if (!path)
+	if (!path) {
+		if (b->cfg->agent_allow) {
+			pr_err("--agent-allow needs --agent-socket");
+			return -EINVAL;
+		}
 		return 0;
+	}
 	g = board_agent_qga(board_device_state(b, &board_agent_desc));
 	if (!g) {
 		pr_err("--agent-socket needs --agent");
 		return -EINVAL;
 	}
-	ret = qga_mux_create(g, path, &b->agent_mux);
+	ret = qga_mux_create(g, path, b->cfg->agent_allow, &b->agent_mux);
 	if (ret) {
 		pr_err("--agent-socket %s: %s", path, strerror(-ret));
 		return ret;

@@ -13,6 +13,7 @@
 #include "hooks.h"
 #include "hotplug.h"
 #include "log.h"
+#include "qga_mux.h"
 
 #define CLI_MAX_NAME 64
 
@@ -209,6 +210,18 @@ static int opt_agent_socket(struct cli_run_opts *o, const char *v)
 	return 0;
 }
 
+static int opt_agent_allow(struct cli_run_opts *o, const char *v)
+{
+	if (!qga_mux_allow_valid(v)) {
+		pr_err("--agent-allow '%s': give command names separated by "
+		       "commas, e.g. guest-ping,guest-get-vcpus",
+		       v);
+		return -EINVAL;
+	}
+	o->board.agent_allow = v;
+	return 0;
+}
+
 static int opt_agent_trace(struct cli_run_opts *o, const char *v)
 {
 	if (strcmp(v, "on") && strcmp(v, "off")) {
@@ -344,10 +357,24 @@ static const struct cli_opt options[] = {
 	  .arg = "PATH",
 	  .help = "also serve that guest agent to other clients on the unix "
 		  "socket PATH, in the agent's own protocol (libvirt's "
-		  "agent channel, qemu-ga-client): hotvm checks each request "
-		  "and makes it one call of its own, its calls first; implies "
-		  "`--agent`; only hotvm's own user and root may connect",
+		  "agent channel, qemu-ga-client), as a chardev wired to "
+		  "the agent would: any command the agent accepts goes "
+		  "through (see `--agent-allow`). hotvm checks each line's "
+		  "form (QEMU's JSON, one request, no duplicate key, no "
+		  "`\\u0000`), not what it asks, and makes it one call of "
+		  "its own, its calls first; implies `--agent`; only hotvm's "
+		  "own user and root may connect",
 	  .parse = opt_agent_socket },
+	{ .name = "--agent-allow",
+	  .arg = "CMD,CMD...",
+	  .help = "with `--agent-socket`: the only agent commands its clients "
+		  "may send (e.g. `guest-ping,guest-get-vcpus,guest-set-vcpus`"
+		  "); any other is refused with the agent's own error for a "
+		  "disabled command, naming `--agent-allow`. `guest-sync` "
+		  "and `guest-sync-delimited` are always allowed. Without "
+		  "it: everything the agent accepts, as a chardev would",
+	  .def = "all",
+	  .parse = opt_agent_allow },
 	{ .name = "--agent-trace",
 	  .arg = "on|off",
 	  .help = "with `--agent`: `on` mirrors Linux's own cpuhp states "
