@@ -905,8 +905,12 @@ static void test_events(void)
 	open_client(&a);
 	open_client(&b);
 	negotiate(&a);
-	/* b has not negotiated: it must see nothing. */
-	usleep(20000);
+	/*
+	 * b has not negotiated: it must see nothing of the events below.
+	 * Its greeting is read, so the server has it as a client; the proof
+	 * is an event, not a quiet interval: the first line b reads after
+	 * them must be the reply to its own qmp_capabilities.
+	 */
 	gettimeofday(&tv, NULL);
 	{
 		struct json_object *d = json_object_new_object();
@@ -931,10 +935,12 @@ static void test_events(void)
 	CHECK_STREQ(jstr(o, "event"), "NO_DATA");
 	CHECK(!jget(o, "data"));
 	json_object_put(o);
-	/* The first thing b receives is its own reply. */
+	/* The first thing b receives is its own reply, not an event. */
 	raw_send(&b, "{\"execute\": \"qmp_capabilities\", \"id\": \"b\"}");
 	o = raw_recv(&b, T_MS);
+	CHECK(o && !jget(o, "event"));
 	CHECK_STREQ(jstr(o, "id"), "b");
+	CHECK(jget(o, "return"));
 	json_object_put(o);
 	/* Raised during a command: delivered first, then the reply. */
 	raw_send(&a, "{\"execute\": \"emit\", \"id\": \"e\"}");
