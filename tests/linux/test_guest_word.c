@@ -593,6 +593,13 @@ int main(int argc, char **argv)
 	setenv("VMPROC_READY_MS", "180000", 0);
 	r = getenv("VMPROC_READY_MS");
 	ready_ms = r && atoi(r) > 0 ? atoi(r) : 180000;
+	if (access(path("vmlinux"), R_OK) || access(path("initrd.gz"), R_OK)) {
+		/* The lab puts it there (lab.sh --linux-guest): not a skip. */
+		printf("Bail out! no Linux guest (vmlinux, initrd.gz) in %s: "
+		       "run this under tools/lab/lab.sh --linux-guest\n",
+		       dir);
+		return 1;
+	}
 	/*
 	 * Names after DIR run only those cases: each lab boot runs a few
 	 * Linux boots, so that a lab that freezes under TCG (now and then,

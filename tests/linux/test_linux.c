@@ -636,6 +636,13 @@ int main(int argc, char **argv)
 	dir = argc > 1 ? argv[1] : "/lab/linux";
 	/* ~12 s each here, but three times that on a loaded machine. */
 	setenv("VMPROC_READY_MS", "180000", 0);
+	if (access(path("vmlinux"), R_OK) || access(path("initrd.gz"), R_OK)) {
+		/* The lab puts it there (lab.sh --linux-guest): not a skip. */
+		printf("Bail out! no Linux guest (vmlinux, initrd.gz) in %s: "
+		       "run this under tools/lab/lab.sh --linux-guest\n",
+		       dir);
+		return 1;
+	}
 	return check_run_named(cases, sizeof(cases) / sizeof(cases[0]),
 			       argv + 2, argc > 2 ? argc - 2 : 0);
 }
