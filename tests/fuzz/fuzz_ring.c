@@ -51,6 +51,7 @@ static struct {
 	size_t con_want, con_got;
 	uint64_t last_at, now;
 	bool read; /* predict() ran: the host reads, and writes its indices */
+	bool read_con; /* ... and the console's too (an exit's read) */
 } h;
 
 static void on_entry(void *ctx, unsigned int cpu, uint32_t value, int ret,
@@ -85,8 +86,11 @@ static uint32_t rd32(const uint8_t *p)
 	return v;
 }
 
-/* What a read must hand on, from the area's bytes and the host's tails. */
-static void predict(void)
+/*
+ * What a read must hand on, from the area's bytes and the host's tails:
+ * the console only at the guest's exits (@console), never at a query's.
+ */
+static void predict(bool console)
 {
 	uint32_t head = rd32(h.mem + offsetof(struct abi_ring_hdr, head));
 	uint32_t chead = rd32(h.mem + offsetof(struct abi_ring_hdr, con_head));
@@ -111,11 +115,14 @@ static void predict(void)
 			continue;
 		h.want[h.nr_want++] = (struct want){ x.sel, x.value, x.ret };
 	}
+	h.tail = head;
+	h.read_con = console;
+	if (!console)
+		return;
 	for (uint32_t i = 0; cn <= ABI_RING_CON_SIZE && i < cn; i++)
 		h.con[h.con_want++] =
 			h.mem[ABI_RING_CON_OFF +
 			      (h.con_tail + i) % ABI_RING_CON_SIZE];
-	h.tail = head;
 	h.con_tail = chead;
 }
 
@@ -131,8 +138,10 @@ static void after_read(void)
 		h.read = false;
 		memcpy(h.shadow + offsetof(struct abi_ring_hdr, tail), &h.tail,
 		       4);
-		memcpy(h.shadow + offsetof(struct abi_ring_hdr, con_tail),
-		       &h.con_tail, 4);
+		if (h.read_con)
+			memcpy(h.shadow +
+				       offsetof(struct abi_ring_hdr, con_tail),
+			       &h.con_tail, 4);
 	}
 }
 
@@ -201,7 +210,7 @@ static void doorbell(uint32_t v)
 		    rd32(h.mem + 4) == ABI_RING_VERSION;
 
 	if (v == ABI_RING_DB_ENABLE && !was && good) {
-		h.on = h.read = true;
+		h.on = h.read = h.read_con = true;
 		h.tail = rd32(h.mem + offsetof(struct abi_ring_hdr, head));
 		h.con_tail =
 			rd32(h.mem + offsetof(struct abi_ring_hdr, con_head));
@@ -210,7 +219,7 @@ static void doorbell(uint32_t v)
 		h.last_at = 0;
 	} else if (was && (v == ABI_RING_DB_DRAIN ||
 			   (v == ABI_RING_DB_ENABLE && good))) {
-		predict();
+		predict(true);
 	} else {
 		h.nr_want = h.got = 0;
 		h.con_want = h.con_got = 0;
@@ -307,7 +316,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 					: ABI_RING_DB_DRAIN);
 			break;
 		case 4: /* a query reads it */
-			predict();
+			predict(false);
 			h.now = UINT64_MAX; /* the reader's own clock */
 			hpregs_ring_drain(&h.regs);
 			after_read();

@@ -12,6 +12,7 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "check.h"
 #include "cpuhp_regs.h"
@@ -294,12 +295,102 @@ static void test_console(void)
 			k = rec.con_n = 0;
 		}
 	}
+	/* A query's read leaves the console to the guest's next exit. */
 	hpregs_ring_drain(&r);
+	CHECK_EQ(rec.con_n, 0);
+	CHECK(hdr()->con_tail != hdr()->con_head);
+	CHECK_EQ(ring(ABI_RING_DB_DRAIN, 3000), 0);
 	CHECK_EQ(rec.con_n, k);
 	CHECK(!memcmp(rec.con, want, k));
 	hdr()->con_head += ABI_RING_CON_SIZE + 1;
-	hpregs_ring_drain(&r);
+	CHECK_EQ(ring(ABI_RING_DB_DRAIN, 3001), 0);
 	CHECK_EQ(stats().ignored[HPRING_IGN_CONSOLE], 1);
+	CHECK_EQ(hdr()->con_tail, hdr()->con_head);
+	teardown();
+}
+
+/*
+ * A console sink that blocks (COM1 into a full pipe) holds only the vCPU
+ * writing to it: a query still reads the ring's entries and its stats,
+ * and the guest still sees the bytes unread until they are written, so
+ * it rings before printing to the UART itself (issue 32, item 5).
+ */
+static struct {
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	bool blocked, release, queried;
+} sink = { .lock = PTHREAD_MUTEX_INITIALIZER,
+	   .cond = PTHREAD_COND_INITIALIZER };
+
+static void on_console_blocking(void *ctx, const void *buf, size_t n)
+{
+	pthread_mutex_lock(&sink.lock);
+	sink.blocked = true;
+	pthread_cond_broadcast(&sink.cond);
+	while (!sink.release)
+		pthread_cond_wait(&sink.cond, &sink.lock);
+	pthread_mutex_unlock(&sink.lock);
+	on_console(ctx, buf, n);
+}
+
+static void *vcpu_rings(void *arg)
+{
+	(void)arg;
+	ring(ABI_RING_DB_DRAIN, 2000);
+	return NULL;
+}
+
+static void *query(void *arg)
+{
+	(void)arg;
+	hpregs_ring_drain(&r);
+	(void)stats();
+	pthread_mutex_lock(&sink.lock);
+	sink.queried = true;
+	pthread_cond_broadcast(&sink.cond);
+	pthread_mutex_unlock(&sink.lock);
+	return NULL;
+}
+
+/* Waits up to 5 s for @flag; false if it never came. */
+static bool sink_wait(bool *flag)
+{
+	struct timespec ts;
+	int ret = 0;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	ts.tv_sec += 5;
+	pthread_mutex_lock(&sink.lock);
+	while (!*flag && ret != ETIMEDOUT)
+		ret = pthread_cond_timedwait(&sink.cond, &sink.lock, &ts);
+	pthread_mutex_unlock(&sink.lock);
+	return *flag;
+}
+
+static void test_console_blocked(void)
+{
+	pthread_t vcpu, q;
+
+	setup();
+	sink.blocked = sink.release = sink.queried = false;
+	hpring_set_console(&r.ring, on_console_blocking, NULL);
+	guest_header();
+	CHECK_EQ(ring(ABI_RING_DB_ENABLE, 1000), 1);
+	guest_con("online: 0-1\n");
+	CHECK_EQ(pthread_create(&vcpu, NULL, vcpu_rings, NULL), 0);
+	CHECK(sink_wait(&sink.blocked));
+	guest_put(1, ABI_GUEST_STATE_UP | 3, 0, 0);
+	CHECK_EQ(pthread_create(&q, NULL, query, NULL), 0);
+	CHECK(sink_wait(&sink.queried));
+	CHECK_EQ(rec.n, 1);
+	CHECK(hdr()->con_tail != hdr()->con_head);
+	pthread_mutex_lock(&sink.lock);
+	sink.release = true;
+	pthread_cond_broadcast(&sink.cond);
+	pthread_mutex_unlock(&sink.lock);
+	pthread_join(vcpu, NULL);
+	pthread_join(q, NULL);
+	CHECK_EQ(rec.con_n, strlen("online: 0-1\n"));
 	CHECK_EQ(hdr()->con_tail, hdr()->con_head);
 	teardown();
 }
@@ -466,8 +557,9 @@ int main(void)
 	static const struct check_case cases[] = {
 		TEST(test_off_until_enabled), TEST(test_entries_and_time),
 		TEST(test_time_clamped),      TEST(test_garbage),
-		TEST(test_console),	      TEST(test_mailbox),
-		TEST(test_scribbling_guest),  TEST(test_racing_guest),
+		TEST(test_console),	      TEST(test_console_blocked),
+		TEST(test_mailbox),	      TEST(test_scribbling_guest),
+		TEST(test_racing_guest),
 	};
 
 	return check_run(cases, sizeof(cases) / sizeof(cases[0]));

@@ -606,7 +606,7 @@ static int hpregs_trap(void *ctx, uint64_t offset, uint64_t *data,
 	int ign;
 
 	/* An exit anyway: what the ring holds comes first (an eject's DONE). */
-	hpring_drain(&r->ring);
+	hpring_drain_exit(&r->ring);
 	pthread_mutex_lock(&r->lock);
 	ring_sync_locked(r);
 	r->stats.accesses++;

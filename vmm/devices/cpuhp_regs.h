@@ -220,8 +220,9 @@ int hpregs_register_doorbell(struct hpregs *r, struct bus *io);
  */
 int hpregs_ring_doorbell(struct hpregs *r, uint32_t value, uint64_t now_ns);
 /*
- * Reads the ring now (a query needs the guest's latest states).  The
- * guest's register accesses and doorbells read it too.
+ * Reads the ring's entries now (a query needs the guest's latest
+ * states); never writes to a sink.  The guest's register accesses and
+ * doorbells read it too, and they also write its console to COM1.
  */
 void hpregs_ring_drain(struct hpregs *r);
 /*

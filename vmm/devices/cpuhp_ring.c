@@ -50,11 +50,14 @@ int hpring_init(struct hpring *g, uint8_t *mem, unsigned int max_cpus)
 	if (max_cpus > ABI_RING_MAX_SEL)
 		g->mem = NULL; /* the mailbox could not say every selector */
 	ret = pthread_mutex_init(&g->lock, NULL);
+	if (!ret)
+		ret = pthread_mutex_init(&g->out_lock, NULL);
 	return -ret;
 }
 
 void hpring_destroy(struct hpring *g)
 {
+	pthread_mutex_destroy(&g->out_lock);
 	pthread_mutex_destroy(&g->lock);
 }
 
@@ -196,12 +199,25 @@ static void drain_entries(struct hpring *g, uint64_t now)
 	__atomic_store_n(&h->tail, head, __ATOMIC_RELEASE);
 }
 
-static void drain_console(struct hpring *g)
+/* The guest's console bytes, copied out under the lock, written after. */
+struct con_take {
+	char buf[ABI_RING_CON_SIZE];
+	uint32_t n, head;
+	hpring_console_fn fn;
+	void *ctx;
+};
+
+/*
+ * Under the lock: copies the guest's new console bytes out.  The guest
+ * sees them read (its con_tail) only once they are written
+ * (console_put()), so it rings before printing to the UART itself and
+ * the order on COM1 holds whichever thread read its entries meanwhile.
+ */
+static void console_take_locked(struct hpring *g, struct con_take *c)
 {
 	struct abi_ring_hdr *h = hdr(g);
 	uint32_t head = load32(&h->con_head);
 	uint32_t n = head - g->con_tail;
-	char buf[ABI_RING_CON_SIZE];
 	const uint8_t *con = g->mem + ABI_RING_CON_OFF;
 
 	if (n > ABI_RING_CON_SIZE) {
@@ -209,23 +225,31 @@ static void drain_console(struct hpring *g)
 		n = 0;
 	}
 	for (uint32_t i = 0; i < n; i++)
-		buf[i] = (char)__atomic_load_n(
+		c->buf[i] = (char)__atomic_load_n(
 			&con[(g->con_tail + i) % ABI_RING_CON_SIZE],
 			__ATOMIC_RELAXED);
 	g->con_tail = head;
-	__atomic_store_n(&h->con_tail, head, __ATOMIC_RELEASE);
-	if (!n)
-		return;
 	g->stats.console += n;
-	if (g->console)
-		g->console(g->console_ctx, buf, n);
+	c->n = n;
+	c->head = head;
+	c->fn = g->console;
+	c->ctx = g->console_ctx;
 }
 
-static void drain_locked(struct hpring *g, uint64_t now)
+/*
+ * With out_lock held and the ring's lock not: a sink that blocks (a full
+ * pipe) holds only this vCPU and the next console writer, never a query
+ * nor a reset.  A reset that turned the ring off meanwhile owns the
+ * area again: the tail is then not written.
+ */
+static void console_put(struct hpring *g, const struct con_take *c)
 {
-	/* Console first: the `online:` line comes before its DONE. */
-	drain_console(g);
-	drain_entries(g, now);
+	if (c->n && c->fn)
+		c->fn(c->ctx, c->buf, c->n);
+	pthread_mutex_lock(&g->lock);
+	if (atomic_load(&g->enabled))
+		__atomic_store_n(&hdr(g)->con_tail, c->head, __ATOMIC_RELEASE);
+	pthread_mutex_unlock(&g->lock);
 }
 
 uint64_t hpring_now_ns(void)
@@ -242,12 +266,43 @@ void hpring_drain(struct hpring *g)
 		return;
 	pthread_mutex_lock(&g->lock);
 	if (atomic_load(&g->enabled))
-		drain_locked(g, hpring_now_ns());
+		drain_entries(g, hpring_now_ns());
 	pthread_mutex_unlock(&g->lock);
 }
 
+/*
+ * The console, then the entries (the `online:` line before its DONE).
+ * Called with out_lock held; @c was taken under the ring's lock.
+ */
+static void drain_exit(struct hpring *g, const struct con_take *c, uint64_t now)
+{
+	console_put(g, c);
+	pthread_mutex_lock(&g->lock);
+	if (atomic_load(&g->enabled))
+		drain_entries(g, now);
+	pthread_mutex_unlock(&g->lock);
+}
+
+void hpring_drain_exit(struct hpring *g)
+{
+	struct con_take c;
+	bool on;
+
+	if (!hpring_enabled(g))
+		return;
+	pthread_mutex_lock(&g->out_lock);
+	pthread_mutex_lock(&g->lock);
+	on = atomic_load(&g->enabled);
+	if (on)
+		console_take_locked(g, &c);
+	pthread_mutex_unlock(&g->lock);
+	if (on)
+		drain_exit(g, &c, hpring_now_ns());
+	pthread_mutex_unlock(&g->out_lock);
+}
+
 /* The guest's header is ready: take its indices as the starting point. */
-static int enable_locked(struct hpring *g, uint64_t now)
+static int enable_locked(struct hpring *g)
 {
 	struct abi_ring_hdr *h = hdr(g);
 
@@ -256,10 +311,8 @@ static int enable_locked(struct hpring *g, uint64_t now)
 		g->stats.ignored[HPRING_IGN_HEADER]++;
 		return -EINVAL;
 	}
-	if (atomic_load(&g->enabled)) {
-		drain_locked(g, now);
-		return 0;
-	}
+	if (atomic_load(&g->enabled))
+		return 0; /* on already: the caller reads it */
 	g->tail = load32(&h->head);
 	g->con_tail = load32(&h->con_head);
 	__atomic_store_n(&h->tail, g->tail, __ATOMIC_RELEASE);
@@ -271,14 +324,16 @@ static int enable_locked(struct hpring *g, uint64_t now)
 
 int hpring_doorbell(struct hpring *g, uint32_t value, uint64_t now)
 {
+	struct con_take c;
 	int ret = 0;
 
 	if (!g->mem)
 		return -EINVAL;
+	pthread_mutex_lock(&g->out_lock);
 	pthread_mutex_lock(&g->lock);
 	g->stats.doorbells++;
 	if (value == ABI_RING_DB_ENABLE) {
-		ret = enable_locked(g, now);
+		ret = enable_locked(g);
 	} else if (value != ABI_RING_DB_DRAIN || !atomic_load(&g->enabled)) {
 		g->stats.ignored[HPRING_IGN_DOORBELL]++;
 		ret = -EINVAL;
@@ -287,10 +342,13 @@ int hpring_doorbell(struct hpring *g, uint32_t value, uint64_t now)
 		g->ref_tsc = load64(&hdr(g)->db_tsc);
 		g->ref_ns = now;
 		g->have_ref = g->ref_tsc != 0;
-		if (value == ABI_RING_DB_DRAIN)
-			drain_locked(g, now);
 	}
+	if (ret == 0)
+		console_take_locked(g, &c);
 	pthread_mutex_unlock(&g->lock);
+	if (ret == 0)
+		drain_exit(g, &c, now);
+	pthread_mutex_unlock(&g->out_lock);
 	return ret;
 }
 

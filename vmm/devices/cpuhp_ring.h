@@ -73,7 +73,13 @@ enum hpring_box {
 };
 
 struct hpring {
-	pthread_mutex_t lock;
+	/*
+	 * lock: everything below; queries take it, so nothing under it
+	 * waits on a sink.  out_lock: held by the one thread writing the
+	 * console to COM1's sink (a vCPU's), taken before lock, never by
+	 * a query, so the console's bytes keep their order.
+	 */
+	pthread_mutex_t lock, out_lock;
 	uint8_t *mem; /* the area in the VMM's mapping; NULL: no ring */
 	unsigned int max_cpus;
 	_Atomic bool enabled;
@@ -107,8 +113,18 @@ void hpring_set_tsc_khz(struct hpring *g, uint64_t khz);
  * or -EINVAL for a doorbell that was ignored (counted).
  */
 int hpring_doorbell(struct hpring *g, uint32_t value, uint64_t now_ns);
-/* Reads what the guest wrote since the last read.  No-op when off. */
+/*
+ * A query's read (any thread): the entries the guest wrote since the last
+ * read.  It never writes to a sink and leaves the console to the next
+ * exit's read.  No-op when off.
+ */
 void hpring_drain(struct hpring *g);
+/*
+ * An exit's read (the vCPU thread, at a register access): the console's
+ * new bytes go to COM1's sink first, with no lock a query takes held,
+ * then the entries as hpring_drain().  The doorbell reads the same way.
+ */
+void hpring_drain_exit(struct hpring *g);
 bool hpring_enabled(struct hpring *g);
 /* The ring goes off (a machine reset): guest memory is the guest's again. */
 void hpring_disable(struct hpring *g);
