@@ -64,6 +64,17 @@ uint8_t *fake_vm_ring;
 struct qga *fake_vm_agent;
 bool fake_vm_linux_trace;
 
+int fake_vm_guest_boot(struct fake_vm *fv, unsigned int boot)
+{
+	return sim_guest_boot(fv->max, boot,
+			      &(struct sim_guest_bus){
+				      .read = bus_read,
+				      .write = bus_write,
+				      .sipi = bus_sipi,
+				      .ctx = fv,
+			      });
+}
+
 int fake_vm_create(unsigned int max, unsigned int boot, int timeout_ms,
 		   struct fake_vm **out)
 {
@@ -108,14 +119,9 @@ int fake_vm_create(unsigned int max, unsigned int boot, int timeout_ms,
 			&fv->hp);
 	if (!ret)
 		ret = hotplug_boot(fv->hp);
+	fv->max = max;
 	if (!ret)
-		ret = sim_guest_boot(max, boot,
-				     &(struct sim_guest_bus){
-					     .read = bus_read,
-					     .write = bus_write,
-					     .sipi = bus_sipi,
-					     .ctx = fv,
-				     });
+		ret = fake_vm_guest_boot(fv, boot);
 	if (ret) {
 		fake_vm_destroy(fv);
 		return ret;

@@ -22,6 +22,7 @@ struct fake_vm {
 	struct ged ged; /* as the board sets them up (board_devices.c) */
 	struct hpregs regs;
 	struct hotplug *hp;
+	unsigned int max;
 };
 
 /*
@@ -31,6 +32,11 @@ struct fake_vm {
 int fake_vm_create(unsigned int max, unsigned int boot, int timeout_ms,
 		   struct fake_vm **out);
 void fake_vm_destroy(struct fake_vm *fv);
+/*
+ * The scripted guest boots (again, after a reset's hotplug_boot()), with
+ * CPUs 0 .. @boot - 1 present: it reports its boot CPU, brings the APs up.
+ */
+int fake_vm_guest_boot(struct fake_vm *fv, unsigned int boot);
 
 /* --guest-eject of the next fake_vm_create(); ALLOW by default. */
 extern int fake_vm_guest_eject;

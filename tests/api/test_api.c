@@ -9,6 +9,7 @@
  */
 #include <errno.h>
 #include <poll.h>
+#include <sched.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -1591,6 +1592,112 @@ static void test_burst_reasons(void)
 	teardown();
 }
 
+/* How many vCPUs query-cpus-fast lists. */
+static size_t cpus_fast(void)
+{
+	struct json_object *r = ok("query-cpus-fast", NULL);
+	size_t n = json_object_array_length(r);
+
+	json_object_put(r);
+	return n;
+}
+
+/* Until an operation waits at the controller's gate (bounded). */
+static void wait_gate(void)
+{
+	for (long i = 0; i < 100000000L && !hotplug_op_waiters(t.hp); i++)
+		sched_yield();
+	CHECK(hotplug_op_waiters(t.hp) > 0);
+}
+
+/*
+ * A cpu-resize that arrives while a reset has the boot CPUs walked down
+ * counts after the reset, inside its own operation: it used to count
+ * them as free then, pick slots 0-4, fail with "hot-add refused: it is
+ * the boot CPU", and its undo removed boot CPU 1 (issue 32, item 2).
+ */
+static void test_resize_during_reset(void)
+{
+	struct qmp_client_error e;
+	struct json_object *r = NULL;
+	long seq;
+
+	setup(6, 2);
+	drain_events();
+	hotplug_reset_begin(t.hp);
+	hotplug_unboot(t.hp);
+	seq = send_req("cpu-resize", "{\"count\": 5}");
+	wait_gate(); /* the resize waits for the guest to run again */
+	/* The guest first, so it answers from the resize's first step. */
+	CHECK_EQ(fake_vm_guest_boot(t.fv, 2), 0);
+	CHECK_EQ(hotplug_boot(t.hp), 0);
+	CHECK_EQ(qmp_client_wait(t.c, "cpu-resize", seq, &r, &e, T_MS), 0);
+	CHECK_EQ(gi(r, "count"), 5);
+	CHECK_STREQ(json_object_to_json_string_ext(get(r, "added"),
+						   JSON_C_TO_STRING_PLAIN),
+		    "[2,3,4]");
+	json_object_put(r);
+	for (unsigned int i = 0; i < 5; i++)
+		CHECK(cpu_plugged(i));
+	CHECK(!cpu_plugged(5));
+	CHECK_EQ(cpus_fast(), 5);
+	teardown();
+}
+
+/* Until CPU @cpu's host table has walked down to offline. */
+static void wait_host_offline(unsigned int cpu)
+{
+	struct json_object *ev;
+
+	while ((ev = event("CPUHP_STATE"))) {
+		struct json_object *d = get(ev, "data");
+		bool off = gi(d, "cpu") == cpu &&
+			   !strcmp(gs(d, "side") ?: "", "host") &&
+			   !strcmp(gs(d, "direction") ?: "", "down") &&
+			   !strcmp(gs(d, "name") ?: "", "host:prepare");
+
+		json_object_put(ev);
+		if (off)
+			return;
+	}
+	CHECK(!"the CPU never left host:prepare");
+}
+
+/*
+ * A reset during a resize cancels it whole: CPUs 4 and 3 are removed,
+ * the guest does not answer for CPU 2, the reset cancels that wait, and
+ * the undo brings 4 and 3 back on the host's side alone (the guest is
+ * going away), so the next boot has the 5 CPUs the VM had.  The undo
+ * used to ask the guest and fail, and the reset then booted 2.
+ */
+static void test_reset_cancels_resize(void)
+{
+	struct qmp_client_error e;
+	long seq;
+
+	setup(6, 2);
+	json_object_put(ok("cpu-resize", "{\"count\": 5}"));
+	drain_events();
+	sim_guest_keep(2, true);
+	seq = send_req("cpu-resize", "{\"count\": 2, \"timeout-ms\": 5000}");
+	wait_host_offline(3); /* 4, then 3 are gone; 2 waits */
+	hotplug_reset_begin(t.hp);
+	CHECK_EQ(qmp_client_wait(t.c, "cpu-resize", seq, NULL, &e, T_MS),
+		 -EREMOTEIO);
+	if (!strstr(e.desc, "nothing changed (2 of 2 steps undone)"))
+		printf("# cpu-resize: %s\n", e.desc);
+	CHECK(strstr(e.desc, "nothing changed (2 of 2 steps undone)"));
+	sim_guest_keep(2, false);
+	hotplug_unboot(t.hp);
+	for (unsigned int i = 0; i < 5; i++)
+		CHECK(hotplug_present_at_boot(t.hp, i));
+	CHECK(!hotplug_present_at_boot(t.hp, 5));
+	CHECK_EQ(fake_vm_guest_boot(t.fv, 5), 0);
+	CHECK_EQ(hotplug_boot(t.hp), 0);
+	CHECK_EQ(cpus_fast(), 5);
+	teardown();
+}
+
 CHECK_MAIN(TEST(test_commands_listed), TEST(test_hotpluggable_shape),
 	   TEST(test_device_add_libvirt), TEST(test_device_add_errors),
 	   TEST(test_device_del), TEST(test_guest_eject), TEST(test_reset),
@@ -1598,5 +1705,6 @@ CHECK_MAIN(TEST(test_commands_listed), TEST(test_hotpluggable_shape),
 	   TEST(test_burst_reasons), TEST(test_status_quit),
 	   TEST(test_query_cpuhp), TEST(test_set_target),
 	   TEST(test_inject_and_hotplug), TEST(test_guest_not_yet_reporting),
-	   TEST(test_events), TEST(test_resize), TEST(test_two_clients),
+	   TEST(test_events), TEST(test_resize), TEST(test_resize_during_reset),
+	   TEST(test_reset_cancels_resize), TEST(test_two_clients),
 	   TEST(test_burst), TEST(test_burst_one_write))

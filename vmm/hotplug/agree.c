@@ -143,9 +143,11 @@ int hp_op_enter(struct hotplug *hp, bool machine)
 		hp->op_depth++;
 		goto out;
 	}
+	hp->op_waiters++;
 	while (!(hp->stopping && !machine) &&
 	       (hp->op_depth || (!machine && !hp->running)))
 		pthread_cond_wait(&hp->cond, &hp->lock);
+	hp->op_waiters--;
 	if (hp->stopping && !machine) {
 		ret = -ESHUTDOWN;
 		goto out;
@@ -201,6 +203,16 @@ void hp_mark_disagree(struct hotplug *hp, unsigned int cpu, const char *fmt,
 	pthread_mutex_unlock(&hp->lock);
 	if (ev.agreement)
 		ev.agreement(ev.ctx, cpu, id, false, why);
+}
+
+unsigned int hotplug_op_waiters(struct hotplug *hp)
+{
+	unsigned int n;
+
+	pthread_mutex_lock(&hp->lock);
+	n = hp->op_waiters;
+	pthread_mutex_unlock(&hp->lock);
+	return n;
 }
 
 int hotplug_check(struct hotplug *hp)

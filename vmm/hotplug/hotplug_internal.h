@@ -131,6 +131,7 @@ struct hotplug {
 	 */
 	unsigned int op_depth;
 	pthread_t op_owner;
+	unsigned int op_waiters; /* threads waiting at the gate */
 	bool running;	     /* the guest runs: from hotplug_boot() to unboot */
 	bool started;	     /* hotplug_boot() has succeeded once */
 	bool tsc_rate_asked; /* KVM_GET_TSC_KHZ for the report ring */

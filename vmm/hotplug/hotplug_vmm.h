@@ -91,6 +91,12 @@ void hotplug_unboot(struct hotplug *hp);
 void hotplug_reset_begin(struct hotplug *hp);
 
 /*
+ * How many threads wait at the operation gate (hp_op_enter()) now: lets a
+ * test know an operation has reached it, without sleeping.  Any thread.
+ */
+unsigned int hotplug_op_waiters(struct hotplug *hp);
+
+/*
  * The machine thread's share of the guest's own requests: honours the
  * ejects the guest wrote unasked (the CPU walks down, DEVICE_DELETED).
  * Called when the VM's stop_efd wakes it; never blocks on an operation in

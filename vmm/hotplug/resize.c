@@ -6,6 +6,12 @@
  * batch (many.c); if any CPU fails, or the count cannot be reached, every
  * step that was done is undone, newest first, so the VM ends as it began
  * or says which steps stayed.
+ *
+ * The whole resize is one operation (hp_op_enter()): it counts and picks
+ * its slots inside the gate, so a reset or another operation cannot run
+ * between its look and its walk (a reset has the boot CPUs walked down
+ * for a while: counted then, they looked free).  A reset during the
+ * resize cancels it whole, its undo done on the host's side alone.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -92,19 +98,41 @@ static void choose_remove(struct resize *z, unsigned int count)
 	}
 }
 
-/* Undoes step @i; its result is told with phase UNDO. */
+static bool resetting(struct hotplug *hp)
+{
+	bool r;
+
+	pthread_mutex_lock(&hp->lock);
+	r = hp->resetting;
+	pthread_mutex_unlock(&hp->lock);
+	return r;
+}
+
+/*
+ * Undoes step @i; its result is told with phase UNDO.  During a reset the
+ * guest is going away and answers nothing (every wait for it ends with
+ * -ECANCELED), so the step is undone on the host's side alone, as the
+ * reset's own walk would do it (no hook's veto): a hot-added CPU walked
+ * down, a removed one brought back as a boot CPU is at boot (presented
+ * without an event, its vCPU waiting for INIT/SIPI).  The reset's next
+ * boot then finds the CPUs the VM had before the resize.
+ */
 static void undo_step(struct resize *z, unsigned int i)
 {
 	const struct hotplug_step *st = &z->res->steps[i];
 	const char *id = z->ids[st->cpu][0] ? z->ids[st->cpu] : NULL;
+	bool host_only = resetting(z->hp);
 	int rc;
 
 	memset(&z->rep, 0, sizeof(z->rep));
+	z->hp->forced = host_only;
+	z->hp->booting = host_only && !st->added;
 	if (st->added)
 		rc = hotplug_cpu_remove(z->hp, st->cpu, z->timeout_ms, &z->rep);
 	else
 		rc = hotplug_cpu_add(z->hp, st->cpu, id, z->timeout_ms,
 				     HOTPLUG_WAIT_DEFAULT, &z->rep);
+	z->hp->forced = z->hp->booting = false;
 	if (rc) {
 		pr_err("resize: cannot undo the %s of CPU %u: %s",
 		       st->added ? "hot-add" : "hot-remove", st->cpu,
@@ -166,7 +194,11 @@ int hotplug_resize(struct hotplug *hp, unsigned int count, int timeout_ms,
 		if (z->reqs && z->ids) {
 			bool traced = hp_lx_trace_begin(hp);
 
-			rc = resize(z, count);
+			rc = hp_op_enter(hp, false);
+			if (!rc) {
+				rc = resize(z, count);
+				hp_op_exit(hp);
+			}
 			hp_lx_trace_end(hp, traced);
 		}
 		free(z->reqs);
