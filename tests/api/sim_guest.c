@@ -147,7 +147,7 @@ static void sim_insert(unsigned int cpu)
 {
 	int ret;
 
-	if (cpu >= g.nr || !guest_cpu_removable(cpu))
+	if (cpu >= g.nr || !guest_cpu_removable(cpu) || g.keep[cpu])
 		return;
 	/* Linux's ACPI driver takes it; user space may online it later. */
 	if (g.linux_mode && !g.linux_onlines) {

@@ -45,8 +45,8 @@ void sim_guest_stop(void);
 void sim_guest_interrupt(void);
 
 /*
- * Script.  keep: the guest answers no eject request for @cpu (its driver
- * is stuck), so the host's removal times out.  hold: the guest is in the
+ * Script.  keep: the guest answers no insert or eject request for @cpu
+ * (its driver is stuck), so the host's hot-add or removal times out.  hold: the guest is in the
  * middle of a walk of @cpu (a late guest): it has reported a step and not
  * yet its DONE, which it reports on release.
  */

@@ -5,9 +5,13 @@
  * a ring area as its guest memory: what the guest puts in the ring
  * reaches the mirror when a query asks (no doorbell needed), the state
  * events carry the guest's own time converted to the host's clock, a
- * bad entry changes nothing, and the mailbox follows the block's events.
+ * bad entry changes nothing, an entry about a CPU the host did not ask
+ * the guest to move is refused, and the mailbox follows the block's
+ * events.
  */
 #include <errno.h>
+#include <pthread.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -106,21 +110,78 @@ static void stop(void)
 	free(area);
 }
 
-/* An entry the guest wrote and never rang for: the query reads it. */
+static pthread_t adder;
+static int add_rc;
+
+static void *add_cpu2(void *arg)
+{
+	struct hp_report rep = { 0 };
+
+	(void)arg;
+	add_rc = hotplug_cpu_add(fv->hp, 2, NULL, 5000, HOTPLUG_WAIT_DEFAULT,
+				 &rep);
+	return NULL;
+}
+
+/*
+ * The host asks the guest to bring CPU 2 up, and the test is the guest
+ * (the scripted one keeps out of it): from now on, until the walk's DONE,
+ * the ring's entries for CPU 2 are believed.
+ */
+static void ask_cpu2(void)
+{
+	struct hp_cpu_view v = { 0 };
+
+	sim_guest_keep(2, true);
+	CHECK_EQ(pthread_create(&adder, NULL, add_cpu2, NULL), 0);
+	for (long i = 0; i < 100000000L; i++) {
+		if (!hotplug_cpu_view(fv->hp, 2, &v) && v.present)
+			break;
+		sched_yield();
+	}
+	CHECK(v.present);
+}
+
+/* The guest's DONE ends the walk: the hot-add succeeds. */
+static void finish_cpu2(void)
+{
+	put(2, GUEST_ONLINE | ABI_GUEST_STATE_UP | ABI_GUEST_STATE_DONE, 0);
+	hpregs_ring_doorbell(&fv->regs, ABI_RING_DB_DRAIN, mono());
+	pthread_join(adder, NULL);
+	CHECK_EQ(add_rc, 0);
+	CHECK_EQ(guest_state(2), GUEST_ONLINE);
+	sim_guest_keep(2, false);
+}
+
+/*
+ * An entry the guest wrote and never rang for: the query reads it.  One
+ * about CPU 1, which the host holds online and asked nothing of, is
+ * refused; one about CPU 2 while the host asks for it is believed.
+ */
 static void test_query_reads_ring(void)
 {
+	struct hpregs_stats rs;
+	struct ged_stats gs;
+
 	start();
 	CHECK_EQ(guest_state(1), GUEST_ONLINE);
 	put(1, GUEST_AP_WORK | ABI_GUEST_STATE_DONE, 0);
-	CHECK_EQ(guest_state(1), GUEST_AP_WORK);
+	CHECK_EQ(guest_state(1), GUEST_ONLINE);
+	CHECK_EQ(ev.n, 0);
+	hotplug_device_stats(fv->hp, &rs, &gs);
+	CHECK_EQ(rs.refused_states, 1);
+	ask_cpu2();
+	put(2, GUEST_AP_WORK | ABI_GUEST_STATE_UP, 0);
+	CHECK_EQ(guest_state(2), GUEST_AP_WORK);
 	CHECK_EQ(ev.n, 1);
-	CHECK(ev.done);
+	CHECK(!ev.done);
 	CHECK_EQ(ev.state, GUEST_AP_WORK);
 	/* A bad one (a state the table has not) changes nothing. */
-	put(1, GUEST_NR_STATES | ABI_GUEST_STATE_DONE, 0);
+	put(2, GUEST_NR_STATES | ABI_GUEST_STATE_DONE, 0);
 	put(MAX, GUEST_ONLINE | ABI_GUEST_STATE_DONE, 0);
-	CHECK_EQ(guest_state(1), GUEST_AP_WORK);
+	CHECK_EQ(guest_state(2), GUEST_AP_WORK);
 	CHECK_EQ(ev.n, 1);
+	finish_cpu2();
 	stop();
 }
 
@@ -131,13 +192,15 @@ static void test_event_time(void)
 
 	start();
 	hpring_set_tsc_khz(&fv->regs.ring, 1000000); /* a tick a nanosecond */
-	put(1, GUEST_ONLINE | ABI_GUEST_STATE_UP, 5000000);
+	ask_cpu2();
+	put(2, GUEST_AP_WORK | ABI_GUEST_STATE_UP, 5000000);
 	hdr()->db_tsc = 8000000;
 	now = mono();
 	CHECK_EQ(hpregs_ring_doorbell(&fv->regs, ABI_RING_DB_DRAIN, now), 0);
 	CHECK_EQ(ev.n, 1);
 	CHECK(!ev.done);
 	CHECK_EQ(ev.at_ns, now - 3000000); /* 3 ms before the doorbell */
+	finish_cpu2();
 	stop();
 }
 

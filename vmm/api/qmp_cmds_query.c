@@ -284,6 +284,7 @@ static struct json_object *regs_stats_json(const struct hpregs_stats *rs)
 	qc_add_int(r, "guest-states", (int64_t)rs->guest_states);
 	qc_add_int(r, "guest-faults", (int64_t)rs->guest_faults);
 	qc_add_int(r, "guest-targets", (int64_t)rs->guest_targets);
+	qc_add_int(r, "refused-states", (int64_t)rs->refused_states);
 	return r;
 }
 

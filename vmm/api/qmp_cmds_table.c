@@ -360,6 +360,7 @@ static const struct qmp_field regs_stats_ret[] = {
 	RET("guest-states", QMP_T_INT),
 	RET("guest-faults", QMP_T_INT),
 	RET("guest-targets", QMP_T_INT),
+	RET("refused-states", QMP_T_INT),
 	{ 0 },
 };
 

@@ -128,7 +128,13 @@ struct hpregs_stats {
 	uint64_t guest_states;	/* guest_state callbacks */
 	uint64_t guest_faults;	/* guest_fault callbacks (fault data reads) */
 	uint64_t guest_targets; /* guest_target callbacks (target data reads) */
-	bool ring_enabled;	/* the guest has its report ring on */
+	/*
+	 * State reports (command 0x10 or ring entries) the controller
+	 * refused: about a CPU it had not asked the guest to move.  Filled
+	 * in by the controller (hotplug_device_stats()), 0 here.
+	 */
+	uint64_t refused_states;
+	bool ring_enabled; /* the guest has its report ring on */
 	struct hpring_stats ring;
 };
 

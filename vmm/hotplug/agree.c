@@ -15,6 +15,12 @@
  * Anything else apart marks the CPU as needing cpuhp-recover, with an
  * event; operations on it are refused until then.
  *
+ * The guest's word is weighed for every CPU: a report it made about a
+ * CPU nobody asked it to move was refused (hotplug_guest.c) and kept; if
+ * it differs from what the host holds, the CPU is flagged the same way,
+ * as the guest's doing, but neither refused nor left out of a count: a
+ * guest gains nothing by a false report.
+ *
  * The operation gate (hp_op_enter(), hp_op_exit()) lives here too: its
  * outermost exit is what runs the check, so the controller's operations
  * call down into this file and nothing here calls back up.
@@ -79,10 +85,36 @@ static void judge(struct hotplug *hp, unsigned int cpu, char *why, size_t len,
 			 hp->guest_steps[g].name, HOST_STATE_NAME(c.state));
 }
 
+/*
+ * Whether the guest's refused report about @cpu, if any, was false: the
+ * guest claimed a state its mirror (what the host let it walk to) does
+ * not have.  Weighed once (hp->lock held).
+ */
+static void judge_claim(struct hotplug *hp, unsigned int cpu, char *why,
+			size_t len)
+{
+	struct hp_slot *s = &hp->slots[cpu];
+	struct cpuhp_cpu c;
+	int g = hp_guest_state_locked(hp, cpu);
+
+	why[0] = 0;
+	if (!s->claimed)
+		return;
+	s->claimed = false;
+	if (s->claim == g) /* a walk the host asked for since took it there */
+		return;
+	cpuhp_cpu_info(&hp->m, cpu, &c);
+	snprintf(why, len,
+		 "the guest reported it at %s unasked (refused); the host "
+		 "holds it at %s",
+		 hp->guest_steps[s->claim].name, HOST_STATE_NAME(c.state));
+}
+
 struct verdict {
 	unsigned int cpu;
 	char id[sizeof(((struct hp_slot *)0)->id)];
 	char why[sizeof(((struct hp_slot *)0)->disagree_why)];
+	bool lie; /* the guest's doing: flagged only */
 };
 
 static void check_all(struct hotplug *hp)
@@ -97,23 +129,33 @@ static void check_all(struct hotplug *hp)
 	for (unsigned int cpu = 0; cpu < hp->max_cpus; cpu++) {
 		struct hp_slot *s = &hp->slots[cpu];
 		char why[sizeof(s->disagree_why)];
-		bool follow;
+		bool follow, lie = false;
 
 		judge(hp, cpu, why, sizeof(why), &follow);
 		if (follow && !s->eject_pending) {
 			s->eject_pending = true;
 			hp->eject_work = follow_any = true;
 		}
-		if (!why[0] || s->disagree)
+		if (!why[0] || s->disagree) {
+			judge_claim(hp, cpu, why, sizeof(why));
+			lie = true;
+		}
+		if (!why[0] || s->disagree || (lie && s->lied))
 			continue;
-		s->disagree = true;
-		memcpy(s->disagree_why, why, sizeof(why));
+		if (lie) {
+			s->lied = true;
+			memcpy(s->lie_why, why, sizeof(why));
+		} else {
+			s->disagree = true;
+			memcpy(s->disagree_why, why, sizeof(why));
+		}
 		if (!news)
 			news = calloc(hp->max_cpus, sizeof(*news));
 		if (news) {
 			news[n].cpu = cpu;
 			memcpy(news[n].id, s->id, sizeof(s->id));
 			memcpy(news[n].why, why, sizeof(why));
+			news[n].lie = lie;
 			n++;
 		}
 	}
@@ -121,9 +163,14 @@ static void check_all(struct hotplug *hp)
 	pthread_mutex_unlock(&hp->lock);
 	pthread_mutex_unlock(&hp->table_lock);
 	for (unsigned int i = 0; i < n; i++) {
-		pr_err("CPU %u: the host and the guest disagree: %s; "
-		       "cpuhp-recover it",
-		       news[i].cpu, news[i].why);
+		if (news[i].lie)
+			pr_err("CPU %u: the guest's word is false: %s; the "
+			       "CPU is still counted and operable",
+			       news[i].cpu, news[i].why);
+		else
+			pr_err("CPU %u: the host and the guest disagree: %s; "
+			       "cpuhp-recover it",
+			       news[i].cpu, news[i].why);
 		if (ev.agreement)
 			ev.agreement(ev.ctx, news[i].cpu, news[i].id, false,
 				     news[i].why);

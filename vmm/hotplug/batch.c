@@ -58,6 +58,8 @@ static void batch_ask(struct hotplug *hp, const unsigned int *cpus,
 		s->w = (struct hp_wait_flags){ .started = atomic_load(
 						       &s->vcpu.started) };
 		s->batched = true;
+		/* Its reports are believed from now on. */
+		s->asked |= request == hpregs_plug ? HP_ASK_UP : HP_ASK_DOWN;
 		pthread_mutex_unlock(&hp->lock);
 		if (request == hpregs_plug)
 			set_presented(hp, cpus[i]);

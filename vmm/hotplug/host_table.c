@@ -234,11 +234,12 @@ static int remove_done(const struct hp_slot *s)
 }
 
 /* The vCPU's start is a fact about the vCPU, not about one request. */
-static void arm_wait(struct hotplug *hp, struct hp_slot *s)
+static void arm_wait(struct hotplug *hp, struct hp_slot *s, uint8_t ask)
 {
 	pthread_mutex_lock(&hp->lock);
 	s->w = (struct hp_wait_flags){ .started =
 					       atomic_load(&s->vcpu.started) };
+	s->asked |= ask; /* its reports are believed from now on */
 	pthread_mutex_unlock(&hp->lock);
 }
 
@@ -270,7 +271,7 @@ static int ask_guest(struct hotplug *hp, unsigned int cpu,
 		*asked = true;
 		goto wait;
 	}
-	arm_wait(hp, s);
+	arm_wait(hp, s, request == hpregs_plug ? HP_ASK_UP : HP_ASK_DOWN);
 	if (request == hpregs_plug)
 		set_stage(hp, cpu, HP_STAGE_PRESENTED);
 	ret = request(hp->regs, cpu);
@@ -318,6 +319,7 @@ static void withdraw_plug(struct hotplug *hp, unsigned int cpu)
 		return; /* the guest never saw it: taken back silently */
 	pthread_mutex_lock(&hp->lock);
 	s->w.ejected = s->w.ost_fail = false;
+	s->asked |= HP_ASK_DOWN; /* it walks the CPU down again: believed */
 	pthread_mutex_unlock(&hp->lock);
 	ret = raise_cpu_event(hp, cpu);
 	if (!ret) {

@@ -470,8 +470,10 @@ int hotplug_cpu_view(struct hotplug *hp, unsigned int cpu,
 	v->linux_online = s->linux_online;
 	v->prestaged = s->prestaged && v->host.state == HOST_VCPU_CREATE &&
 		       !v->present;
-	v->disagree = s->disagree;
-	memcpy(v->disagree_why, s->disagree_why, sizeof(v->disagree_why));
+	v->disagree = s->disagree || s->lied;
+	v->guest_lied = s->lied && !s->disagree;
+	memcpy(v->disagree_why, s->disagree ? s->disagree_why : s->lie_why,
+	       sizeof(v->disagree_why));
 	pthread_mutex_unlock(&hp->lock);
 	v->linux_state = hp_lx_trace_state(hp, cpu);
 	return 0;
@@ -485,7 +487,7 @@ bool hotplug_cpu_plugged(const struct hp_cpu_view *v)
 bool hotplug_cpu_counted(const struct hp_cpu_view *v)
 {
 	return v->host.state == HOST_ONLINE && !v->host.broken &&
-	       !v->guest_broken && !v->disagree &&
+	       !v->guest_broken && (!v->disagree || v->guest_lied) &&
 	       (!v->guest_reports || v->guest_state == GUEST_ONLINE) &&
 	       v->linux_online != 0; /* the guest agent's word, if any */
 }
@@ -839,6 +841,7 @@ static int guest_set_target(struct hotplug *hp, unsigned int cpu, int state,
 
 	pthread_mutex_lock(&hp->lock);
 	s->w = (struct hp_wait_flags){ 0 };
+	s->asked |= HP_ASK_TARGET; /* its reports are believed from now on */
 	s->guest_target = state;
 	s->guest_recover = recover;
 	pthread_mutex_unlock(&hp->lock);
@@ -964,14 +967,25 @@ static void agree_again(struct hotplug *hp, unsigned int cpu)
 	bool was;
 
 	pthread_mutex_lock(&hp->lock);
-	was = s->disagree;
-	s->disagree = false;
-	s->disagree_why[0] = 0;
+	was = s->disagree || s->lied;
+	s->disagree = s->lied = false;
+	s->disagree_why[0] = s->lie_why[0] = 0;
 	memcpy(id, s->id, sizeof(id));
 	ev = hp->ev;
 	pthread_mutex_unlock(&hp->lock);
 	if (was && ev.agreement)
 		ev.agreement(ev.ctx, cpu, id, true, "");
+}
+
+/* Only the guest's false word marks @cpu (agree.c): nothing to walk. */
+static bool only_lied(struct hotplug *hp, unsigned int cpu)
+{
+	bool r;
+
+	pthread_mutex_lock(&hp->lock);
+	r = hp->slots[cpu].lied && !hp->slots[cpu].disagree;
+	pthread_mutex_unlock(&hp->lock);
+	return r;
 }
 
 static int cpu_recover(struct hotplug *hp, unsigned int cpu, int timeout_ms,
@@ -986,6 +1000,15 @@ static int cpu_recover(struct hotplug *hp, unsigned int cpu, int timeout_ms,
 	if (stopping(hp))
 		return hv_err_set(rep ? &rep->err : NULL, -ESHUTDOWN,
 				  "the VM is shutting down");
+	/*
+	 * The guest's false word moved nothing (its report was refused):
+	 * both sides are where the host holds them, only the mark goes.
+	 */
+	if (cpu < hp->max_cpus && only_lied(hp, cpu)) {
+		agree_again(hp, cpu);
+		*online = host_state(hp, cpu) == HOST_ONLINE;
+		return 0;
+	}
 	if (!guest_cpu_removable(cpu))
 		return hp_refuse(rep, cpu, -EPERM,
 				 "it is the boot CPU: it is never walked, so "
@@ -1081,6 +1104,9 @@ void hotplug_device_stats(struct hotplug *hp, struct hpregs_stats *regs,
 	hpregs_ring_drain(hp->regs);
 	hpregs_stats(hp->regs, regs);
 	ged_stats(hp->ged, ged);
+	pthread_mutex_lock(&hp->lock);
+	regs->refused_states = hp->refused_reports;
+	pthread_mutex_unlock(&hp->lock);
 }
 
 /* --- the operations' entry points: one at a time (hp_op_enter()) -------- */
@@ -1194,6 +1220,7 @@ static void guest_reinsert(struct hotplug *hp, unsigned int cpu)
 	vcpu_resume(&s->vcpu);
 	pthread_mutex_lock(&hp->lock);
 	s->w.started = false;
+	s->asked |= HP_ASK_UP; /* the guest takes it back: believed */
 	hp_set_stage_locked(hp, cpu, HP_STAGE_PRESENTED, &ev, id, sizeof(id));
 	pthread_mutex_unlock(&hp->lock);
 	hp_stage_notify(&ev, cpu, id, HP_STAGE_PRESENTED);

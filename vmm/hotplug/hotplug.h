@@ -193,6 +193,12 @@ struct hp_cpu_view {
 	 */
 	bool disagree;
 	char disagree_why[128];
+	/*
+	 * ... only because the guest's word was false (a report about a
+	 * CPU nobody asked it to move, agree.c): flagged, but the CPU is
+	 * neither refused nor left out of a count.
+	 */
+	bool guest_lied;
 	/* With the guest agent: Linux's CPU number and online, or -1. */
 	int linux_cpu;
 	int linux_online;
@@ -483,9 +489,9 @@ struct hotplug_resize_result {
 };
 
 /*
- * Resize to @count counted vCPUs (hotplug_cpu_counted()): hot-adds the
- * lowest free slots, or hot-removes the highest counted CPUs but the
- * boot CPU, as one batch.  All or nothing: when a CPU fails (its rc is
+ * Resize to @count vCPUs the host table holds online (the host's count,
+ * never the guest's word): hot-adds the lowest free slots, or hot-removes
+ * the highest such CPUs but the boot CPU, as one batch.  All or nothing: when a CPU fails (its rc is
  * returned, its done() is the first with an error), or fewer than @count
  * can be reached (-ENOSPC), every step done is undone, newest first,
  * each with a done() of phase UNDO.  0 on success.

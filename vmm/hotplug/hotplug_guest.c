@@ -2,9 +2,14 @@
 /*
  * The guest's side of the wire, as the controller sees it: the register
  * block's callbacks (on vCPU threads) and the mirror of the guest's table
- * (a cpuhp machine made from guest_states.h).  Everything here comes from an untrusted guest: values
- * are checked, nothing blocks, and nothing the guest says can make the
- * host do more than wake a waiter or update the mirror.
+ * (a cpuhp machine made from guest_states.h).  Everything here comes
+ * from an untrusted guest: values are checked, nothing blocks, and
+ * nothing the guest says can make the host do more than wake a waiter or
+ * update the mirror.  A state report is believed only for a CPU the host
+ * asked the guest to walk, until that walk's DONE: a guest cannot move
+ * the mirror of a CPU the host holds steady (and so hide a running CPU
+ * from the counts); such a report is refused, counted, and weighed by
+ * the agreement check (agree.c).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -51,6 +56,18 @@ static const struct cpuhp_step mirror_steps[GUEST_NR_STATES] = {
 	GUEST_STATES(MIRROR_STEP)
 };
 
+/* The guest brings up the CPUs present at boot, each by its own walk. */
+static void expect_boot_locked(struct hotplug *hp)
+{
+	for (unsigned int cpu = 0; cpu < hp->max_cpus; cpu++) {
+		struct hp_slot *s = &hp->slots[cpu];
+
+		s->asked = s->coldplug && cpu != GUEST_BOOT_CPU ? HP_ASK_UP : 0;
+		s->claimed = s->lied = false;
+		s->lie_why[0] = 0;
+	}
+}
+
 int hp_guest_mirror_init(struct hotplug *hp)
 {
 	int ret;
@@ -65,6 +82,7 @@ int hp_guest_mirror_init(struct hotplug *hp)
 	if (!ret)
 		ret = cpuhp_set_boot_state(&hp->guest_m, GUEST_BOOT_CPU,
 					   GUEST_ONLINE);
+	expect_boot_locked(hp);
 	return ret;
 }
 
@@ -75,6 +93,18 @@ void hp_guest_mirror_reset(struct hotplug *hp)
 		   hp->guest_cpus, hp->max_cpus);
 	cpuhp_set_boot_state(&hp->guest_m, GUEST_BOOT_CPU, GUEST_ONLINE);
 	hp->guest_ext = false;
+	expect_boot_locked(hp);
+}
+
+/*
+ * The guest has let @cpu go by itself (its own eject, honoured or
+ * refused): its table has it offline, whatever it reported before.
+ */
+static void let_go_locked(struct hotplug *hp, struct hp_slot *s,
+			  unsigned int cpu)
+{
+	cpuhp_set_boot_state(&hp->guest_m, cpu, GUEST_OFFLINE);
+	s->guest_walking = s->claimed = false;
 }
 
 int hp_guest_state_locked(struct hotplug *hp, unsigned int cpu)
@@ -132,6 +162,7 @@ static void on_eject(void *ctx, unsigned int cpu, bool asked)
 	pthread_mutex_lock(&hp->lock);
 	s->w.ejected = true;
 	if (!asked) {
+		let_go_locked(hp, s, cpu);
 		s->eject_pending = true;
 		hp->eject_work = true;
 	}
@@ -158,6 +189,7 @@ static void on_eject_denied(void *ctx, unsigned int cpu)
 	       "(--guest-eject deny): it is presented to the guest again",
 	       cpu);
 	pthread_mutex_lock(&hp->lock);
+	let_go_locked(hp, s, cpu);
 	s->reinsert_pending = true;
 	hp->eject_work = true;
 	pthread_mutex_unlock(&hp->lock);
@@ -225,6 +257,30 @@ static int step_state(uint32_t v)
 }
 
 /*
+ * Whether @cpu's report is believed: the host asked the guest to walk it
+ * and the walk has not ended, or the report changes nothing (a DONE at
+ * the state the mirror has: how a guest says it reports, on its boot
+ * CPU).  Else it is refused and counted, its state kept for the agreement
+ * check.  Locked.
+ */
+static bool believed_locked(struct hotplug *hp, struct hp_slot *s,
+			    unsigned int cpu, int st, bool done, bool failed,
+			    bool *first)
+{
+	if (s->asked ||
+	    (done && !failed && st == hp_guest_state_locked(hp, cpu)))
+		return true;
+	hp->refused_reports++;
+	/* A state the mirror has already is no lie, only not believed. */
+	if (st != hp_guest_state_locked(hp, cpu)) {
+		*first = !s->claimed;
+		s->claimed = true;
+		s->claim = st;
+	}
+	return false;
+}
+
+/*
  * One report, from the register block (now) or the ring (@ret and @at_ns
  * the guest's: its result and its time).
  */
@@ -244,12 +300,20 @@ static void guest_report(struct hotplug *hp, unsigned int cpu, uint32_t v,
 		.ret = failed ? (ret ? ret : -EIO) : 0,
 	};
 	struct hp_events ev;
-	bool started, wake = done;
+	bool started, wake = done, first = false;
 
 	/* A state the guest's table does not have: a confused guest. */
 	if (!s || st >= GUEST_NR_STATES || n.state >= GUEST_NR_STATES)
 		return;
 	pthread_mutex_lock(&hp->lock);
+	if (!believed_locked(hp, s, cpu, st, done, failed, &first)) {
+		pthread_mutex_unlock(&hp->lock);
+		if (first) /* once until the agreement check weighs it */
+			pr_err("CPU %u: the guest reports it at %s, but the "
+			       "host did not ask it to move: refused",
+			       cpu, hp->guest_steps[st].name);
+		return;
+	}
 	/*
 	 * The AP ran its own states: the guest started it (what the vCPU's
 	 * start watch sees otherwise; a ring guest's vCPUs go unwatched).
@@ -259,6 +323,9 @@ static void guest_report(struct hotplug *hp, unsigned int cpu, uint32_t v,
 	hp->guest_ext = true;
 	cpuhp_set_boot_state(&hp->guest_m, cpu, st);
 	if (done) {
+		/* The walk is over: the one of its direction, or a target's. */
+		s->asked &= (uint8_t) ~(HP_ASK_TARGET |
+					(n.bringup ? HP_ASK_UP : HP_ASK_DOWN));
 		s->guest_walking = false;
 		s->w.done = true;
 		if (failed)

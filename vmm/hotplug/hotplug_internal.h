@@ -44,6 +44,11 @@ struct hp_wait_flags {
 	uint32_t ost_status;
 };
 
+/* What the host asked the guest to walk (hp_slot.asked). */
+#define HP_ASK_UP     0x1u
+#define HP_ASK_DOWN   0x2u
+#define HP_ASK_TARGET 0x4u
+
 struct hp_slot {
 	struct vcpu vcpu; /* fd -1 until the slot's first vcpu:create */
 	bool kvm_ready;	  /* fd, run area and CPUID set up: reusable */
@@ -85,6 +90,23 @@ struct hp_slot {
 	/* hotplug_check() found the sides apart: under lock. */
 	bool disagree;
 	char disagree_why[128];
+	/*
+	 * The host asked the guest to walk this CPU (HP_ASK_*: up for an
+	 * insert or a CPU present when the guest boots, down for a removal
+	 * or a withdrawn insert, either way for a guest-side target): its
+	 * reports are believed until the walk's DONE (hotplug_guest.c).  A
+	 * DONE ends the walk of its own direction only, so a late DONE of
+	 * an up walk does not end the down walk the host asked for since.
+	 * Any other report is refused; its state is kept (claimed, claim)
+	 * for the agreement check, which flags the guest's word (lied,
+	 * lie_why) without refusing the CPU or leaving it out of a count.
+	 * Under lock.
+	 */
+	uint8_t asked;
+	bool claimed;
+	int claim;
+	bool lied;
+	char lie_why[128];
 	/*
 	 * With the guest agent (linux_view.c), under lock: Linux's number
 	 * for the CPU (-1 unknown) and whether Linux has it online (-1
@@ -145,6 +167,7 @@ struct hotplug {
 	bool eject_work; /* some slot's eject_pending is set */
 	bool check_work; /* a late guest finished a walk: check again */
 	bool guest_ext;	 /* the guest has used command 0x10: it is ours */
+	uint64_t refused_reports; /* about CPUs nobody asked to move */
 	/*
 	 * The mirror of the guest's table (guest_states.h): each CPU's state
 	 * is the last one the guest reported, its fail the fault to hand over
@@ -347,7 +370,10 @@ extern const struct hpregs_ops hp_regs_ops;
 extern const struct hpring_ops hp_ring_ops;
 /* The mirror of the guest's table, every CPU offline but the boot CPU. */
 int hp_guest_mirror_init(struct hotplug *hp);
-/* A reset: the mirror as at boot, and what the guest told us forgotten. */
+/*
+ * A reset: the mirror as at boot, and what the guest told us forgotten;
+ * the CPUs present at boot are the guest's to bring up (asked).  Locked.
+ */
 void hp_guest_mirror_reset(struct hotplug *hp);
 /* The mirror's view of @cpu: reported state, fault to hand over.  Locked. */
 int hp_guest_state_locked(struct hotplug *hp, unsigned int cpu);

@@ -59,14 +59,23 @@ static void step_done(void *ctx, const struct hotplug_result *r)
 	tell(z, r);
 }
 
+/*
+ * Whether the host holds @v online: the host's table alone, never the
+ * guest's word (its reports, the agent's online list), so a guest
+ * cannot buy a vCPU by saying it lacks one.
+ */
+static bool held(const struct hp_cpu_view *v)
+{
+	return v->host.state == HOST_ONLINE && !v->host.broken;
+}
+
 static unsigned int counted(struct hotplug *hp)
 {
 	unsigned int have = 0;
 	struct hp_cpu_view v;
 
 	for (unsigned int cpu = 0; cpu < hp->max_cpus; cpu++)
-		have += !hotplug_cpu_view(hp, cpu, &v) &&
-			hotplug_cpu_counted(&v);
+		have += !hotplug_cpu_view(hp, cpu, &v) && held(&v);
 	return have;
 }
 
@@ -82,7 +91,10 @@ static void choose_add(struct resize *z, unsigned int count)
 			z->reqs[z->n++] = (struct hotplug_req){ .cpu = cpu };
 }
 
-/* The highest counted CPUs but the boot CPU, down to @count. */
+/*
+ * The highest held CPUs but the boot CPU, down to @count; one marked for
+ * cpuhp-recover by the host's side would be refused, so it stays.
+ */
 static void choose_remove(struct resize *z, unsigned int count)
 {
 	struct hp_cpu_view v;
@@ -90,8 +102,8 @@ static void choose_remove(struct resize *z, unsigned int count)
 	for (unsigned int cpu = z->hp->max_cpus;
 	     z->res->count - z->n > count && cpu-- > 0;) {
 		if (!guest_cpu_removable(cpu) ||
-		    hotplug_cpu_view(z->hp, cpu, &v) ||
-		    !hotplug_cpu_counted(&v))
+		    hotplug_cpu_view(z->hp, cpu, &v) || !held(&v) ||
+		    (v.disagree && !v.guest_lied))
 			continue;
 		memcpy(z->ids[cpu], v.id, sizeof(z->ids[cpu]));
 		z->reqs[z->n++] = (struct hotplug_req){ .cpu = cpu };
