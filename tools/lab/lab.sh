@@ -205,10 +205,18 @@ done
 work=
 qpid=
 readerpid=
+# Boots of the lab and the reboots among them, for tools/test-report.py:
+# one LAB-BOOTS line at every exit that booted.
+boots=0
+froze=0
+lockedup=0
 # shellcheck disable=SC2317  # reached through the traps
 cleanup() {
 	local status=$?
 	trap - EXIT INT TERM
+	[[ $boots -eq 0 ]] ||
+		printf '%s: LAB-BOOTS boots=%d froze=%d lockedup=%d\n' "$prog" \
+			"$boots" "$froze" "$lockedup" >&2
 	if [[ -n $qpid ]]; then
 		kill "$qpid" 2>/dev/null || true   # timeout(1) passes it on to QEMU
 		wait "$qpid" 2>/dev/null || true
@@ -745,7 +753,13 @@ locked_up() {
 
 attempt=1
 while :; do
+	boots=$((boots + 1))
 	boot
+	if locked_up && [[ -e $work/frozen ]]; then
+		froze=$((froze + 1))
+	elif locked_up; then
+		lockedup=$((lockedup + 1))
+	fi
 	if ! locked_up || [[ $attempt -gt $retries ]]; then
 		break
 	fi
