@@ -68,6 +68,7 @@ The machine:
   --mem MB            memory (default 2048)
   --append 'ARGS'     extra kernel command line
   --qemu-arg ARG      extra QEMU argument. Repeatable.
+  --accel ACCEL       QEMU's -accel (default tcg), e.g. tcg,thread=single
   --timeout SECONDS   kill QEMU after this long (default 600; per boot)
   --retries N         boot again up to N times when the lab's own kernel locks
                       up (soft lockup, RCU stall, or a console silent for
@@ -141,6 +142,7 @@ log_copy=
 bins=()
 adds=()
 qemu_extra=()
+accel=tcg
 
 need_arg() { [[ $# -ge 2 ]] || usage_error "option $1 needs an argument"; }
 
@@ -169,6 +171,7 @@ while [[ $# -gt 0 ]]; do
 	--mem) need_arg "$@"; mem=$2; shift ;;
 	--append) need_arg "$@"; append=$2; shift ;;
 	--qemu-arg) need_arg "$@"; qemu_extra+=("$2"); shift ;;
+	--accel) need_arg "$@"; accel=$2; shift ;;
 	--timeout) need_arg "$@"; timeout_s=$2; shift ;;
 	--retries) need_arg "$@"; retries=$2; shift ;;
 	--silence) need_arg "$@"; silence_s=$2; shift ;;
@@ -590,7 +593,7 @@ initrd=$work/initrd.gz
 kernel=$vmlinux
 [[ $bzimage = 0 && -e $vmlinux ]] || kernel=$vmlinuz
 
-qemu=(qemu-system-x86_64 -accel tcg -M q35 -cpu max -m "$mem" -smp "$smp"
+qemu=(qemu-system-x86_64 -accel "$accel" -M q35 -cpu max -m "$mem" -smp "$smp"
 	-nographic -vga none -nic none -no-reboot
 	-kernel "$kernel" -initrd "$initrd"
 	-append "console=ttyS0 quiet panic=-1 softlockup_panic=1 watchdog_thresh=20 $append"
@@ -611,7 +614,10 @@ fifo=$work/serial.fifo
 
 # monitor_dump: where a frozen lab's CPUs are, from QEMU's monitor, on
 # stderr: the registers twice, 2 s apart (a CPU that moves spins, one that
-# stays is stuck), so that a freeze can be told apart from the next.
+# stays is stuck), so that a freeze can be told apart from the next; and the
+# LAPIC each time (its timer's count, IRR, ISR): a timer that has run out
+# with its vector not in IRR never fired (QEMU's timers), one in IRR that
+# stays there was never taken (the CPU's interrupt check).
 monitor_dump() {
 	command -v python3 >/dev/null || return 0
 	python3 - "$work/monitor.sock" <<'PY' 2>&1 | sed "s/^/$prog: monitor: /" >&2 || true
@@ -635,11 +641,13 @@ def cmd(c):
         pass
     return out.decode(errors="replace")
 cmd("")
-for c in ("info registers -a", "info registers -a"):
+for c in ("info registers -a", "info lapic", "info registers -a", "info lapic"):
     for l in cmd(c).splitlines():
         if l.startswith(("RIP", "CS ", "CR0", "EFER", "CPU#", "RAX", "HLT")) or "HLT=" in l:
             print(l.strip())
-    time.sleep(2)
+        elif c == "info lapic" and l.startswith(("dumping", "LVTT", "Timer", "ISR", "IRR", "APR", "ESR")):
+            print(l.strip())
+    time.sleep(1)
 PY
 }
 
