@@ -4,8 +4,11 @@
 # froze the lab under hotvm (boot, hot-add two CPUs, the guest's own reboot
 # with them, boot again), with QEMU as the second-level VMM instead of
 # hotvm, to tell a freeze of the lab from a hang of hotvm's.
-#   sh /lab/freeze-qemu-inner.sh [CYCLES]
+#   sh /lab/freeze-qemu-inner.sh [CYCLES] [reset]
 # Each cycle prints FREEZE-CYCLE: <n> ok, or FREEZE-CYCLE: <n> fail <why>.
+# With "reset", one QEMU with four CPUs from the start instead, and each
+# cycle a system_reset and the boot after it: the same APs waiting in
+# Linux's wait_for_master_cpu for their boot CPU, oftener.
 # Polls the console file each 0.2 s: a workload, not a test.
 cycles=${1:-2}
 dir=/tmp/freeze-qemu
@@ -27,6 +30,33 @@ wait_line() {
 
 failed=0
 c=1
+if [ "${2:-}" = reset ]; then
+	rm -f "$dir/console" "$dir/mon"
+	mkfifo "$dir/mon"
+	qemu-system-x86_64 -accel kvm -cpu host -M q35 -m 512 -smp 4 \
+		-kernel /lab/linux/vmlinux -initrd /lab/linux/initrd.gz \
+		-append console=ttyS0 -display none -vga none -nic none \
+		-serial "file:$dir/console" -monitor stdio <"$dir/mon" >"$dir/monitor.out" 2>&1 &
+	qpid=$!
+	exec 3>"$dir/mon"
+	while [ "$c" -le "$cycles" ]; do
+		if wait_line '^online: 0-3$' "$c" 180; then
+			echo "FREEZE-CYCLE: $c ok"
+		else
+			echo "FREEZE-CYCLE: $c fail no ready with 0-3 online"
+			tail -n 20 "$dir/console"
+			failed=$((failed + 1))
+			break
+		fi
+		echo system_reset >&3
+		c=$((c + 1))
+	done
+	echo quit >&3
+	exec 3>&-
+	wait "$qpid"
+	[ "$failed" = 0 ]
+	exit
+fi
 while [ "$c" -le "$cycles" ]; do
 	rm -f "$dir/console" "$dir/mon"
 	mkfifo "$dir/mon"

@@ -9,13 +9,17 @@
 #           the lab most, tools/lab/README.md)
 #   qemu    the same cycle with QEMU as the second-level VMM, twice
 #           (tools/lab/freeze-qemu-inner.sh): no hotvm in the lab
+#   qemu-reset  QEMU with four CPUs booting Linux, then seven resets and
+#           boots (the APs' wait for their boot CPU, oftener)
 #   idle    the lab's kernel idles for 90 s
 # Options after -- go to lab.sh (the remedy under trial), e.g.
 #   -- --qemu-arg -accel --qemu-arg tcg,thread=single --append nohz=off
 # Each boot appends "LABEL WORKLOAD OUTCOME SECONDS" to FILE (default
 # freeze-rate.txt), OUTCOME one of ok, freeze (the heartbeat and console
 # stopped, or a lockup report), stall (lab.sh woke QEMU's main loop with a
-# monitor command and the lab ran on: would have been a freeze), fail-N
+# monitor command and the lab ran on: would have been a freeze), kicked
+# (the command passed, and the lab ran again after lab.sh --kick's key
+# press: would have been a freeze without it), fail-N
 # (the command failed with status N: not the lab's).  Prints the totals.
 set -euo pipefail
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
@@ -46,6 +50,10 @@ qemu)
 	lab+=(--linux-guest --with-qemu
 		--add "$top/tools/lab/freeze-qemu-inner.sh:/lab/freeze-qemu-inner.sh"
 		--run 'sh /lab/freeze-qemu-inner.sh 2') ;;
+qemu-reset)
+	lab+=(--linux-guest --with-qemu
+		--add "$top/tools/lab/freeze-qemu-inner.sh:/lab/freeze-qemu-inner.sh"
+		--run 'sh /lab/freeze-qemu-inner.sh 8 reset') ;;
 idle) lab+=(--run 'sleep 90') ;;
 *) echo "unknown workload $workload" >&2; exit 2 ;;
 esac
@@ -59,13 +67,15 @@ for ((i = 1; i <= boots; i++)); do
 		outcome=freeze
 	elif grep -q 'timers had stalled' "$err"; then
 		outcome=stall
+	elif [[ $status = 0 ]] && grep -q 'after a key press' "$err"; then
+		outcome=kicked
 	elif [[ $status = 0 ]]; then
 		outcome=ok
 	else
 		outcome=fail-$status
 	fi
 	echo "$label $workload $outcome $(($(date +%s) - t0))" | tee -a "$out"
-	[[ $outcome = ok ]] || sed 's/^/  | /' "$err" | tail -n 30 >>"$out.why"
+	[[ $outcome = ok ]] || { echo "== $label $workload $outcome"; sed "s/^/  | /" "$err"; } >>"$out.why"
 done
 awk -v l="$label" -v w="$workload" '$1 == l && $2 == w { n++; c[$3]++ }
 	END { printf "%s %s: %d boots", l, w, n; for (k in c) printf ", %s %d", k, c[k]; print "" }' "$out"

@@ -81,6 +81,14 @@ The machine:
                       killed and the lab boots again.  A silent command on a
                       live kernel is left to its own deadlines and --timeout
                       (default 0: off)
+  --kick SECONDS      when the lab kernel's heartbeat has stopped this long,
+                      press a key on its PS/2 keyboard from QEMU's monitor
+                      (an interrupt from outside): QEMU 7.2's TCG now and
+                      then leaves an interrupt latched in the lab's LAPIC
+                      (IRR) undelivered, which freezes the lab; the key's
+                      interrupt makes it look at the LAPIC again.  Says so
+                      on stderr when the lab runs again after it.
+                      (default 15; 0: never)
   --bzimage           boot the compressed vmlinuz through QEMU's Linux loader
                       instead of the vmlinux ELF (PVH entry) extracted from it
                       into the cache, which boots 3-4 s faster under TCG
@@ -132,6 +140,7 @@ append=
 timeout_s=600
 retries=1
 silence_s=0
+kick_s=15
 keep=0
 quiet=0
 fetch_only=0
@@ -175,6 +184,7 @@ while [[ $# -gt 0 ]]; do
 	--timeout) need_arg "$@"; timeout_s=$2; shift ;;
 	--retries) need_arg "$@"; retries=$2; shift ;;
 	--silence) need_arg "$@"; silence_s=$2; shift ;;
+	--kick) need_arg "$@"; kick_s=$2; shift ;;
 	--keep) keep=1 ;;
 	--quiet) quiet=1 ;;
 	--log) need_arg "$@"; log_copy=$2; shift ;;
@@ -190,6 +200,7 @@ done
 [[ $timeout_s =~ ^[1-9][0-9]*$ ]] || usage_error "--timeout wants seconds, not '$timeout_s'"
 [[ $retries =~ ^[0-9]+$ ]] || usage_error "--retries wants a number, not '$retries'"
 [[ $silence_s =~ ^[0-9]+$ ]] || usage_error "--silence wants seconds, not '$silence_s'"
+[[ $kick_s =~ ^[0-9]+$ ]] || usage_error "--kick wants seconds, not '$kick_s'"
 [[ -n $run_cmd && -n $script ]] && usage_error "give --run or --script, not both"
 [[ $shell = 1 && ( -n $run_cmd || -n $script ) ]] && usage_error "--shell runs no command; drop --run/--script"
 [[ -z $script || -f $script ]] || usage_error "--script: no such file: $script"
@@ -594,7 +605,7 @@ kernel=$vmlinux
 [[ $bzimage = 0 && -e $vmlinux ]] || kernel=$vmlinuz
 
 qemu=(qemu-system-x86_64 -accel "$accel" -M q35 -cpu max -m "$mem" -smp "$smp"
-	-nographic -vga none -nic none -no-reboot
+	-nographic -vga none -nic none -no-reboot -name 'lab,debug-threads=on'
 	-kernel "$kernel" -initrd "$initrd"
 	-append "console=ttyS0 quiet panic=-1 softlockup_panic=1 watchdog_thresh=20 $append"
 	-serial mon:stdio -serial "file:$work/alive.log"
@@ -651,6 +662,33 @@ for c in ("info registers -a", "info lapic", "info registers -a", "info lapic"):
 PY
 }
 
+# qemu_threads PID: QEMU's threads (PID is timeout's, QEMU its child) with
+# their state, what they wait in and their CPU use, on stderr: a vCPU
+# thread spinning while the main loop waits for the big lock is a starved
+# main loop, one in ppoll is a main loop that saw no timer due.
+qemu_threads() {
+	local q
+	q=$(pgrep -P "$1" | head -n 1) || return 0
+	ps -L -o tid=,comm=,stat=,wchan:24=,pcpu= -p "$q" 2>/dev/null |
+		sed "s/^/$prog: thread: /" >&2 || true
+}
+
+# monitor_kick: a key press and release on the lab's PS/2 keyboard, from
+# QEMU's monitor: an interrupt from outside the lab (IRQ 1 through the
+# IOAPIC), whose delivery makes QEMU poll the lab CPU's LAPIC again and
+# deliver what it had left latched there (see --kick).
+monitor_kick() {
+	command -v python3 >/dev/null || return 0
+	python3 - "$work/monitor.sock" <<'PY' >/dev/null 2>&1 || true
+import socket, sys, time
+s = socket.socket(socket.AF_UNIX)
+s.settimeout(5)
+s.connect(sys.argv[1])
+s.sendall(b"sendkey shift\n")
+time.sleep(0.5)
+PY
+}
+
 # lab_resumed BEAT: whether the heartbeat file grows past BEAT bytes
 # within 12 s.
 lab_resumed() {
@@ -670,6 +708,7 @@ lab_resumed() {
 # own deadlines and --timeout decide, since booting again would hide a hang.
 watch_silence() {
 	local pid=$1 size last=-1 quiet_for=0 beat last_beat=-1 beat_quiet=0 said=0
+	local kicked=0
 	while kill -0 "$pid" 2>/dev/null; do
 		sleep 5
 		size=$(stat -c %s "$log" 2>/dev/null || echo 0)
@@ -684,15 +723,26 @@ watch_silence() {
 		if [[ $beat = "$last_beat" ]]; then
 			beat_quiet=$((beat_quiet + 5))
 		else
+			[[ $kicked = 0 ]] ||
+				warn "the lab's kernel ran again after a key press from the host (its heartbeat had stopped for ${kicked}s): QEMU had left an interrupt undelivered (--kick)"
+			kicked=0
 			beat_quiet=0
 			last_beat=$beat
 		fi
-		[[ $quiet_for -ge $silence_s ]] || continue
+		# A heartbeat late by two beats: kick once per stop.
+		if [[ $kick_s -gt 0 && $beat -gt 0 && $kicked = 0 && $beat_quiet -ge $kick_s ]]; then
+			kicked=$beat_quiet
+			qemu_threads "$pid"
+			monitor_dump
+			monitor_kick
+		fi
+		[[ $silence_s -gt 0 && $quiet_for -ge $silence_s ]] || continue
 		if [[ $beat -gt 0 && $beat_quiet -lt $silence_s ]]; then
 			[[ $said = 1 ]] || warn "the console has been silent for ${quiet_for}s, but the lab's kernel is alive (its heartbeat goes on): waiting for the command"
 			said=1
 			continue
 		fi
+		qemu_threads "$pid"
 		monitor_dump
 		# The dump was a monitor command, which wakes QEMU's main loop.
 		# A lab that runs again after it was not frozen inside: QEMU's
@@ -731,7 +781,7 @@ boot() {
 	exec 3>&-
 	rm -f "$work/frozen" "$work/alive.log"
 	watchpid=
-	if [[ $silence_s -gt 0 ]]; then
+	if [[ $silence_s -gt 0 || $kick_s -gt 0 ]]; then
 		watch_silence "$qpid" &
 		watchpid=$!
 	fi
