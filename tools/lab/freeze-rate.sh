@@ -67,7 +67,7 @@ for ((i = 1; i <= boots; i++)); do
 		outcome=freeze
 	elif grep -q 'timers had stalled' "$err"; then
 		outcome=stall
-	elif [[ $status = 0 ]] && grep -q 'after a key press' "$err"; then
+	elif [[ $status = 0 ]] && grep -q 'held the timer.s interrupt undelivered' "$err"; then
 		outcome=kicked
 	elif [[ $status = 0 ]]; then
 		outcome=ok

@@ -631,7 +631,7 @@ fifo=$work/serial.fifo
 # stays there was never taken (the CPU's interrupt check).
 monitor_dump() {
 	command -v python3 >/dev/null || return 0
-	python3 - "$work/monitor.sock" <<'PY' 2>&1 | sed "s/^/$prog: monitor: /" >&2 || true
+	python3 - "$work/monitor.sock" <<'PY' 2>&1 | tee "$work/monitor.last" | sed "s/^/$prog: monitor: /" >&2 || true
 import socket, sys, time
 s = socket.socket(socket.AF_UNIX)
 s.settimeout(5)
@@ -689,6 +689,13 @@ time.sleep(0.5)
 PY
 }
 
+# lapic_lost: whether the last monitor_dump found the freeze's mark: the
+# LAPIC timer run out (one-shot, count 0) with a vector latched in IRR.
+lapic_lost() {
+	grep -q 'current_count = 0$' "$work/monitor.last" 2>/dev/null &&
+		grep -q '^IRR.*[0-9]' "$work/monitor.last"
+}
+
 # lab_resumed BEAT: whether the heartbeat file grows past BEAT bytes
 # within 12 s.
 lab_resumed() {
@@ -708,7 +715,7 @@ lab_resumed() {
 # own deadlines and --timeout decide, since booting again would hide a hang.
 watch_silence() {
 	local pid=$1 size last=-1 quiet_for=0 beat last_beat=-1 beat_quiet=0 said=0
-	local kicked=0
+	local kicked=0 lost=0
 	while kill -0 "$pid" 2>/dev/null; do
 		sleep 5
 		size=$(stat -c %s "$log" 2>/dev/null || echo 0)
@@ -723,9 +730,13 @@ watch_silence() {
 		if [[ $beat = "$last_beat" ]]; then
 			beat_quiet=$((beat_quiet + 5))
 		else
-			[[ $kicked = 0 ]] ||
-				warn "the lab's kernel ran again after a key press from the host (its heartbeat had stopped for ${kicked}s): QEMU had left an interrupt undelivered (--kick)"
+			if [[ $kicked != 0 && $lost = 1 ]]; then
+				warn "the lab's kernel ran again after a key press from the host: its LAPIC had held the timer's interrupt undelivered (heartbeat stopped for ${kicked}s; --kick)"
+			elif [[ $kicked != 0 ]]; then
+				warn "the lab's heartbeat came back after ${kicked}s (a key press was sent; its LAPIC held nothing undelivered: only slow)"
+			fi
 			kicked=0
+			lost=0
 			beat_quiet=0
 			last_beat=$beat
 		fi
@@ -734,6 +745,7 @@ watch_silence() {
 			kicked=$beat_quiet
 			qemu_threads "$pid"
 			monitor_dump
+			! lapic_lost || lost=1
 			monitor_kick
 		fi
 		[[ $silence_s -gt 0 && $quiet_for -ge $silence_s ]] || continue
