@@ -145,6 +145,12 @@ void vcpu_kick(struct vcpu *vcpu)
 	(void)vcpu;
 }
 
+/* No thread here runs a vCPU. */
+bool vcpu_self_leaving(void)
+{
+	return false;
+}
+
 /* Kept, held: it runs nothing until vcpu_start*() takes it again. */
 void vcpu_park(struct vcpu *vcpu)
 {

@@ -13,7 +13,9 @@
 #include <unistd.h>
 
 #include "bus.h"
+#include "log.h"
 #include "serial.h"
+#include "vcpu.h"
 #include "vm.h"
 
 enum {
@@ -83,12 +85,19 @@ static void serial_out(struct serial *s, uint8_t c)
 	if (s->fd < 0 || s->dead)
 		return;
 	/*
-	 * A full pipe blocks here; the stop kick interrupts the write, and
-	 * then the byte is dropped so that the vCPU thread can be joined.
+	 * A full pipe blocks here.  The kick that stops, pauses (a reset) or
+	 * parks the vCPU writing interrupts the write, and then the byte is
+	 * dropped and counted, so that the vCPU leaves and nothing waits on
+	 * the sink's reader.  Any other signal: the write goes on.
 	 */
 	do {
 		n = write(s->fd, &c, 1);
-	} while (n < 0 && errno == EINTR && !(s->vm && vm_stopping(s->vm)));
+	} while (n < 0 && errno == EINTR && !(s->vm && vm_stopping(s->vm)) &&
+		 !vcpu_self_leaving());
+	if (n < 0 && errno == EINTR) {
+		s->dropped++;
+		return;
+	}
 	/* A closed stdout must not stop the guest: drop the console. */
 	if (n < 0)
 		s->dead = true;
@@ -289,6 +298,10 @@ void serial_rx_flush(struct serial *s)
 
 void serial_close(struct serial *s)
 {
+	if (s->dropped)
+		pr_err("console: %lu byte%s dropped: the sink was full when "
+		       "the vCPU writing had to stop, pause or park",
+		       s->dropped, s->dropped == 1 ? "" : "s");
 	if (s->close_fd && s->fd >= 0)
 		close(s->fd);
 	s->fd = -1;

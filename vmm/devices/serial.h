@@ -43,7 +43,12 @@ struct serial_host {
 struct serial {
 	int fd; /* -1: output discarded */
 	bool close_fd;
-	bool dead;     /* the sink failed: output dropped from now on */
+	bool dead; /* the sink failed: output dropped from now on */
+	/*
+	 * Bytes given up: the sink blocked (a full pipe) while the vCPU
+	 * writing them had to stop, pause or park; logged at close.
+	 */
+	unsigned long dropped;
 	struct vm *vm; /* for the interrupt line; may be NULL */
 	unsigned int irq;
 	pthread_mutex_t lock; /* vCPU threads race on the registers */

@@ -38,6 +38,9 @@
 #define X86_EFER_LME (1ULL << 8)
 #define X86_EFER_LMA (1ULL << 10)
 
+/* The vCPU this thread runs, if it is a vCPU thread (vcpu_self_leaving()). */
+static __thread struct vcpu *vcpu_self;
+
 static void vcpu_kick_handler(int sig)
 {
 	(void)sig; /* only here to interrupt KVM_RUN with EINTR */
@@ -683,6 +686,7 @@ static void *vcpu_thread(void *arg)
 	sigemptyset(&kick);
 	sigaddset(&kick, VCPU_KICK_SIGNAL);
 	pthread_sigmask(SIG_UNBLOCK, &kick, NULL);
+	vcpu_self = vcpu;
 	atomic_store(&vcpu->tid, (int)syscall(SYS_gettid));
 	vcpu_futex_wake(&vcpu->tid);
 
@@ -807,12 +811,17 @@ void vcpu_pause(struct vcpu *vcpu)
 	/*
 	 * A thread that ended (its guest stopped it) never answers; one
 	 * that has not yet said its tid (vcpu_start() does not wait for it)
-	 * will, once it sees held.
+	 * will, once it sees held.  Kicked again at each tick: a kick that
+	 * came just before the thread entered a blocking call (the console's
+	 * write to a full pipe) interrupted nothing.
 	 */
 	while ((seen = atomic_load(&vcpu->paused)) != seq &&
-	       !atomic_load(&vcpu->ended))
+	       !atomic_load(&vcpu->ended)) {
 		syscall(SYS_futex, &vcpu->paused, FUTEX_WAIT_PRIVATE, seen,
 			&tick, NULL, 0);
+		if (atomic_load(&vcpu->paused) != seq)
+			pthread_kill(vcpu->thread, VCPU_KICK_SIGNAL);
+	}
 }
 
 void vcpu_resume(struct vcpu *vcpu)
@@ -846,10 +855,40 @@ void vcpu_kick(struct vcpu *vcpu)
 	pthread_kill(vcpu->thread, VCPU_KICK_SIGNAL);
 }
 
+bool vcpu_self_leaving(void)
+{
+	struct vcpu *v = vcpu_self;
+
+	return v && (vm_stopping(v->vm) || atomic_load(&v->stop) ||
+		     atomic_load(&v->held));
+}
+
+/*
+ * Until the thread has ended, kicking it again at each tick: a kick that
+ * came just before it entered a blocking call (the console's write to a
+ * full pipe) interrupted nothing, and the next one will.
+ */
+static void vcpu_wait_ended(struct vcpu *vcpu)
+{
+	const struct timespec tick = { .tv_nsec = 10000000 };
+	int tid;
+
+	while (!atomic_load(&vcpu->ended)) {
+		tid = atomic_load(&vcpu->tid);
+		if (atomic_load(&vcpu->ended))
+			break;
+		syscall(SYS_futex, &vcpu->tid, FUTEX_WAIT_PRIVATE, tid, &tick,
+			NULL, 0);
+		if (!atomic_load(&vcpu->ended))
+			pthread_kill(vcpu->thread, VCPU_KICK_SIGNAL);
+	}
+}
+
 void vcpu_join(struct vcpu *vcpu)
 {
 	if (!vcpu->thread_started)
 		return;
+	vcpu_wait_ended(vcpu);
 	pthread_join(vcpu->thread, NULL);
 	vcpu->thread_started = false;
 	atomic_store(&vcpu->parked, false);

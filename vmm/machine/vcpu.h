@@ -161,8 +161,21 @@ static inline bool vcpu_is_parked(const struct vcpu *vcpu)
 void vcpu_pause(struct vcpu *vcpu);
 void vcpu_resume(struct vcpu *vcpu);
 
+/*
+ * On a vCPU thread: whether that vCPU has been told to leave KVM_RUN
+ * (stopped, paused for a reset, parked, or the VM stopping).  A device
+ * model that blocks in a system call on that thread (the console's write)
+ * looks at it when the kick interrupts the call, and gives up instead of
+ * retrying.  false on any other thread.
+ */
+bool vcpu_self_leaving(void);
+
 /* Makes the thread leave KVM_RUN and notice vm_stopping(). */
 void vcpu_kick(struct vcpu *vcpu);
+/*
+ * Joins a thread told to stop (its stop flag, or the VM stopping), kicking
+ * it again every 10 ms until it has ended.
+ */
 void vcpu_join(struct vcpu *vcpu);
 /*
  * Stops this vCPU's thread alone (kick with its stop flag) and joins it,
