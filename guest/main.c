@@ -74,7 +74,8 @@ static void triple_fault(void)
 void guest_power_button(void)
 {
 	static const char *const what[] = { "powering off", "rebooting",
-					    "triple fault", "ignored" };
+					    "triple fault", "ignored",
+					    "ejecting a CPU" };
 
 	printk("power button: %s\n", what[cmdline.pwrbtn]);
 	switch (cmdline.pwrbtn) {
@@ -90,6 +91,9 @@ void guest_power_button(void)
 		triple_fault();
 		break;
 	case CMDLINE_PWRBTN_IGNORE:
+		break;
+	case CMDLINE_PWRBTN_EJECT:
+		hotplug_eject_own();
 		break;
 	}
 }

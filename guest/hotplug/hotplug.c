@@ -362,6 +362,16 @@ static void hp_remove(u32 sel)
 		       cpu, percpu[cpu].apic_id, tsc_to_us(rdtsc() - t0));
 }
 
+void hotplug_eject_own(void)
+{
+	for (unsigned int c = smp_nr_possible; c-- > 1;)
+		if (cpumask_test(&cpu_online_mask, c)) {
+			hp_remove(hp_sel[c]);
+			return;
+		}
+	printk("hotplug: no AP online to eject\n");
+}
+
 /*
  * The ring's mailbox instead of the register scan: the selectors whose
  * bit the host set, in order, each taken (and so cleared) at once.

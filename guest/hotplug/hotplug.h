@@ -38,6 +38,13 @@ void hotplug_work(void);
 struct hpio *hotplug_io(void);
 u32 hotplug_sel_of(unsigned int cpu);
 
+/*
+ * pwrbtn=eject: the highest online AP goes down and is ejected without
+ * the host asking, as Linux's sysfs eject (the host follows: its
+ * "guest's own eject").
+ */
+void hotplug_eject_own(void);
+
 /* main.c: what a press of the power button does (pwrbtn=). */
 void guest_power_button(void);
 

@@ -93,6 +93,8 @@ void cmdline_parse(const char *s)
 			cmdline.pwrbtn = CMDLINE_PWRBTN_TRIPLE_FAULT;
 		else if (token_is(t, n, "pwrbtn=ignore"))
 			cmdline.pwrbtn = CMDLINE_PWRBTN_IGNORE;
+		else if (token_is(t, n, "pwrbtn=eject"))
+			cmdline.pwrbtn = CMDLINE_PWRBTN_EJECT;
 		else if (token_is(t, n, "ignore-hotplug"))
 			cmdline.ignore_hotplug = true;
 		else if (token_is(t, n, "fuzz-regs"))

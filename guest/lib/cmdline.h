@@ -19,7 +19,9 @@
  *   pwrbtn=ACTION        what a press of the power button (the GED's
  *                        power-button event) does: poweroff (default:
  *                        ACPI S5), reboot (the FADT's reset register),
- *                        triple-fault (an exception with no IDT), ignore
+ *                        triple-fault (an exception with no IDT), ignore,
+ *                        eject (the highest online AP goes down and is
+ *                        ejected unasked, as Linux's sysfs eject)
  *   ignore-hotplug       leave the GED interrupt masked: the host's hotplug
  *                        requests time out (and roll back)
  *   fuzz-regs[=N]        after "ready", N (default 20000) random accesses
@@ -55,6 +57,7 @@ struct cmdline {
 		CMDLINE_PWRBTN_REBOOT,
 		CMDLINE_PWRBTN_TRIPLE_FAULT,
 		CMDLINE_PWRBTN_IGNORE,
+		CMDLINE_PWRBTN_EJECT,
 	} pwrbtn;
 	bool ignore_hotplug;
 	unsigned int fuzz_regs; /* iterations, 0: off */
