@@ -146,9 +146,10 @@ else
 	stop_vm
 fi
 
-# 9-10: with --hook the operation thread and the main thread (a reset, a
-# guest's own eject) are not filtered, so a hook is not either (a filter
-# is inherited across fork and exec); the rest are.
+# 9-10: with --hook the two operation threads (QMP's, and the machine's
+# work thread: a reset, a guest's own eject) are not filtered, so a hook
+# is not either (a filter is inherited across fork and exec); the rest,
+# the main thread too, are.
 cat >"$tmp/hook" <<EOF
 #!/bin/sh
 grep -E '^(Seccomp|NoNewPrivs):' /proc/self/status >"$tmp/hook.\$HOTVM_CPU"
@@ -164,7 +165,7 @@ if HOTVM_SECCOMP_TRIGGER=qmp-op start_vm "$SCTEST" run --cpus boot=1,max=2 \
 	filtered=$(grep -l '^Seccomp:[[:space:]]*2' /proc/"$pid"/task/*/status | wc -l)
 	stop_vm
 	if [ "$hp" -eq 0 ] && [ "$st" -eq 0 ] && [ "$filtered" -eq $((total - 2)) ]; then
-		ok "--hook: only the operation and main threads unfiltered ($filtered of $total filtered)"
+		ok "--hook: only the two operation threads (QMP's, the machine's work) unfiltered ($filtered of $total filtered)"
 	else
 		not_ok "--hook: hot-add $hp, status $st, $filtered of $total filtered"
 	fi

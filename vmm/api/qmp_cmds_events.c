@@ -174,6 +174,31 @@ static void ev_online(void *ctx, unsigned int cpu, bool online,
 }
 
 /*
+ * hotvm's CPUHP_HOOK_IGNORED: {"cpu", "id"?, "state", "direction",
+ * "reason"}: a hook failed or timed out in a walk it cannot veto (a
+ * reset's, the guest's own eject), which went on without it.
+ */
+static void ev_hook_ignored(void *ctx, unsigned int cpu, const char *id,
+			    const char *state, bool up, const char *why)
+{
+	struct qmp_cmds *qc = ctx;
+	struct json_object *d;
+
+	pthread_mutex_lock(&qc->lock);
+	if (qc->s) {
+		d = json_object_new_object();
+		qc_add_int(d, "cpu", cpu);
+		if (id && *id)
+			qc_add_str(d, "id", id);
+		qc_add_str(d, "state", state);
+		qc_add_str(d, "direction", up ? "up" : "down");
+		qc_add_str(d, "reason", why);
+		qmp_emit_event(qc->s, "CPUHP_HOOK_IGNORED", d);
+	}
+	pthread_mutex_unlock(&qc->lock);
+}
+
+/*
  * hotvm's CPUHP_AGREEMENT: {"cpu", "id"?, "agree", "reason"?}, when the
  * agreement check finds a vCPU's sides apart (it then needs
  * cpuhp-recover) and when cpuhp-recover has put them back in line.
@@ -293,6 +318,7 @@ struct hp_events qc_events(struct qmp_cmds *qc)
 		.stage = ev_stage,
 		.online = ev_online,
 		.agreement = ev_agreement,
+		.hook_ignored = ev_hook_ignored,
 		.linux_step = ev_linux_step,
 		.linux_trace = ev_linux_trace,
 	};

@@ -120,6 +120,15 @@ static const struct board_step board_steps[] = {
 	  .setup = board_start_qmp,
 	  .teardown = board_stop_qmp,
 	  .status = ABI_STATUS_VMFAIL },
+	/*
+	 * Resets and the guest's own ejects run on their own thread, so the
+	 * main thread never waits on the guest or a hook; joined first, after
+	 * hotplug_shutdown() has ended whatever it waited for.
+	 */
+	{ .name = "machine:work",
+	  .setup = board_start_work,
+	  .teardown = board_stop_work,
+	  .status = ABI_STATUS_VMFAIL },
 };
 
 #define BOARD_STEPS (sizeof(board_steps) / sizeof(board_steps[0]))
@@ -166,12 +175,13 @@ static int board_build(struct board *b)
 
 /*
  * A reset, as QEMU's: the RESET event, then the .reset steps down and up
- * again.  The operation in progress, if any, ends first
- * (hotplug_reset_begin()); the QMP server and its clients stay.  A step
- * that fails now stops the VM (the final unwind copes with a step down
- * twice).
+ * again, on the machine's work thread (board_work.c).  The operation in
+ * progress, if any, ends first (hotplug_reset_begin()); the QMP server
+ * and its clients stay.  A step that fails now stops the VM, and a VM
+ * told to stop meanwhile is not set up again (the final unwind copes with
+ * a step down twice).
  */
-static void board_reset(struct board *b, enum vm_cause cause)
+void board_reset(struct board *b, enum vm_cause cause)
 {
 	pr_err("resetting the VM (%s)", vm_cause_name(cause));
 	qmp_cmds_event_cause(b->qmp_cmds, "RESET", cause);
@@ -182,6 +192,8 @@ static void board_reset(struct board *b, enum vm_cause cause)
 	for (size_t i = 0; i < BOARD_STEPS; i++) {
 		const struct board_step *st = &board_steps[i];
 
+		if (vm_stopping(&b->vm))
+			return;
 		if (st->reset && st->setup(b)) {
 			vm_request_stop(&b->vm, ABI_STATUS_VMFAIL,
 					"the reset failed at %s", st->name);
@@ -222,10 +234,9 @@ static int board_agent_tick(struct board *b, int64_t *next)
 }
 
 /*
- * Runs the machine until a vCPU, a signal or the API stops it, doing the
- * main thread's share of what the guest asks meanwhile: resets, ejects
- * the guest did on its own, and with --agent the periodic check of
- * Linux's CPUs.
+ * Runs the machine until a vCPU, a signal or the API stops it.  Resets
+ * and ejects the guest did on its own are the work thread's, woken here
+ * (board_work.c); with --agent, the periodic check of Linux's CPUs.
  */
 static void board_loop(struct board *b)
 {
@@ -237,7 +248,6 @@ static void board_loop(struct board *b)
 
 	while (!vm_stopping(&b->vm)) {
 		struct signalfd_siginfo si;
-		enum vm_cause reset;
 		uint64_t v;
 
 		if (poll(fds, 2, board_agent_tick(b, &next)) < 0) {
@@ -259,10 +269,7 @@ static void board_loop(struct board *b)
 				    strsignal((int)si.ssi_signo));
 		if (vm_stopping(&b->vm))
 			break;
-		reset = vm_take_reset(&b->vm);
-		if (reset != VM_CAUSE_NONE)
-			board_reset(b, reset);
-		hotplug_guest_work(b->hp);
+		board_kick_work(b);
 	}
 }
 

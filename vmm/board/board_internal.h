@@ -10,6 +10,7 @@
 #ifndef HOTVM_BOARD_INTERNAL_H
 #define HOTVM_BOARD_INTERNAL_H
 
+#include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -42,6 +43,13 @@ struct board {
 	struct qga_mux *agent_mux; /* --agent-socket */
 	int sig_fd;
 	size_t up; /* board_steps[] set up, from the first */
+
+	/* The machine's work thread (board_work.c): resets, guest ejects. */
+	pthread_t work_thread;
+	bool work_started;
+	pthread_mutex_t work_lock;
+	pthread_cond_t work_cond;
+	bool work_pending, work_quit; /* under work_lock */
 
 	struct image kernel, initrd;
 	enum hotplug_boot_mode boot_mode;
@@ -85,6 +93,14 @@ int board_boot_vcpus(struct board *b);
 void board_unboot_vcpus(struct board *b);
 /* The state of the first row of desc (NULL: none set up). */
 void *board_device_state(struct board *b, const struct dev_desc *desc);
+
+/* board.c: the .reset steps down and up again (on the work thread). */
+void board_reset(struct board *b, enum vm_cause cause);
+
+/* board_work.c: the thread that runs resets and the guest's own ejects. */
+int board_start_work(struct board *b);
+void board_kick_work(struct board *b);
+void board_stop_work(struct board *b);
 
 /* board_agent.c: --agent-socket, the guest agent for other clients. */
 int board_start_agent_socket(struct board *b);

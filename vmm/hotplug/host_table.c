@@ -26,6 +26,28 @@
  */
 #define HP_WITHDRAW_MIN_MS 2000
 
+/*
+ * A walk no hook can veto (a reset's, the guest's own eject) goes on
+ * past a failed one: said in the log and as an event.
+ */
+static void hook_ignored(struct hotplug *hp, unsigned int cpu, int state,
+			 bool up, const char *err)
+{
+	char id[sizeof(hp->slots[0].id)];
+	struct hp_events ev;
+
+	pr_err("CPU %u: %s; ignored: hooks cannot veto %s", cpu, err,
+	       up ? "the boot after a reset"
+		  : "what the guest did already (a reset, or its own eject)");
+	pthread_mutex_lock(&hp->lock);
+	memcpy(id, hp->slots[cpu].id, sizeof(id));
+	ev = hp->ev;
+	pthread_mutex_unlock(&hp->lock);
+	if (ev.hook_ignored)
+		ev.hook_ignored(ev.ctx, cpu, id, HOST_STATE_NAME(state), up,
+				err);
+}
+
 static int run_hooks(struct hotplug *hp, unsigned int cpu, int state, bool up)
 {
 	struct hooks_vcpu facts;
@@ -45,9 +67,9 @@ static int run_hooks(struct hotplug *hp, unsigned int cpu, int state, bool up)
 	ret = hooks_run_vcpu(hp->hooks, cpu, HOST_STATE_NAME(state), up, &facts,
 			     err, sizeof(err));
 	if (ret && hp->forced) {
-		pr_err("CPU %u: %s; ignored: the guest has let the CPU go "
-		       "already (a reset, or its own eject)",
-		       cpu, err);
+		/* Stopped by the VM's own stop: the log said so already. */
+		if (ret != -ECANCELED)
+			hook_ignored(hp, cpu, state, up, err);
 		return 0;
 	}
 	if (ret)

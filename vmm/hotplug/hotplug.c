@@ -245,6 +245,8 @@ int hotplug_boot(struct hotplug *hp)
 	int ret = hp_op_enter(hp, true);
 
 	hp->booting = true;
+	/* After a reset: hooks run but cannot veto (docs/design.md §9). */
+	hp->forced = hp->started;
 	/* CPU 0 last: when it starts the guest, its APs' vCPUs exist. */
 	for (unsigned int i = hp->max_cpus; i-- > 0 && !ret;) {
 		if (!hp->slots[i].coldplug)
@@ -255,6 +257,7 @@ int hotplug_boot(struct hotplug *hp)
 			       strerror(-ret));
 	}
 	hp->booting = false;
+	hp->forced = false;
 	pthread_mutex_lock(&hp->lock);
 	hp->running = !ret;
 	hp->started |= !ret;

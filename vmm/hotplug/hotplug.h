@@ -270,6 +270,12 @@ struct hp_events {
 	void (*agreement)(void *ctx, unsigned int cpu, const char *id,
 			  bool agree, const char *why);
 	/*
+	 * A hook failed or timed out (@why) in a walk it cannot veto (a
+	 * reset's walks, the guest's own eject), which went on.
+	 */
+	void (*hook_ignored)(void *ctx, unsigned int cpu, const char *id,
+			     const char *state, bool up, const char *why);
+	/*
 	 * With the guest agent, after an operation (before its reply): each
 	 * step Linux's own table walked for slot @cpu, then the summary.
 	 */

@@ -161,6 +161,8 @@ struct hotplug {
 	/*
 	 * The guest has acted already (a reset, its own eject): the walk
 	 * follows it, so a hook cannot veto and nothing is asked of the guest.
+	 * Also set for the boot after a reset: its hooks run but cannot veto
+	 * either (a failure is logged and sent as CPUHP_HOOK_IGNORED).
 	 */
 	bool forced;
 	enum hotplug_guest_eject guest_eject;

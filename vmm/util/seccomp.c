@@ -168,8 +168,9 @@ struct seccomp_spec {
  */
 static const struct seccomp_spec seccomp_specs[SECCOMP_NR_THREADS] = {
 	/*
-	 * The machine's own operations run here: a reset reboots the
-	 * vCPUs, a guest's eject stops one: what the operation thread does.
+	 * At the end the main thread stops, joins and closes every vCPU.
+	 * Resets and the guest's own ejects run on the machine's work
+	 * thread (board_work.c), which loads the operation thread's filter.
 	 */
 	[SECCOMP_THREAD_MAIN] = {
 		.name = "main",
@@ -497,9 +498,8 @@ int seccomp_setup(enum seccomp_policy p, bool hooks)
 		seccomp_names[nr] =
 			seccomp_syscall_resolve_num_arch(SCMP_ARCH_NATIVE, nr);
 	for (int t = 0; t < SECCOMP_NR_THREADS; t++) {
-		/* The hooks' thread: see seccomp_policy.h. */
-		if ((t == SECCOMP_THREAD_QMP_OP || t == SECCOMP_THREAD_MAIN) &&
-		    hooks)
+		/* The hooks' threads: see seccomp_policy.h. */
+		if (t == SECCOMP_THREAD_QMP_OP && hooks)
 			continue;
 		ret = seccomp_build((enum seccomp_thread)t, p,
 				    &seccomp_progs[t]);

@@ -12,10 +12,12 @@
  *
  * Hooks: a filter is inherited across fork and exec and can never be
  * dropped, so a hook started by a filtered thread would run under that
- * thread's filter.  The threads that run hooks after set-up are the QMP
- * operation thread and the main thread (a reset, a guest's own eject):
- * with --hook they are left unfiltered (hooks run outside the filter, and
- * without no_new_privs); without hooks they are filtered.
+ * thread's filter.  The threads that run hooks after set-up are the
+ * operation threads, QMP's and the machine's work thread (a reset, a
+ * guest's own eject), both of type QMP_OP: with --hook they are left
+ * unfiltered (hooks run outside the filter, and without no_new_privs);
+ * without hooks they are filtered.  The main thread runs hooks only in
+ * the first boot's walk, before it loads its filter.
  */
 #ifndef HOTVM_VMM_SECCOMP_H
 #define HOTVM_VMM_SECCOMP_H
@@ -46,7 +48,7 @@ int seccomp_parse_policy(const char *s);
 /*
  * Builds every thread type's filter and installs the SIGSYS reporter.
  * Call from the main thread before it starts any other; @hooks says
- * whether hooks may run after set-up (the operation thread then stays
+ * whether hooks may run after set-up (the operation threads then stay
  * unfiltered).  0, or -errno with a message.  Does nothing for OFF.
  */
 int seccomp_setup(enum seccomp_policy p, bool hooks);
