@@ -34,7 +34,7 @@ static struct json_object *call_ok(const char *cmd, struct json_object *args)
 {
 	struct hv_err err = { 0 };
 	struct json_object *r = NULL;
-	int ret = qga_call(&fk.u.agent, cmd, args, &r, 2000, &err);
+	int ret = qga_call(&fk.u.agent, cmd, args, &r, 10000, &err);
 
 	if (ret)
 		printf("# %s: %s\n", cmd, hv_err_msg(&err));
