@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "check.h"
 #include "fake_vm.h"
@@ -30,6 +31,9 @@
 
 #define MAX	   4
 #define T_GUEST_MS 300
+/* The lying agent's machine: max=1024, every id listed, 0.7 s a file call. */
+#define LIAR_CPUS     1024
+#define LIAR_DELAY_MS 700
 
 enum linux_mode {
 	LINUX_OK,
@@ -38,6 +42,7 @@ enum linux_mode {
 	LINUX_BADPATH,	 /* a firmware node that names no slot */
 	LINUX_MUTE,	 /* answers nothing */
 	LINUX_BADSTATES, /* a state list that is not Linux's format */
+	LINUX_LIAR, /* lists LIAR_CPUS CPUs; each file call: a late error */
 };
 
 /*
@@ -71,6 +76,9 @@ static struct {
 	unsigned int file_reads;
 	unsigned int tracefs_opens;	/* guest-file-open under tracefs */
 	_Atomic unsigned int shutdowns; /* guest-shutdown, mode powerdown */
+	_Atomic unsigned int opens;	/* guest-file-open, any */
+	_Atomic unsigned int answered;	/* LINUX_LIAR: its late errors */
+	_Atomic unsigned char liar_asked[LIAR_CPUS]; /* paths, per id */
 } lx;
 
 /* What the events said last: the online set. */
@@ -329,13 +337,67 @@ static void set_vcpus(struct json_object *args)
 	say_json(json_object_new_int(n));
 }
 
+/* A check on another thread, and whether it ended within @ms. */
+static struct {
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	bool done;
+	int ret;
+} chk = { .lock = PTHREAD_MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER };
+
+/* LINUX_LIAR: every CPU listed, every file call a late error. */
+static void liar(const char *cmd, struct json_object *args)
+{
+	if (!strcmp(cmd, "guest-get-vcpus")) {
+		struct json_object *a = json_object_new_array();
+
+		for (int l = 0; l < LIAR_CPUS; l++) {
+			struct json_object *e = json_object_new_object();
+
+			json_object_object_add(e, "logical-id",
+					       json_object_new_int(l));
+			json_object_object_add(e, "online",
+					       json_object_new_boolean(true));
+			json_object_array_add(a, e);
+		}
+		say_json(a);
+		return;
+	}
+	if (!strcmp(cmd, "guest-file-open")) {
+		const char *p = json_object_get_string(
+			json_object_object_get(args, "path"));
+		int l = -1;
+
+		if (sscanf(p, "/sys/devices/system/cpu/cpu%d/", &l) == 1 &&
+		    l >= 0 && l < LIAR_CPUS)
+			atomic_fetch_add(&lx.liar_asked[l], 1);
+		pthread_mutex_lock(&chk.lock);
+		atomic_fetch_add(&lx.opens, 1);
+		pthread_cond_broadcast(&chk.cond);
+		pthread_mutex_unlock(&chk.lock);
+	}
+	/* A slow agent by design: the host must not wait for it. */
+	nanosleep(&(struct timespec){ .tv_nsec = LIAR_DELAY_MS * 1000000L },
+		  NULL);
+	say_error("failed to open file: Permission denied");
+	pthread_mutex_lock(&chk.lock);
+	atomic_fetch_add(&lx.answered, 1);
+	pthread_cond_broadcast(&chk.cond);
+	pthread_mutex_unlock(&chk.lock);
+}
+
 static void on_request(const char *cmd, struct json_object *args, int mode)
 {
 	long h = json_object_get_int64(json_object_object_get(args, "handle"));
 
+	if (mode == LINUX_LIAR) {
+		liar(cmd, args);
+		return;
+	}
 	if (!strcmp(cmd, "guest-get-vcpus")) {
 		say_json(get_vcpus(mode));
 	} else if (!strcmp(cmd, "guest-file-open")) {
+		atomic_fetch_add(&lx.opens, 1);
 		file_open(args);
 	} else if (!strcmp(cmd, "guest-file-read")) {
 		file_read_any(h, mode);
@@ -414,8 +476,8 @@ static void *linux_main(void *arg)
 
 static struct fake_vm *fv;
 
-/* @boot boot CPUs; Linux calls slot 0..3 its CPUs 0, 2, 3, 1. */
-static void setup_boot(unsigned int boot)
+/* @boot boot CPUs of @max; Linux calls slot 0..3 its CPUs 0, 2, 3, 1. */
+static void setup_max(unsigned int max, unsigned int boot)
 {
 	static const int order[MAX] = { 0, 3, 1, 2 };
 
@@ -432,14 +494,21 @@ static void setup_boot(unsigned int boot)
 	}
 	lx.file_reads = 0;
 	lx.tracefs_opens = 0;
+	atomic_store(&lx.opens, 0);
+	atomic_store(&lx.answered, 0);
 	atomic_store(&lx.shutdowns, 0);
 	CHECK_EQ(uart_guest_init(&lx.u), 0);
 	fake_vm_irq_hook = uart_guest_line;
 	fake_vm_agent = &lx.u.agent;
 	CHECK_EQ(pthread_create(&lx.thread, NULL, linux_main, NULL), 0);
-	CHECK_EQ(fake_vm_create(MAX, boot, T_GUEST_MS, &fv), 0);
+	CHECK_EQ(fake_vm_create(max, boot, T_GUEST_MS, &fv), 0);
 	hotplug_set_events(fv->hp, &(struct hp_events){ .online = ev_online });
 	seen.events = 0;
+}
+
+static void setup_boot(unsigned int boot)
+{
+	setup_max(MAX, boot);
 }
 
 static void setup(void)
@@ -520,7 +589,10 @@ static void test_follows_linux(void)
 /* A bad answer is refused whole: nothing changes, nothing is believed. */
 static void check_refused(enum linux_mode mode)
 {
+	unsigned int opens;
+
 	setup();
+	hotplug_agent_set_miss_wait(fv->hp, 300);
 	linux_set(2, false);
 	atomic_store(&lx.mode, mode);
 	CHECK_EQ(hotplug_agent_refresh(fv->hp, false),
@@ -528,7 +600,18 @@ static void check_refused(enum linux_mode mode)
 	check_view(1, -1, -1);
 	CHECK_EQ(seen.events, 0);
 	atomic_store(&lx.mode, LINUX_OK);
+	opens = atomic_load(&lx.opens);
 	CHECK_EQ(hotplug_agent_refresh(fv->hp, false), 0);
+	if (mode == LINUX_BADPATH) {
+		/* A path that named no slot is not asked again at once... */
+		CHECK_EQ(atomic_load(&lx.opens), opens);
+		check_view(1, -1, -1);
+		CHECK_EQ(seen.events, 0);
+		/* ... but after its wait (the time itself is the event). */
+		nanosleep(&(struct timespec){ .tv_nsec = 400000000L }, NULL);
+		CHECK_EQ(hotplug_agent_refresh(fv->hp, false), 0);
+		CHECK_EQ(atomic_load(&lx.opens), opens + MAX);
+	}
 	check_view(1, 2, 0);
 	CHECK_EQ(seen.events, 1);
 	teardown();
@@ -745,7 +828,147 @@ static void test_trace_switch(void)
 	check_trace_calls(true);
 }
 
+static uint64_t now_ms(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000 + (uint64_t)t.tv_nsec / 1000000;
+}
+
+static void *check_thread(void *arg)
+{
+	int ret = hotplug_agent_refresh(arg, false);
+
+	pthread_mutex_lock(&chk.lock);
+	chk.done = true;
+	chk.ret = ret;
+	pthread_cond_broadcast(&chk.cond);
+	pthread_mutex_unlock(&chk.lock);
+	return NULL;
+}
+
+static struct timespec deadline_in(int ms)
+{
+	struct timespec dl;
+
+	clock_gettime(CLOCK_REALTIME, &dl);
+	dl.tv_sec += ms / 1000;
+	dl.tv_nsec += (long)(ms % 1000) * 1000000;
+	if (dl.tv_nsec >= 1000000000) {
+		dl.tv_sec++;
+		dl.tv_nsec -= 1000000000;
+	}
+	return dl;
+}
+
+static bool check_within(pthread_t t, int ms)
+{
+	struct timespec dl = deadline_in(ms);
+	bool done;
+
+	pthread_mutex_lock(&chk.lock);
+	while (!chk.done &&
+	       pthread_cond_timedwait(&chk.cond, &chk.lock, &dl) != ETIMEDOUT)
+		;
+	done = chk.done;
+	pthread_mutex_unlock(&chk.lock);
+	if (!done) {
+		/* The old way takes minutes: let it end quickly, then fail. */
+		atomic_store(&lx.mode, LINUX_OK);
+	}
+	pthread_join(t, NULL);
+	return done;
+}
+
+/*
+ * A slow, lying agent at max=1024 (issue 32, item 7): it lists every CPU
+ * and answers each file call after 0.7 s with an error.  A check has one
+ * deadline for the whole check, not one per call (it was 1024 calls of
+ * 0.7 s, some 12 minutes); a path that failed is not asked again at the
+ * next check; the check's thread stops within 1 s whatever it is doing
+ * (SIGTERM), and a reset does not wait for it.
+ */
+static void test_lying_agent(void)
+{
+	unsigned int opens, twice;
+	pthread_t t;
+	uint64_t t0;
+
+	setup_max(LIAR_CPUS, 1);
+	for (int l = 0; l < LIAR_CPUS; l++)
+		atomic_store(&lx.liar_asked[l], 0);
+	atomic_store(&lx.mode, LINUX_LIAR);
+	chk.done = false;
+	t0 = now_ms();
+	CHECK_EQ(pthread_create(&t, NULL, check_thread, fv->hp), 0);
+	CHECK(check_within(t, 10000));
+	printf("# a whole check: %llu ms, %u paths asked\n",
+	       (unsigned long long)(now_ms() - t0), atomic_load(&lx.opens));
+	CHECK_EQ(chk.ret, 0);
+	opens = atomic_load(&lx.opens);
+	CHECK(opens > 0 && opens < 10);
+	/*
+	 * The ids it reached are remembered as misses: not asked again.  (The
+	 * deadline cut the last call short: the fake is still in it, and
+	 * the next check would meet it late, so wait for its answer.)
+	 */
+	{
+		struct timespec dl = deadline_in(5000);
+
+		pthread_mutex_lock(&chk.lock);
+		while (atomic_load(&lx.answered) < atomic_load(&lx.opens) &&
+		       pthread_cond_timedwait(&chk.cond, &chk.lock, &dl) !=
+			       ETIMEDOUT)
+			;
+		pthread_mutex_unlock(&chk.lock);
+	}
+	chk.done = false;
+	CHECK_EQ(pthread_create(&t, NULL, check_thread, fv->hp), 0);
+	CHECK(check_within(t, 10000));
+	CHECK_EQ(chk.ret, 0);
+	CHECK(atomic_load(&lx.opens) > opens);
+	/* Only the one whose call the first deadline cut short, at most. */
+	twice = 0;
+	for (int l = 0; l < LIAR_CPUS; l++)
+		twice += atomic_load(&lx.liar_asked[l]) > 1;
+	CHECK(twice <= 1);
+
+	/* The periodic check: the machine thread only starts and stops it. */
+	atomic_store(&lx.mode, LINUX_LIAR);
+	CHECK_EQ(hotplug_agent_watch_start(fv->hp, 10), 0);
+	/* Until it is inside a file call (the fake counts the open). */
+	{
+		struct timespec dl = deadline_in(10000);
+
+		pthread_mutex_lock(&chk.lock);
+		opens = atomic_load(&lx.opens);
+		while (atomic_load(&lx.opens) == opens &&
+		       pthread_cond_timedwait(&chk.cond, &chk.lock, &dl) !=
+			       ETIMEDOUT)
+			;
+		CHECK(atomic_load(&lx.opens) > opens);
+		pthread_mutex_unlock(&chk.lock);
+	}
+	/* A reset meanwhile does not wait for the check. */
+	t0 = now_ms();
+	hotplug_reset_begin(fv->hp);
+	hotplug_unboot(fv->hp);
+	printf("# a reset during a check: %llu ms\n",
+	       (unsigned long long)(now_ms() - t0));
+	CHECK(now_ms() - t0 < 1000);
+	/* SIGTERM: the machine stops, the check's thread with it. */
+	t0 = now_ms();
+	hotplug_shutdown(fv->hp);
+	hotplug_agent_watch_stop(fv->hp);
+	printf("# the check's thread stopped in %llu ms\n",
+	       (unsigned long long)(now_ms() - t0));
+	CHECK(now_ms() - t0 < 1000);
+	teardown();
+}
+
 CHECK_MAIN(TEST(test_follows_linux), TEST(test_bad_answers),
 	   TEST(test_silent_agent), TEST(test_wait_started),
 	   TEST(test_shutdown), TEST(test_linux_fault),
-	   TEST(test_offline_by_agent), TEST(test_trace_switch))
+	   TEST(test_offline_by_agent), TEST(test_trace_switch),
+	   TEST(test_lying_agent))

@@ -157,8 +157,10 @@ static int qga_write(struct qga *g, const char *buf, size_t len, bool all_read,
 		pthread_mutex_lock(&g->lock);
 		if (done == len && !all_read)
 			break;
-		while (!g->drained && rc != ETIMEDOUT)
+		while (!g->drained && rc != ETIMEDOUT && !g->cancelled)
 			rc = pthread_cond_timedwait(&g->cond, &g->lock, dl);
+		if (g->cancelled)
+			rc = ETIMEDOUT; /* hotvm stops: as the deadline */
 		if (rc == ETIMEDOUT || done == len)
 			break;
 	}
@@ -211,8 +213,8 @@ static long qga_next_line(struct qga *g, const struct timespec *dl)
 			ret = -EMSGSIZE;
 			break;
 		}
-		if (pthread_cond_timedwait(&g->cond, &g->lock, dl) ==
-		    ETIMEDOUT) {
+		if (g->cancelled || pthread_cond_timedwait(&g->cond, &g->lock,
+							   dl) == ETIMEDOUT) {
 			ret = -ETIMEDOUT;
 			break;
 		}
@@ -443,7 +445,7 @@ static int qga_claim(struct qga *g, bool own, const struct timespec *dl)
 	pthread_mutex_lock(&g->lock);
 	if (own)
 		g->own_waiting++;
-	while (g->busy || (!own && g->own_waiting)) {
+	while ((g->busy || (!own && g->own_waiting)) && !g->cancelled) {
 		if (own)
 			pthread_cond_wait(&g->turn, &g->lock);
 		else if (pthread_cond_timedwait(&g->turn, &g->lock, dl) ==
@@ -452,7 +454,7 @@ static int qga_claim(struct qga *g, bool own, const struct timespec *dl)
 	}
 	if (own)
 		g->own_waiting--;
-	ok = !g->busy && (own || !g->own_waiting);
+	ok = !g->busy && (own || !g->own_waiting) && !g->cancelled;
 	if (ok)
 		g->busy = true;
 	pthread_mutex_unlock(&g->lock);
@@ -525,7 +527,10 @@ static int qga_own(struct qga *g, const char *cmd, struct json_object *args,
 	struct timespec dl;
 	int rc;
 
-	qga_claim(g, true, NULL);
+	if (qga_claim(g, true, NULL))
+		return hv_err_set(err, -ECANCELED,
+				  "hotvm stops: no more calls to the guest "
+				  "agent");
 	dl = qga_deadline(timeout_ms);
 	rc = qga_exchange(g, cmd, args, ret, NULL, answer, &dl, err);
 	qga_end(g, rc);
@@ -564,6 +569,15 @@ int qga_forward(struct qga *g, const char *cmd, struct json_object *args,
 			  &dl, err);
 	qga_end(g, rc);
 	return rc;
+}
+
+void qga_cancel(struct qga *g)
+{
+	pthread_mutex_lock(&g->lock);
+	g->cancelled = true;
+	pthread_cond_broadcast(&g->cond);
+	pthread_cond_broadcast(&g->turn);
+	pthread_mutex_unlock(&g->lock);
 }
 
 void qga_get_stats(struct qga *g, struct qga_stats *out)

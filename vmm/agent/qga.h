@@ -48,6 +48,7 @@ struct qga {
 	/* One request at a time (qga_claim()): the port's turn. */
 	pthread_cond_t turn;
 	bool busy;
+	bool cancelled; /* qga_cancel(): every wait ends, no call starts */
 	unsigned int own_waiting; /* hotvm's own callers, who go first */
 	/*
 	 * What the guest sent during the current call: a ring of
@@ -120,6 +121,13 @@ int qga_forward(struct qga *g, const char *cmd, struct json_object *args,
  */
 int qga_json_parse(const char *s, size_t len, struct json_object **out,
 		   char *why, size_t why_len);
+
+/*
+ * hotvm stops: the call in flight ends at once (as at its deadline) and
+ * every later one fails with -ECANCELED, so that no thread waits on the
+ * guest's agent while the machine is torn down.  For good.
+ */
+void qga_cancel(struct qga *g);
 
 void qga_get_stats(struct qga *g, struct qga_stats *out);
 

@@ -9,7 +9,6 @@
 #include <poll.h>
 #include <string.h>
 #include <sys/signalfd.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "board_internal.h"
@@ -112,6 +111,11 @@ static const struct board_step board_steps[] = {
 	  .setup = board_start_agent_socket,
 	  .teardown = board_stop_agent_socket,
 	  .status = ABI_STATUS_USAGE },
+	/* Linux's CPUs through the agent: never on the machine thread. */
+	{ .name = "agent:watch",
+	  .setup = board_start_agent_watch,
+	  .teardown = board_stop_agent_watch,
+	  .status = ABI_STATUS_VMFAIL },
 	/*
 	 * Last up, first down: a client finds the guest running, as QEMU's
 	 * monitor does; a reset leaves the server and its clients be.
@@ -202,41 +206,10 @@ void board_reset(struct board *b, enum vm_cause cause)
 	}
 }
 
-/* With --agent: how often Linux's own view of its CPUs is asked for. */
-#define BOARD_AGENT_PERIOD_MS 2000
-
-static int64_t board_now_ms(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (int64_t)t.tv_sec * 1000 + t.tv_nsec / 1000000;
-}
-
-/*
- * The light periodic check of what Linux says of its CPUs (a CPU it
- * offlines by itself shows nowhere else); returns the poll timeout until
- * the next one, -1 without an agent.
- */
-static int board_agent_tick(struct board *b, int64_t *next)
-{
-	int64_t now;
-
-	if (!hotplug_has_agent(b->hp))
-		return -1;
-	now = board_now_ms();
-	if (now >= *next) {
-		hotplug_agent_refresh(b->hp, false);
-		now = board_now_ms();
-		*next = now + BOARD_AGENT_PERIOD_MS;
-	}
-	return (int)(*next - now);
-}
-
 /*
  * Runs the machine until a vCPU, a signal or the API stops it.  Resets
  * and ejects the guest did on its own are the work thread's, woken here
- * (board_work.c); with --agent, the periodic check of Linux's CPUs.
+ * (board_work.c); the periodic check of Linux's CPUs has its own thread.
  */
 static void board_loop(struct board *b)
 {
@@ -244,13 +217,12 @@ static void board_loop(struct board *b)
 		{ .fd = b->vm.stop_efd, .events = POLLIN },
 		{ .fd = b->sig_fd, .events = POLLIN },
 	};
-	int64_t next = board_now_ms() + BOARD_AGENT_PERIOD_MS;
 
 	while (!vm_stopping(&b->vm)) {
 		struct signalfd_siginfo si;
 		uint64_t v;
 
-		if (poll(fds, 2, board_agent_tick(b, &next)) < 0) {
+		if (poll(fds, 2, -1) < 0) {
 			if (errno == EINTR)
 				continue;
 			vm_request_stop(&b->vm, ABI_STATUS_VMFAIL,

@@ -7,12 +7,15 @@
  * it.  The controller gets the agent from its state (board_agent_qga()).
  * With --agent it is one more row after board_devices()'s: COM2, the PC's
  * second port (board_devices_for()).  With --agent-socket, other
- * clients reach the same agent through hotvm (qga_mux.h).
+ * clients reach the same agent through hotvm (qga_mux.h).  And the
+ * periodic check of Linux's CPUs through it runs on a thread of its own,
+ * so that a slow or lying agent never holds the machine thread.
  */
 #include <errno.h>
 #include <string.h>
 
 #include "board_internal.h"
+#include "hotplug_vmm.h"
 #include "hotvm/abi.h"
 #include "log.h"
 #include "qga.h"
@@ -138,4 +141,23 @@ void board_stop_agent_socket(struct board *b)
 {
 	qga_mux_stop(b->agent_mux);
 	b->agent_mux = NULL;
+}
+
+/* With --agent: how often Linux's own view of its CPUs is asked for. */
+#define BOARD_AGENT_PERIOD_MS 2000
+
+int board_start_agent_watch(struct board *b)
+{
+	int ret = hotplug_agent_watch_start(b->hp, BOARD_AGENT_PERIOD_MS);
+
+	if (ret)
+		pr_err("cannot start the guest agent's check: %s",
+		       strerror(-ret));
+	return ret;
+}
+
+/* Before the vCPUs and the agent's port go: it calls into both. */
+void board_stop_agent_watch(struct board *b)
+{
+	hotplug_agent_watch_stop(b->hp);
 }

@@ -105,5 +105,8 @@ void board_stop_work(struct board *b);
 /* board_agent.c: --agent-socket, the guest agent for other clients. */
 int board_start_agent_socket(struct board *b);
 void board_stop_agent_socket(struct board *b);
+/* With --agent: the periodic check of Linux's CPUs, on its own thread. */
+int board_start_agent_watch(struct board *b);
+void board_stop_agent_watch(struct board *b);
 
 #endif

@@ -20,6 +20,7 @@
 #include "hotplug_vmm.h"
 #include "hotvm/abi.h"
 #include "log.h"
+#include "qga.h"
 #include "bus.h"
 #include "vm.h"
 
@@ -188,7 +189,8 @@ int hotplug_create(const struct hotplug_config *cfg, struct hotplug **out)
 	hp->slots = calloc(cfg->max_cpus, sizeof(*hp->slots));
 	hp->hcpus = calloc(cfg->max_cpus, sizeof(*hp->hcpus));
 	hp->linux_slot = calloc(cfg->max_cpus, sizeof(*hp->linux_slot));
-	if (!hp->slots || !hp->hcpus || !hp->linux_slot) {
+	hp->linux_miss = calloc(cfg->max_cpus, sizeof(*hp->linux_miss));
+	if (!hp->slots || !hp->hcpus || !hp->linux_slot || !hp->linux_miss) {
 		ret = -ENOMEM;
 		goto fail;
 	}
@@ -379,6 +381,8 @@ void hotplug_shutdown(struct hotplug *hp)
 	pthread_cond_broadcast(&hp->cond);
 	pthread_mutex_unlock(&hp->lock);
 	hooks_cancel(hp->hooks); /* a hook running now stops at once */
+	if (hp->agent)
+		qga_cancel(hp->agent); /* so does a call to the guest agent */
 }
 
 static void stop_vcpus(struct hotplug *hp)
@@ -398,6 +402,7 @@ void hotplug_destroy(struct hotplug *hp)
 {
 	if (!hp)
 		return;
+	hotplug_agent_watch_stop(hp);
 	if (hp->slots) {
 		stop_vcpus(hp);
 		for (unsigned int i = 0; i < hp->max_cpus; i++)
@@ -414,6 +419,7 @@ void hotplug_destroy(struct hotplug *hp)
 	pthread_mutex_destroy(&hp->table_lock);
 	hp_lx_trace_destroy(hp);
 	free(hp->linux_slot);
+	free(hp->linux_miss);
 	free(hp->slots);
 	free(hp->hcpus);
 	free(hp->guest_cpus);

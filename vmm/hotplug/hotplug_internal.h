@@ -123,6 +123,12 @@ struct hp_slot {
 	char linux_fail_name[64];
 };
 
+/* A logical id whose firmware path could not be read (linux_view.c). */
+struct hp_linux_miss {
+	uint64_t retry_ns; /* hp_now_ns() to ask again; 0: no miss */
+	uint32_t wait_ms;  /* the wait after the next miss */
+};
+
 struct hotplug {
 	struct vm *vm;
 	const struct bus *io;
@@ -212,7 +218,30 @@ struct hotplug {
 	struct qga *agent;
 	pthread_mutex_t agent_lock;
 	int *linux_slot;
+	/*
+	 * A logical id whose slot could not be read (the agent's error, a
+	 * path that names no slot): when to try again, and the wait after
+	 * the next miss, doubling (linux_view.c).  Under agent_lock.
+	 */
+	struct hp_linux_miss *linux_miss;
+	unsigned int linux_miss_first_ms; /* 0: LINUX_MISS_FIRST_MS */
+	/*
+	 * The whole check's deadline (hp_now_ns(); 0: none), which caps
+	 * every agent call made under agent_lock (hp_agent_ms()).
+	 */
+	uint64_t agent_until_ns;
+	/*
+	 * A reset bumps linux_gen under hp->lock, without waiting for a
+	 * check that holds agent_lock; the next holder forgets the matches
+	 * (linux_gen_seen, under agent_lock).
+	 */
+	unsigned int linux_gen, linux_gen_seen;
 	bool agent_up;
+	/* The periodic check's thread (hotplug_agent_watch_start()). */
+	pthread_t watch;
+	int watch_period_ms;
+	bool watching;	 /* the machine thread's */
+	bool watch_stop; /* under hp->lock */
 	/* Linux's own table through its trace (linux_trace.c); NULL: none. */
 	struct lx_trace *lxt;
 };
@@ -315,8 +344,13 @@ int hp_linux_id(struct hotplug *hp, unsigned int cpu, struct hv_err *err);
 /* Has Linux online or offline @cpu (guest-set-vcpus), then refreshes. */
 int hp_linux_set_online(struct hotplug *hp, unsigned int cpu, bool online,
 			struct hv_err *err);
-/* A reset: Linux's numbers and word are void. */
+/* A reset: Linux's numbers and word are void.  Never waits for a check. */
 void hp_linux_forget(struct hotplug *hp);
+/*
+ * An agent call's timeout under agent_lock: @want_ms, capped by what is
+ * left of the check's deadline (at least 1 ms: the call then fails).
+ */
+int hp_agent_ms(struct hotplug *hp, int want_ms);
 
 /* --- linux_fault.c ------------------------------------------------------- */
 

@@ -111,12 +111,26 @@ void hotplug_guest_work(struct hotplug *hp);
 void hotplug_shutdown(struct hotplug *hp);
 
 /*
- * The periodic check of Linux's CPUs through the agent (machine thread):
- * stages and the online set follow what Linux says.  @quick as
- * hp_linux_refresh().  0, -ENODEV without an agent, -EBUSY while an
- * operation runs (it asks Linux itself), or the agent's error.
+ * The periodic check of Linux's CPUs through the agent: stages and the
+ * online set follow what Linux says.  @quick as hp_linux_refresh().  0,
+ * -ENODEV without an agent, -EBUSY while an operation runs (it asks
+ * Linux itself), or the agent's error.
  */
 int hotplug_agent_refresh(struct hotplug *hp, bool quick);
+/*
+ * Runs that check every @period_ms on a thread of its own (seccomp type
+ * agent-check), never on the machine thread: a slow or lying agent then
+ * delays only the next check.  0 without an agent, or
+ * -errno.  Stop joins it, cancelling the agent's call in flight
+ * (qga_cancel(): for good, so only at the end); idempotent.
+ */
+int hotplug_agent_watch_start(struct hotplug *hp, int period_ms);
+/*
+ * The wait before a path that could not be read is asked again, the
+ * first time (it doubles with each miss, up to 10 min); 0: 10 s.  Tests.
+ */
+void hotplug_agent_set_miss_wait(struct hotplug *hp, unsigned int first_ms);
+void hotplug_agent_watch_stop(struct hotplug *hp);
 
 /* Closes every vCPU fd, frees everything.  NULL is fine. */
 void hotplug_destroy(struct hotplug *hp);

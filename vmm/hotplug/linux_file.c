@@ -3,7 +3,8 @@
  * Guest files through the guest agent (linux_file.h).  The agent's
  * answers are guest data: a handle must be a non-negative integer, data
  * must be base64 that fits the caller's buffer, a write must say it wrote
- * it all.
+ * it all.  Each call's deadline is capped by its check's (hp_agent_ms()),
+ * but a close's.
  */
 #include <errno.h>
 #include <json-c/json.h>
@@ -95,7 +96,7 @@ long hp_agent_open(struct hotplug *hp, const char *path, const char *mode,
 	json_object_object_add(a, "path", json_object_new_string(path));
 	json_object_object_add(a, "mode", json_object_new_string(mode));
 	ret = qga_call(hp->agent, "guest-file-open", a, &r,
-		       LINUX_AGENT_TIMEOUT_MS, err);
+		       hp_agent_ms(hp, LINUX_AGENT_TIMEOUT_MS), err);
 	json_object_put(a);
 	if (ret)
 		return ret;
@@ -122,10 +123,12 @@ long hp_agent_read(struct hotplug *hp, long handle, char *buf, size_t len,
 	 * ms a byte; Linux's state list, about 2 KiB, took most of a second
 	 * in the nested lab).
 	 */
-	n = qga_call(hp->agent, "guest-file-read", a, &r,
-		     LINUX_AGENT_TIMEOUT_MS +
-			     (int)(len < (1u << 20) ? len / 2 : 1u << 19),
-		     err);
+	n = qga_call(
+		hp->agent, "guest-file-read", a, &r,
+		hp_agent_ms(hp, LINUX_AGENT_TIMEOUT_MS +
+					(int)(len < (1u << 20) ? len / 2
+							       : 1u << 19)),
+		err);
 	json_object_put(a);
 	if (n)
 		return n;
@@ -169,7 +172,7 @@ int hp_agent_write(struct hotplug *hp, long handle, const char *data,
 	json_object_object_add(a, "buf-b64", json_object_new_string(b64));
 	free(b64);
 	ret = qga_call(hp->agent, "guest-file-write", a, &r,
-		       LINUX_AGENT_TIMEOUT_MS, err);
+		       hp_agent_ms(hp, LINUX_AGENT_TIMEOUT_MS), err);
 	json_object_put(a);
 	if (!ret && !(json_object_object_get_ex(r, "count", &v) &&
 		      json_object_is_type(v, json_type_int) &&
@@ -184,7 +187,7 @@ int hp_agent_flush(struct hotplug *hp, long handle, struct hv_err *err)
 {
 	struct json_object *a = handle_args(handle);
 	int ret = qga_call(hp->agent, "guest-file-flush", a, NULL,
-			   LINUX_AGENT_TIMEOUT_MS, err);
+			   hp_agent_ms(hp, LINUX_AGENT_TIMEOUT_MS), err);
 
 	json_object_put(a);
 	return ret;
@@ -194,6 +197,7 @@ void hp_agent_close(struct hotplug *hp, long handle)
 {
 	struct json_object *a = handle_args(handle);
 
+	/* Its own deadline: a handle left open stays open in the agent. */
 	qga_call(hp->agent, "guest-file-close", a, NULL, LINUX_AGENT_TIMEOUT_MS,
 		 NULL);
 	json_object_put(a);

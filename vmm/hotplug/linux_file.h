@@ -4,7 +4,8 @@
  * -write, -close): what linux_view.c and linux_trace.c read of sysfs and
  * tracefs and write to them.  The data travels as base64; what comes back
  * is decoded strictly into the caller's bounded buffer.  Every call has
- * the agent's deadline; the caller holds hp->agent_lock.
+ * the agent's deadline, capped by the check's it is part of
+ * (hp_agent_ms()); the caller holds hp->agent_lock.
  */
 #ifndef HOTVM_LINUX_FILE_H
 #define HOTVM_LINUX_FILE_H

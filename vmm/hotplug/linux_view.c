@@ -16,7 +16,11 @@
  * names no slot, two ids for one slot make the answer unusable, never a
  * crash; an agent that does not answer costs one timeout, after which
  * queries use what was last known until the periodic check finds the
- * agent again.
+ * agent again.  A path that could not be read is remembered too, and
+ * asked again only after a wait that doubles with each miss; and a
+ * whole check has one deadline, however many ids are new: what it did
+ * not reach waits for the next check.  The periodic check runs on its
+ * own thread, so the agent never holds the machine thread.
  */
 #include <errno.h>
 #include <json-c/json.h>
@@ -28,9 +32,15 @@
 #include "linux_file.h"
 #include "log.h"
 #include "qga.h"
+#include "seccomp_policy.h"
 
 /* The firmware node's path: "\_SB_.CPUS.Cxxx" and a newline. */
 #define LINUX_PATH_MAX 64
+/* One check's deadline, for the list and the new ids' paths together. */
+#define LINUX_CHECK_MS (3 * LINUX_AGENT_TIMEOUT_MS)
+/* A path that could not be read: asked again after 10 s, 20 s ... 10 min. */
+#define LINUX_MISS_FIRST_MS 10000u
+#define LINUX_MISS_MAX_MS   600000u
 
 bool hotplug_has_agent(const struct hotplug *hp)
 {
@@ -69,18 +79,67 @@ static long member_int(struct json_object *o, const char *key, long max)
 	return n >= 0 && n < max ? (long)n : -1;
 }
 
-/* The slot of Linux's CPU @lid, read from the guest; -1 if none. */
+int hp_agent_ms(struct hotplug *hp, int want_ms)
+{
+	uint64_t now, until = hp->agent_until_ns;
+
+	if (!until)
+		return want_ms;
+	now = hp_now_ns();
+	if (now >= until)
+		return 1;
+	if ((until - now) / 1000000u < (uint64_t)want_ms)
+		return (int)((until - now) / 1000000u) + 1;
+	return want_ms;
+}
+
+/* The check's deadline has passed: what is left waits for the next. */
+static bool check_over(const struct hotplug *hp)
+{
+	return hp->agent_until_ns && hp_now_ns() >= hp->agent_until_ns;
+}
+
+/* A miss for @lid: not asked again before its wait, which doubles. */
+static void miss(struct hotplug *hp, long lid)
+{
+	struct hp_linux_miss *m = &hp->linux_miss[lid];
+
+	if (!m->wait_ms)
+		m->wait_ms = hp->linux_miss_first_ms ? hp->linux_miss_first_ms
+						     : LINUX_MISS_FIRST_MS;
+	m->retry_ns = hp_now_ns() + (uint64_t)m->wait_ms * 1000000u;
+	if (m->wait_ms < LINUX_MISS_MAX_MS)
+		m->wait_ms = m->wait_ms * 2 < LINUX_MISS_MAX_MS
+				     ? m->wait_ms * 2
+				     : LINUX_MISS_MAX_MS;
+}
+
+/*
+ * The slot of Linux's CPU @lid, read from the guest; -1 if none (for now:
+ * a miss is remembered), -ETIMEDOUT when the agent did not answer in
+ * time, -ETIME when the check's deadline came first.
+ */
 static int find_slot(struct hotplug *hp, long lid, struct hv_err *err)
 {
 	char path[96], buf[LINUX_PATH_MAX];
 	long n;
+	int slot;
 
+	if (hp->linux_miss[lid].retry_ns > hp_now_ns())
+		return -1;
+	if (check_over(hp))
+		return -ETIME;
 	snprintf(path, sizeof(path),
 		 "/sys/devices/system/cpu/cpu%ld/firmware_node/path", lid);
 	n = hp_agent_read_file(hp, path, buf, sizeof(buf), err);
-	if (n < 0)
-		return (int)n;
-	return path_slot(buf, (size_t)n, hp->max_cpus);
+	if (n == -ETIMEDOUT || n == -ECANCELED)
+		return check_over(hp) && n == -ETIMEDOUT ? -ETIME : (int)n;
+	slot = n < 0 ? -1 : path_slot(buf, (size_t)n, hp->max_cpus);
+	if (slot < 0)
+		miss(hp, lid);
+	else
+		hp->linux_miss[lid] = (struct hp_linux_miss){ 0 };
+	return slot;
 }
 
 /*
@@ -134,12 +193,12 @@ static int map_vcpus(struct hotplug *hp, struct json_object *list,
 		slot = hp->linux_slot[lid] - 1;
 		if (slot < 0) {
 			slot = find_slot(hp, lid, err);
-			if (slot == -ETIMEDOUT) {
+			if (slot == -ETIMEDOUT || slot == -ECANCELED) {
 				ret = slot;
 				break;
 			}
 			if (slot < 0)
-				continue; /* not ours to judge: left alone */
+				continue; /* not ours to judge (yet) */
 			hp->linux_slot[lid] = slot + 1;
 		}
 		if (lids[slot] >= 0) {
@@ -156,9 +215,12 @@ static int map_vcpus(struct hotplug *hp, struct json_object *list,
 	 * An id Linux no longer lists may be another slot next time; after
 	 * a bad answer none of the matches is believed.
 	 */
-	for (unsigned int l = 0; l < hp->max_cpus; l++)
+	for (unsigned int l = 0; l < hp->max_cpus; l++) {
 		if (ret || !seen[l])
 			hp->linux_slot[l] = 0;
+		if (!seen[l]) /* its miss goes with it */
+			hp->linux_miss[l] = (struct hp_linux_miss){ 0 };
+	}
 	free(seen);
 	return ret;
 }
@@ -169,7 +231,7 @@ static int map_vcpus(struct hotplug *hp, struct json_object *list,
  * offline) and the online set.
  */
 static void apply_vcpus(struct hotplug *hp, const int8_t *state,
-			const int *lids)
+			const int *lids, unsigned int gen)
 {
 	for (unsigned int cpu = 0; cpu < hp->max_cpus; cpu++) {
 		struct hp_slot *s = &hp->slots[cpu];
@@ -178,6 +240,10 @@ static void apply_vcpus(struct hotplug *hp, const int8_t *state,
 		bool was, now, held;
 
 		pthread_mutex_lock(&hp->lock);
+		if (hp->linux_gen != gen) { /* a reset: this answer is void */
+			pthread_mutex_unlock(&hp->lock);
+			return;
+		}
 		held = s->stage == HP_STAGE_ACKNOWLEDGED ||
 		       s->stage == HP_STAGE_STARTED;
 		was = s->online && s->linux_online != 0;
@@ -219,9 +285,32 @@ static void agent_health(struct hotplug *hp, int ret, struct hv_err *err)
 	__atomic_store_n(&hp->agent_up, up, __ATOMIC_RELAXED);
 }
 
+/*
+ * Agent lock held: a reset since the last holder voids every match and
+ * miss (hp_linux_forget() does not wait for the lock).  The generation
+ * this check's answer belongs to.
+ */
+static unsigned int linux_sync_gen(struct hotplug *hp)
+{
+	unsigned int gen;
+
+	pthread_mutex_lock(&hp->lock);
+	gen = hp->linux_gen;
+	pthread_mutex_unlock(&hp->lock);
+	if (gen != hp->linux_gen_seen) {
+		memset(hp->linux_slot, 0,
+		       hp->max_cpus * sizeof(*hp->linux_slot));
+		memset(hp->linux_miss, 0,
+		       hp->max_cpus * sizeof(*hp->linux_miss));
+		hp->linux_gen_seen = gen;
+	}
+	return gen;
+}
+
 int hp_linux_refresh(struct hotplug *hp, bool quick, struct hv_err *err)
 {
 	struct json_object *list = NULL;
+	unsigned int gen;
 	int8_t *state;
 	int *lids;
 	int ret;
@@ -237,6 +326,8 @@ int hp_linux_refresh(struct hotplug *hp, bool quick, struct hv_err *err)
 		pthread_mutex_unlock(&hp->agent_lock);
 		return -EAGAIN;
 	}
+	gen = linux_sync_gen(hp);
+	hp->agent_until_ns = hp_now_ns() + LINUX_CHECK_MS * 1000000ull;
 	state = malloc(hp->max_cpus * sizeof(*state));
 	lids = malloc(hp->max_cpus * sizeof(*lids));
 	ret = state && lids ? 0 : -ENOMEM;
@@ -249,8 +340,10 @@ int hp_linux_refresh(struct hotplug *hp, bool quick, struct hv_err *err)
 	if (!ret)
 		ret = map_vcpus(hp, list, state, lids, err);
 	if (!ret)
-		apply_vcpus(hp, state, lids);
-	agent_health(hp, ret, err);
+		apply_vcpus(hp, state, lids, gen);
+	hp->agent_until_ns = 0;
+	if (ret != -ECANCELED)
+		agent_health(hp, ret, err);
 	pthread_mutex_unlock(&hp->agent_lock);
 	json_object_put(list);
 	free(state);
@@ -353,14 +446,84 @@ void hp_linux_forget(struct hotplug *hp)
 {
 	if (!hp->agent)
 		return;
-	pthread_mutex_lock(&hp->agent_lock);
-	memset(hp->linux_slot, 0, hp->max_cpus * sizeof(*hp->linux_slot));
+	/* Not agent_lock: a check in flight must not hold the reset. */
 	pthread_mutex_lock(&hp->lock);
+	hp->linux_gen++;
 	for (unsigned int i = 0; i < hp->max_cpus; i++) {
 		hp->slots[i].linux_cpu = -1;
 		hp->slots[i].linux_online = -1;
 		hp->slots[i].linux_fail = CPUHP_INVALID;
 	}
 	pthread_mutex_unlock(&hp->lock);
+}
+
+/* The periodic check's thread: until hotplug_agent_watch_stop(). */
+static void *agent_watch(void *arg)
+{
+	struct hotplug *hp = arg;
+	int period = hp->watch_period_ms;
+	struct timespec at;
+
+	seccomp_enter(SECCOMP_THREAD_AGENT_CHECK);
+	pthread_mutex_lock(&hp->lock);
+	while (!hp->watch_stop) {
+		clock_gettime(CLOCK_MONOTONIC, &at);
+		at.tv_sec += period / 1000;
+		at.tv_nsec += (long)(period % 1000) * 1000000;
+		if (at.tv_nsec >= 1000000000) {
+			at.tv_sec++;
+			at.tv_nsec -= 1000000000;
+		}
+		/* hp->cond is broadcast at every change: wait out the period. */
+		while (!hp->watch_stop &&
+		       pthread_cond_timedwait(&hp->cond, &hp->lock, &at) !=
+			       ETIMEDOUT)
+			;
+		if (hp->watch_stop)
+			break;
+		pthread_mutex_unlock(&hp->lock);
+		/*
+		 * A missing agent costs this thread one timeout a check and
+		 * nothing else, so the period stays: one that starts late
+		 * (Linux's boot) is found at once.
+		 */
+		hotplug_agent_refresh(hp, false);
+		pthread_mutex_lock(&hp->lock);
+	}
+	pthread_mutex_unlock(&hp->lock);
+	return NULL;
+}
+
+int hotplug_agent_watch_start(struct hotplug *hp, int period_ms)
+{
+	int ret;
+
+	if (!hp->agent)
+		return 0;
+	hp->watch_period_ms = period_ms;
+	hp->watch_stop = false;
+	ret = -pthread_create(&hp->watch, NULL, agent_watch, hp);
+	if (!ret)
+		hp->watching = true;
+	return ret;
+}
+
+void hotplug_agent_set_miss_wait(struct hotplug *hp, unsigned int first_ms)
+{
+	pthread_mutex_lock(&hp->agent_lock);
+	hp->linux_miss_first_ms = first_ms;
 	pthread_mutex_unlock(&hp->agent_lock);
+}
+
+void hotplug_agent_watch_stop(struct hotplug *hp)
+{
+	if (!hp->watching)
+		return;
+	pthread_mutex_lock(&hp->lock);
+	hp->watch_stop = true;
+	pthread_cond_broadcast(&hp->cond);
+	pthread_mutex_unlock(&hp->lock);
+	qga_cancel(hp->agent);
+	pthread_join(hp->watch, NULL);
+	hp->watching = false;
 }

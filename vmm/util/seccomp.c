@@ -209,6 +209,12 @@ static const struct seccomp_spec seccomp_specs[SECCOMP_NR_THREADS] = {
 		.calls = { calls_base },
 		.ioctls = { ioctls_irq },
 	},
+	/* The periodic check of Linux's CPUs: the agent's calls, as a query's. */
+	[SECCOMP_THREAD_AGENT_CHECK] = {
+		.name = "agent-check",
+		.calls = { calls_base },
+		.ioctls = { ioctls_irq },
+	},
 };
 
 static const char *const seccomp_policy_names[] = {

@@ -32,13 +32,14 @@ enum seccomp_policy {
 };
 
 enum seccomp_thread {
-	SECCOMP_THREAD_MAIN,	   /* after set-up: waits, then tears down */
-	SECCOMP_THREAD_VCPU,	   /* KVM_RUN and the device models */
-	SECCOMP_THREAD_QMP_IO,	   /* accepts, reads and writes clients */
-	SECCOMP_THREAD_QMP_QUERY,  /* runs the queries */
-	SECCOMP_THREAD_QMP_OP,	   /* runs the operations, starts vCPUs */
-	SECCOMP_THREAD_AGENT_IO,   /* the agent socket's clients (qga_mux.c) */
-	SECCOMP_THREAD_AGENT_CALL, /* forwards their calls to the agent */
+	SECCOMP_THREAD_MAIN,	    /* after set-up: waits, then tears down */
+	SECCOMP_THREAD_VCPU,	    /* KVM_RUN and the device models */
+	SECCOMP_THREAD_QMP_IO,	    /* accepts, reads and writes clients */
+	SECCOMP_THREAD_QMP_QUERY,   /* runs the queries */
+	SECCOMP_THREAD_QMP_OP,	    /* runs the operations, starts vCPUs */
+	SECCOMP_THREAD_AGENT_IO,    /* the agent socket's clients (qga_mux.c) */
+	SECCOMP_THREAD_AGENT_CALL,  /* forwards their calls to the agent */
+	SECCOMP_THREAD_AGENT_CHECK, /* the periodic check of Linux's CPUs */
 	SECCOMP_NR_THREADS,
 };
 
