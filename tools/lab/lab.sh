@@ -732,6 +732,7 @@ watch_silence() {
 		else
 			if [[ $kicked != 0 && $lost = 1 ]]; then
 				warn "the lab's kernel ran again after a key press from the host: its LAPIC had held the timer's interrupt undelivered (heartbeat stopped for ${kicked}s; --kick)"
+				: >"$work/rescued"
 			elif [[ $kicked != 0 ]]; then
 				warn "the lab's heartbeat came back after ${kicked}s (a key press was sent; its LAPIC held nothing undelivered: only slow)"
 			fi
@@ -791,7 +792,7 @@ boot() {
 	timeout --kill-after=10 "$timeout_s" "${qemu[@]}" </dev/null >&3 2>&1 &
 	qpid=$!
 	exec 3>&-
-	rm -f "$work/frozen" "$work/alive.log"
+	rm -f "$work/frozen" "$work/rescued" "$work/alive.log"
 	watchpid=
 	if [[ $silence_s -gt 0 || $kick_s -gt 0 ]]; then
 		watch_silence "$qpid" &
@@ -821,19 +822,31 @@ locked_up() {
 			grep -q -e 'BUG: soft lockup' -e 'rcu_preempt detected stalls' <<<"$clean"; }
 }
 
+# A freeze the kick rescued still stopped the lab for --kick seconds or
+# more, and the command's own deadlines (a 20 s hot-add wait, say) may have
+# run out inside it: a command that fails after a rescue is the freeze's
+# doing as much as its own, so it counts as a freeze and runs again (within
+# --retries); one that passes is left to pass, its rescue reported above.
+failed_after_rescue() {
+	[[ -e $work/rescued ]] &&
+		grep -q 'LAB-RESULT: [1-9]' <<<"$clean"
+}
+
 attempt=1
 while :; do
 	boots=$((boots + 1))
 	boot
-	if locked_up && [[ -e $work/frozen ]]; then
+	if { locked_up && [[ -e $work/frozen ]]; } || failed_after_rescue; then
 		froze=$((froze + 1))
 	elif locked_up; then
 		lockedup=$((lockedup + 1))
 	fi
-	if ! locked_up || [[ $attempt -gt $retries ]]; then
+	if { ! locked_up && ! failed_after_rescue; } || [[ $attempt -gt $retries ]]; then
 		break
 	fi
-	if [[ -e $work/frozen ]]; then
+	if failed_after_rescue; then
+		warn "the command failed after a freeze the key press rescued (attempt $attempt): its deadlines ran inside the freeze"
+	elif [[ -e $work/frozen ]]; then
 		warn "the lab's kernel froze (attempt $attempt): its console printed nothing for ${silence_s}s and its heartbeat stopped"
 	else
 		warn "the lab's kernel locked up (attempt $attempt): 'BUG: soft lockup' or an RCU stall on its console"
