@@ -13,7 +13,7 @@ shift 3
 mkdir -p "$work/corpus" "$work/artifacts"
 log="$work/last.log"
 status=0
-"$fuzzer" -max_total_time="${HOTVM_FUZZ_SECONDS:-5}" -print_final_stats=1 \
+"$fuzzer" -max_total_time="${HOTVM_FUZZ_SECONDS:-5}" -print_final_stats=1 -error_exitcode=1 \
 	-timeout=30 -rss_limit_mb=2048 -artifact_prefix="$work/artifacts/" \
 	"$@" "$work/corpus" "$seeds" >"$log" 2>&1 || status=$?
 if [ "$status" -ne 0 ]; then
