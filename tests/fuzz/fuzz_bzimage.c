@@ -93,7 +93,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		ram = calloc(1, RAM_SIZE);
 		FUZZ_ASSERT(ram);
 	}
-	ram_end = mode & 4 ? (uint64_t)rsel << 14 : RAM_SIZE;
+	/* Never past the buffer: rsel << 14 alone reaches 4 MiB - 16 KiB. */
+	ram_end = mode & 4 ? (uint64_t)(rsel % ((RAM_SIZE >> 14) + 1)) << 14
+			   : RAM_SIZE;
 	load_min = mode & 8 ? (uint64_t)msel << 12 : mins[mode & 3];
 	boot.p = fuzz_bytes(&in, 8, &boot.n);
 	img = fuzz_bytes(&in, fuzz_left(&in), &len);
