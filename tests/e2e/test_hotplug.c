@@ -630,6 +630,11 @@ static void test_hostile_guest(void)
 		if (vmproc_qmp(&v, "cpuhp-recover", NULL, err, sizeof(err),
 			       "{\"cpu\": %u}", cpu)) {
 			printf("# cpuhp-recover %u: %s\n", cpu, err);
+			/* Broken, and its faked walk has not ended. */
+			if (strstr(err, "still walking")) {
+				walking++;
+				continue;
+			}
 			check_failures++;
 			continue;
 		}
