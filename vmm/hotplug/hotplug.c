@@ -997,11 +997,51 @@ static bool only_lied(struct hotplug *hp, unsigned int cpu)
 	return r;
 }
 
+/*
+ * A failed hot-add whose eject timed out parks the vCPU even if the guest
+ * had started it (the host cannot wait for ever), so the guest may still
+ * hold or be walking a CPU whose vCPU does not run, and it can end or undo
+ * that walk only on that vCPU.  Recovery lends it back as it was (no
+ * reset, not watched for a start) for the guest's walk, and parks it
+ * again.  Only for what the guest was believed about (the mirror, never a
+ * refused report), and only a vCPU that ran before.
+ */
+static bool lend_vcpu(struct hotplug *hp, unsigned int cpu)
+{
+	struct hp_slot *s = &hp->slots[cpu];
+	bool claimed;
+
+	if (host_state(hp, cpu) >= HOST_VCPU_CREATE || !s->kvm_ready ||
+	    !vcpu_is_parked(&s->vcpu))
+		return false;
+	pthread_mutex_lock(&hp->lock);
+	claimed = hp->guest_ext &&
+		  (s->guest_walking || s->guest_broken ||
+		   hp_guest_state_locked(hp, cpu) != GUEST_OFFLINE);
+	pthread_mutex_unlock(&hp->lock);
+	if (!claimed)
+		return false;
+	atomic_store(&s->vcpu.unwatched, true);
+	if (vcpu_start(&s->vcpu))
+		return false;
+	pr_err("CPU %u: its vCPU runs again, parked as the guest left it, "
+	       "while the guest walks it down to recover it",
+	       cpu);
+	return true;
+}
+
+static void unlend_vcpu(struct hotplug *hp, unsigned int cpu, bool *lent)
+{
+	if (*lent)
+		vcpu_park(&hp->slots[cpu].vcpu);
+	*lent = false;
+}
+
 static int cpu_recover(struct hotplug *hp, unsigned int cpu, int timeout_ms,
 		       struct hp_report *rep, bool *online)
 {
 	struct hp_slot *s;
-	bool gbroken, keep = false;
+	bool gbroken, keep = false, lent;
 	int ret, before;
 
 	*online = false;
@@ -1022,9 +1062,12 @@ static int cpu_recover(struct hotplug *hp, unsigned int cpu, int timeout_ms,
 		return hp_refuse(rep, cpu, -EPERM,
 				 "it is the boot CPU: it is never walked, so "
 				 "there is nothing to recover");
+	lent = lend_vcpu(hp, cpu);
 	ret = op_begin(hp, cpu, timeout_ms, rep, HP_OP_RECOVER);
-	if (ret)
+	if (ret) {
+		unlend_vcpu(hp, cpu, &lent);
 		return ret;
+	}
 	s = &hp->slots[cpu];
 	before = host_state(hp, cpu);
 	pthread_mutex_lock(&hp->lock);
@@ -1053,6 +1096,7 @@ static int cpu_recover(struct hotplug *hp, unsigned int cpu, int timeout_ms,
 		s->guest_broken = false;
 		pthread_mutex_unlock(&hp->lock);
 	}
+	unlend_vcpu(hp, cpu, &lent);
 	keep = guest_holds(hp, cpu);
 	*online = keep;
 	pthread_mutex_lock(&hp->table_lock);
@@ -1065,6 +1109,7 @@ static int cpu_recover(struct hotplug *hp, unsigned int cpu, int timeout_ms,
 	if (!ret && !keep && hpregs_is_enabled(hp->regs, cpu))
 		hpregs_unplug_force(hp->regs, cpu);
 out:
+	unlend_vcpu(hp, cpu, &lent);
 	op_end(hp, ret);
 	if (!ret)
 		agree_again(hp, cpu);
