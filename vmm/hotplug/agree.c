@@ -21,9 +21,9 @@
  * as the guest's doing, but neither refused nor left out of a count: a
  * guest gains nothing by a false report.
  *
- * The operation gate (hp_op_enter(), hp_op_exit()) lives here too: its
- * outermost exit is what runs the check, so the controller's operations
- * call down into this file and nothing here calls back up.
+ * The operation gate's outermost exit (op.c) runs the check
+ * (hp_agree_check()), as hotplug_check() does on demand; nothing here
+ * calls back up into the gate.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -117,7 +117,7 @@ struct verdict {
 	bool lie; /* the guest's doing: flagged only */
 };
 
-static void check_all(struct hotplug *hp)
+void hp_agree_check(struct hotplug *hp)
 {
 	struct verdict *news = NULL;
 	unsigned int n = 0;
@@ -180,56 +180,6 @@ static void check_all(struct hotplug *hp)
 		vm_notify(hp->vm);
 }
 
-int hp_op_enter(struct hotplug *hp, bool machine)
-{
-	pthread_t self = pthread_self();
-	int ret = 0;
-
-	pthread_mutex_lock(&hp->lock);
-	if (hp->op_depth && pthread_equal(hp->op_owner, self)) {
-		hp->op_depth++;
-		goto out;
-	}
-	hp->op_waiters++;
-	while (!(hp->stopping && !machine) &&
-	       (hp->op_depth || (!machine && !hp->running)))
-		pthread_cond_wait(&hp->cond, &hp->lock);
-	hp->op_waiters--;
-	if (hp->stopping && !machine) {
-		ret = -ESHUTDOWN;
-		goto out;
-	}
-	hp->op_owner = self;
-	hp->op_depth = 1;
-out:
-	pthread_mutex_unlock(&hp->lock);
-	return ret;
-}
-
-void hp_op_exit(struct hotplug *hp)
-{
-	bool last, work;
-
-	pthread_mutex_lock(&hp->lock);
-	last = hp->op_depth == 1 && hp->running && !hp->stopping;
-	pthread_mutex_unlock(&hp->lock);
-	/*
-	 * Every operation's end: what does Linux say now (with the agent),
-	 * and are the two sides still in agreement?
-	 */
-	if (last) {
-		hp_linux_refresh(hp, true, NULL);
-		check_all(hp);
-	}
-	pthread_mutex_lock(&hp->lock);
-	work = !--hp->op_depth && hp->eject_work;
-	pthread_cond_broadcast(&hp->cond);
-	pthread_mutex_unlock(&hp->lock);
-	/* An eject came while this operation ran: the machine thread's. */
-	if (work)
-		vm_notify(hp->vm);
-}
-
 void hp_mark_disagree(struct hotplug *hp, unsigned int cpu, const char *fmt,
 		      ...)
 {
@@ -250,34 +200,4 @@ void hp_mark_disagree(struct hotplug *hp, unsigned int cpu, const char *fmt,
 	pthread_mutex_unlock(&hp->lock);
 	if (ev.agreement)
 		ev.agreement(ev.ctx, cpu, id, false, why);
-}
-
-unsigned int hotplug_op_waiters(struct hotplug *hp)
-{
-	unsigned int n;
-
-	pthread_mutex_lock(&hp->lock);
-	n = hp->op_waiters;
-	pthread_mutex_unlock(&hp->lock);
-	return n;
-}
-
-int hotplug_check(struct hotplug *hp)
-{
-	int n = 0;
-
-	pthread_mutex_lock(&hp->lock);
-	if (hp->op_depth || !hp->running) {
-		pthread_mutex_unlock(&hp->lock);
-		return -EBUSY;
-	}
-	hp->op_owner = pthread_self();
-	hp->op_depth = 1;
-	pthread_mutex_unlock(&hp->lock);
-	hp_op_exit(hp); /* checks, as every operation's end does */
-	pthread_mutex_lock(&hp->lock);
-	for (unsigned int cpu = 0; cpu < hp->max_cpus; cpu++)
-		n += hp->slots[cpu].disagree;
-	pthread_mutex_unlock(&hp->lock);
-	return n;
 }

@@ -513,7 +513,7 @@ static int ap_starting_down(unsigned int cpu, void *data)
 	int ret;
 
 	if (!guest_cpu_removable(cpu) && !hp->forced)
-		return -EPERM; /* never reached: hotplug.c refuses first */
+		return -EPERM; /* never reached: cpu_ops.c refuses first */
 	hp->slots[cpu].guest_joining = false;
 	ret = run_hooks(hp, cpu, HOST_AP_STARTING, false);
 	if (ret && hp->slots[cpu].batched) {

@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * The hotplug controller's insides, shared by hotplug.c (life cycle and
- * operations), host_table.c (the host state callbacks) and hotplug_guest.c
- * (what the guest tells us through the register block).
+ * The hotplug controller's insides, shared by the files of
+ * vmm/hotplug (listed below, with their jobs).
  *
  * Locks, always taken in this order:
  *  - table_lock (recursive): the cpuhp library's; held by the control
@@ -247,7 +246,8 @@ struct hotplug {
 };
 
 /*
- * The files of the controller, each calling only those listed before it:
+ * The files of the controller, each calling only those listed before it
+ * (docs/design.md §2 has the map of the folder):
  *
  *   slot.c          a slot's bookkeeping: stage, report, reason, waits,
  *                   the online set
@@ -258,11 +258,20 @@ struct hotplug {
  *   linux_trace.c   Linux's own cpuhp table: its state list and trace
  *   hotplug_guest.c the guest's side of the wire and the mirror of its table
  *   host_table.c    the host table's callbacks
- *   agree.c         the operation gate and the agreement check at its end
- *   hotplug.c       life cycle and the single-CPU operations (hotplug.h)
- *   prestage.c      the pool of vCPUs created ahead (called by hotplug.c)
+ *   platform.c      the cpuhp library's platform, the copy queries read
+ *   devices.c       the register block and ring attached, the power button
+ *   agree.c         the agreement check
+ *   op.c            the operation frame: the gate (its outermost exit runs
+ *                   the check), an operation's begin, end and accounting
+ *   cpu_ops.c       the single-CPU operations, inside the gate
+ *   prestage.c      the pool of vCPUs created ahead
+ *   entry.c         the single-CPU operations' entry points (hotplug.h)
+ *   lifecycle.c     create, boot, reset, unboot, shutdown, destroy
+ *   guest_eject.c   the guest's own eject, on the machine thread
+ *   query.c         the queries
  *   batch.c         the phases of a batch
- *   many.c          whole operations on many CPUs: bursts and resize
+ *   many.c          whole operations on many CPUs: bursts
+ *   resize.c        ... and a resize
  */
 
 /* --- slot.c -------------------------------------------------------------- */
@@ -421,17 +430,29 @@ const char *hp_ost_status_name(uint32_t status);
 
 void hp_host_table_init(struct hotplug *hp);
 
+/* --- platform.c --------------------------------------------------------- */
+
+/* The library's platform for the host table (hp->plat). */
+void hp_platform_init(struct hotplug *hp);
+/* A fresh copy of @cpu's host table entry for queries (host_view). */
+void hp_snap_host(struct hotplug *hp, unsigned int cpu);
+/* @cpu's state in the host table, as the last walk left it. */
+int hp_host_state(struct hotplug *hp, unsigned int cpu);
+
+/* --- devices.c ---------------------------------------------------------- */
+
+/* The register block's and the ring's callbacks: the controller's. */
+int hp_devices_attach(struct hotplug *hp);
+void hp_devices_detach(struct hotplug *hp);
+
 /* --- agree.c ------------------------------------------------------------- */
 
 /*
- * Enters an operation: waits until no other thread's operation runs and,
- * unless @machine (the machine's own: boot, unboot, a guest's eject), the
- * guest runs.  Nests on one thread.  -ESHUTDOWN once the VM stops.
+ * The agreement check over every vCPU (hotplug_check()): marks and
+ * announces what it finds apart, and has the machine thread follow the
+ * guest's own ejects.  The gate's outermost exit runs it.
  */
-int hp_op_enter(struct hotplug *hp, bool machine);
-/* Leaves it; the outermost exit runs the agreement check. */
-void hp_op_exit(struct hotplug *hp);
-
+void hp_agree_check(struct hotplug *hp);
 /*
  * A walk left @cpu where nobody can vouch for it: marked as needing
  * cpuhp-recover, as the agreement check marks it, with its event.
@@ -439,9 +460,67 @@ void hp_op_exit(struct hotplug *hp);
 void hp_mark_disagree(struct hotplug *hp, unsigned int cpu, const char *fmt,
 		      ...) __attribute__((format(printf, 3, 4)));
 
+/* --- op.c ---------------------------------------------------------------- */
+
+/*
+ * Enters an operation: waits until no other thread's operation runs and,
+ * unless @machine (the machine's own: boot, unboot, a guest's eject), the
+ * guest runs.  Nests on one thread.  -ESHUTDOWN once the VM stops.
+ */
+int hp_op_enter(struct hotplug *hp, bool machine);
+/*
+ * Enters only if no operation runs and the guest runs, without waiting;
+ * with @work (a flag under hp->lock), only if it is set, which clears
+ * it, and not once the VM stops.  Whether it entered.
+ */
+bool hp_op_try_enter(struct hotplug *hp, bool *work);
+/* Leaves it; the outermost exit runs the agreement check. */
+void hp_op_exit(struct hotplug *hp);
+
+/* A new operation: no reason left from the one before in @rep. */
+void hp_op_err_clear(struct hp_report *rep);
+/* Whether the VM is stopping (hotplug_shutdown()). */
+bool hp_stopping(struct hotplug *hp);
+/*
+ * -ENOTRECOVERABLE (said in @rep) for a CPU a failed rollback left
+ * broken or the agreement check marked, until cpuhp-recover.
+ */
+int hp_op_check_broken(struct hotplug *hp, unsigned int cpu,
+		       struct hp_report *rep);
+/*
+ * Begins a walk of @cpu inside the gate: waits a moment for a late
+ * guest still walking it, then starts the report (@rep, may be NULL),
+ * the clocks and the exits' count of an operation of @kind.
+ */
+int hp_op_begin(struct hotplug *hp, unsigned int cpu, int timeout_ms,
+		struct hp_report *rep, enum hp_op_kind kind);
+/* Ends it: @ret is what the walk returned; accounts its time. */
+void hp_op_end(struct hotplug *hp, int ret);
+
+/* --- cpu_ops.c ----------------------------------------------------------- */
+
+/* The single-CPU operations of hotplug.h, inside the gate. */
+int hp_cpu_add(struct hotplug *hp, unsigned int cpu, const char *id,
+	       int timeout_ms, enum hotplug_wait wait, struct hp_report *rep);
+int hp_cpu_remove(struct hotplug *hp, unsigned int cpu, int timeout_ms,
+		  struct hp_report *rep);
+int hp_set_target(struct hotplug *hp, unsigned int cpu, enum hp_side side,
+		  int state, int timeout_ms, struct hp_report *rep);
+int hp_cpu_recover(struct hotplug *hp, unsigned int cpu, int timeout_ms,
+		   struct hp_report *rep, bool *online);
+/* The end of a removal: the id goes, with QEMU's DEVICE_DELETED. */
+void hp_deleted(struct hotplug *hp, unsigned int cpu);
+/*
+ * One CPU down to offline, whatever a hook says (a reset, the guest's own
+ * eject); false if it would not.
+ */
+bool hp_force_down(struct hotplug *hp, unsigned int cpu);
+
 /* --- prestage.c ---------------------------------------------------------- */
 
 /* Tops the pool of pre-staged free slots up to hp->prestage. */
 void hp_prestage_fill(struct hotplug *hp);
+/* A hot-add took @cpu: if it was the pool's, it leaves it, refilled. */
+void hp_prestage_took(struct hotplug *hp, unsigned int cpu);
 
 #endif

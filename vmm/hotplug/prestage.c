@@ -44,8 +44,8 @@ static void fill(struct hotplug *hp)
 			continue;
 		/* Counted apart from the operation that took from it. */
 		hp->prestaging = true;
-		ret = hotplug_set_target(hp, cpu, HP_SIDE_HOST,
-					 HOST_VCPU_CREATE, 0, NULL);
+		ret = hp_set_target(hp, cpu, HP_SIDE_HOST, HOST_VCPU_CREATE, 0,
+				    NULL);
 		hp->prestaging = false;
 		if (ret) {
 			/* Not fatal: a later hot-add creates it itself. */
@@ -65,7 +65,9 @@ static void fill(struct hotplug *hp)
  * the boot's own operation, while QMP's first requests may already wait
  * at the gate; a resize let in between its look and its walk would have
  * its fresh CPUs walked back down to vcpu:create.  From a hot-add or a
- * removal it is already inside their operation (the gate is re-entrant).
+ * removal it is already inside their operation (the gate is re-entrant):
+ * its walks are single-CPU operations (cpu_ops.c), not their entry
+ * points, which would wait at the gate and call back here.
  */
 void hp_prestage_fill(struct hotplug *hp)
 {
@@ -73,4 +75,12 @@ void hp_prestage_fill(struct hotplug *hp)
 		return;
 	fill(hp);
 	hp_op_exit(hp);
+}
+
+void hp_prestage_took(struct hotplug *hp, unsigned int cpu)
+{
+	if (!hp->slots[cpu].prestaged)
+		return;
+	hp_set_prestaged(hp, cpu, false); /* taken from the pool */
+	hp_prestage_fill(hp);
 }

@@ -2,7 +2,7 @@
 /*
  * One vCPU slot's bookkeeping, shared by the host table (host_table.c),
  * the guest's side of the wire (hotplug_guest.c), the agreement check,
- * the controller's operations (hotplug.c) and the batches: the stage the
+ * the controller's operations (cpu_ops.c) and the batches: the stage the
  * host observed, the current operation's report and reason, the waits for
  * the guest, and the online set.  It sits beneath all of them and calls
  * none of them, so the tables and the controller do not call each other

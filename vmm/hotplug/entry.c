@@ -1,0 +1,80 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The public entry points of the single-CPU operations (hotplug.h): each
+ * waits at the operation gate (op.c) and runs its operation (cpu_ops.c);
+ * a hot-add and a removal also open Linux's trace window around it
+ * (linux_trace.c) and refill the pool of vCPUs created ahead
+ * (prestage.c) when they used it.
+ */
+#include "hotplug_internal.h"
+
+/*
+ * A hot-add and a removal (alone, or as a burst's or resize's parts, which
+ * open the window around the whole) are traced on Linux's side with the
+ * guest agent: hp_lx_trace_begin() and _end() run outside the gate.
+ */
+int hotplug_cpu_add(struct hotplug *hp, unsigned int cpu, const char *id,
+		    int timeout_ms, enum hotplug_wait wait,
+		    struct hp_report *rep)
+{
+	bool traced = hp_lx_trace_begin(hp);
+	int ret = hp_op_enter(hp, false);
+
+	if (ret) {
+		hp_lx_trace_end(hp, traced);
+		return hv_err_set(rep ? &rep->err : NULL, ret,
+				  "the VM is shutting down");
+	}
+	ret = hp_cpu_add(hp, cpu, id, timeout_ms, wait, rep);
+	if (!ret)
+		hp_prestage_took(hp, cpu);
+	hp_op_exit(hp);
+	hp_lx_trace_end(hp, traced);
+	return ret;
+}
+
+int hotplug_cpu_remove(struct hotplug *hp, unsigned int cpu, int timeout_ms,
+		       struct hp_report *rep)
+{
+	bool traced = hp_lx_trace_begin(hp);
+	int ret = hp_op_enter(hp, false);
+
+	if (ret) {
+		hp_lx_trace_end(hp, traced);
+		return hv_err_set(rep ? &rep->err : NULL, ret,
+				  "the VM is shutting down");
+	}
+	ret = hp_cpu_remove(hp, cpu, timeout_ms, rep);
+	if (!ret)
+		hp_prestage_fill(hp); /* a pool slot may have gone to a batch */
+	hp_op_exit(hp);
+	hp_lx_trace_end(hp, traced);
+	return ret;
+}
+
+int hotplug_set_target(struct hotplug *hp, unsigned int cpu, enum hp_side side,
+		       int state, int timeout_ms, struct hp_report *rep)
+{
+	int ret = hp_op_enter(hp, false);
+
+	if (ret)
+		return hv_err_set(rep ? &rep->err : NULL, ret,
+				  "the VM is shutting down");
+	ret = hp_set_target(hp, cpu, side, state, timeout_ms, rep);
+	hp_op_exit(hp);
+	return ret;
+}
+
+int hotplug_cpu_recover(struct hotplug *hp, unsigned int cpu, int timeout_ms,
+			struct hp_report *rep, bool *online)
+{
+	int ret = hp_op_enter(hp, false);
+
+	*online = false;
+	if (ret)
+		return hv_err_set(rep ? &rep->err : NULL, ret,
+				  "the VM is shutting down");
+	ret = hp_cpu_recover(hp, cpu, timeout_ms, rep, online);
+	hp_op_exit(hp);
+	return ret;
+}
