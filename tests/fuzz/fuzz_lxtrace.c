@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * Fuzzes the parsers of what Linux prints of its cpuhp table
- * (vmm/hotplug/linux_cpuhp.c), which read guest text: every line of the
+ * (vmm/agent/linux_cpuhp.c), which read guest text: every line of the
  * input as a trace line, and the whole input as a state list.
  *
  * Contracts checked (linux_cpuhp.h): a parsed event has its numbers in

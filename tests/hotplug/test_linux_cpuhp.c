@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * The parsers of Linux's cpuhp state list and trace lines
- * (vmm/hotplug/linux_cpuhp.c) on lines as Debian's 6.1 kernel prints
+ * (vmm/agent/linux_cpuhp.c) on lines as Debian's 6.1 kernel prints
  * them, and on what a broken or hostile guest could print instead: each
  * malformed case must be refused, so a parser that stops checking fails
  * here.

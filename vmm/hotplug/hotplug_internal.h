@@ -25,6 +25,7 @@
 #include "ged.h"
 #include "hotplug.h"
 #include "hotvm/guest_states.h"
+#include "linux_file.h"
 #include "vcpu.h"
 
 struct hooks;
@@ -215,6 +216,8 @@ struct hotplug {
 	 * the agent answered last time (written under it, read atomically).
 	 */
 	struct qga *agent;
+	/* The same agent for guest files (linux_file.h), with the cap. */
+	struct lx_agent lxa;
 	pthread_mutex_t agent_lock;
 	int *linux_slot;
 	/*
@@ -226,7 +229,7 @@ struct hotplug {
 	unsigned int linux_miss_first_ms; /* 0: LINUX_MISS_FIRST_MS */
 	/*
 	 * The whole check's deadline (hp_now_ns(); 0: none), which caps
-	 * every agent call made under agent_lock (hp_agent_ms()).
+	 * every agent call made under agent_lock (hp_agent_cap()).
 	 */
 	uint64_t agent_until_ns;
 	/*
@@ -247,16 +250,16 @@ struct hotplug {
 
 /*
  * The files of the controller, each calling only those listed before it
- * (docs/design.md §2 has the map of the folder):
+ * and the agent layer beneath (docs/design.md §2 has the map of both):
  *
  *   slot.c          a slot's bookkeeping: stage, report, reason, waits,
  *                   the online set
- *   linux_file.c    guest files through the guest agent
  *   linux_view.c    Linux's word on its CPUs through the guest agent
  *   linux_fault.c   Linux's cpuN/hotplug/fail through the agent, and
  *                   Linux's offlining before an eject
  *   linux_trace.c   Linux's own cpuhp table: its state list and trace
  *   hotplug_guest.c the guest's side of the wire and the mirror of its table
+ *   hooks.c         running the --hook executables
  *   host_table.c    the host table's callbacks
  *   platform.c      the cpuhp library's platform, the copy queries read
  *   devices.c       the register block and ring attached, the power button
@@ -358,8 +361,9 @@ void hp_linux_forget(struct hotplug *hp);
 /*
  * An agent call's timeout under agent_lock: @want_ms, capped by what is
  * left of the check's deadline (at least 1 ms: the call then fails).
+ * @hp is the controller: hp->lxa's cap_ms, for the guest's files.
  */
-int hp_agent_ms(struct hotplug *hp, int want_ms);
+int hp_agent_cap(void *hp, int want_ms);
 
 /* --- linux_fault.c ------------------------------------------------------- */
 

@@ -60,6 +60,7 @@ static void from_config(struct hotplug *hp, const struct hotplug_config *cfg)
 				: HOTPLUG_WAIT_ACKNOWLEDGED,
 		.guest_eject = cfg->guest_eject,
 		.agent = cfg->agent,
+		.lxa = { .qga = cfg->agent, .cap_ms = hp_agent_cap, .ctx = hp },
 	};
 	hp_platform_init(hp);
 }

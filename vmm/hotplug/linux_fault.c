@@ -6,8 +6,9 @@
  * cpuhp-inject-fault with side "guest" on a Linux guest writes the state
  * to /sys/devices/system/cpu/cpuN/hotplug/fail (N: Linux's logical id of
  * the slot), after checking it against Linux's own state list
- * (lx_states_parse(), linux_cpuhp.c).  Linux 6.1 creates cpuN/hotplug/ only for the CPUs
- * present at boot: for any other the fault is refused with that reason.
+ * (lx_states_parse(), vmm/agent/linux_cpuhp.c).  Linux 6.1 creates
+ * cpuN/hotplug/ only for the CPUs present at boot: for any other the
+ * fault is refused with that reason.
  *
  * The next removal of a CPU with such a fault has Linux offline it through
  * the agent (guest-set-vcpus) before the eject is asked for.  Not through
@@ -58,7 +59,7 @@ int hp_lx_states_read(struct hotplug *hp, struct lx_states *ls,
 
 	if (!buf)
 		return hv_err_set(err, -ENOMEM, NULL);
-	n = hp_agent_read_file(hp, LINUX_STATES_PATH, buf, 4096, err);
+	n = lx_file_read_all(&hp->lxa, LINUX_STATES_PATH, buf, 4096, err);
 	ret = n < 0 ? (int)n : lx_states_parse(buf, (size_t)n, ls, &bad);
 	free(buf);
 	if (ret == -EPROTO && n >= 0)
@@ -131,7 +132,7 @@ static int write_fail(struct hotplug *hp, unsigned int cpu, int lid,
 	snprintf(path, sizeof(path),
 		 "/sys/devices/system/cpu/cpu%d/hotplug/fail", lid);
 	/* Read first: where there is no such file, that is the answer. */
-	n = hp_agent_read_file(hp, path, probe, sizeof(probe), &why);
+	n = lx_file_read_all(&hp->lxa, path, probe, sizeof(probe), &why);
 	if (n == -EREMOTEIO)
 		return hp_refuse(
 			rep, cpu, -EOPNOTSUPP,
@@ -143,7 +144,8 @@ static int write_fail(struct hotplug *hp, unsigned int cpu, int lid,
 	ret = n < 0 ? (int)n : 0;
 	if (!ret) {
 		snprintf(text, sizeof(text), "%d\n", st->num);
-		ret = hp_agent_write_file(hp, path, text, strlen(text), &why);
+		ret = lx_file_write_all(&hp->lxa, path, text, strlen(text),
+					&why);
 	}
 	if (ret == -EREMOTEIO)
 		return hp_refuse(rep, cpu, -EINVAL,
@@ -238,7 +240,8 @@ static bool fail_still(struct hotplug *hp, unsigned int cpu, int state)
 	snprintf(path, sizeof(path),
 		 "/sys/devices/system/cpu/cpu%d/hotplug/fail", lid);
 	n = lid < 0 ? -1
-		    : hp_agent_read_file(hp, path, buf, sizeof(buf) - 1, NULL);
+		    : lx_file_read_all(&hp->lxa, path, buf, sizeof(buf) - 1,
+				       NULL);
 	if (n < 0)
 		return false;
 	buf[n] = 0;

@@ -46,7 +46,7 @@
  * One read's share: the agent sends it as base64 through a UART, one VM
  * exit a byte (measured in the nested lab: a call of 100 bytes each way
  * takes about 50 ms), so one read stays well inside its deadline
- * (linux_file.c) and a slow one costs little when it fails.
+ * (vmm/agent/linux_file.c) and a slow one costs little when it fails.
  */
 #define LX_TRACE_CHUNK (2u << 10)
 
@@ -185,7 +185,7 @@ static long read_all(struct hotplug *hp, long h, bool *truncated,
 		}
 		if (want > LX_TRACE_CHUNK)
 			want = LX_TRACE_CHUNK;
-		n = hp_agent_read(hp, h, t->text + len, want, &eof, err);
+		n = lx_file_read(&hp->lxa, h, t->text + len, want, &eof, err);
 		if (n < 0)
 			return n;
 		if (!n)
@@ -245,11 +245,11 @@ static int clear_trace(struct hotplug *hp, struct hv_err *err)
 		long h;
 
 		snprintf(path, sizeof(path), "%s/trace", lx_tracefs_dirs[d]);
-		h = hp_agent_open(hp, path, "w", err);
+		h = lx_file_open(&hp->lxa, path, "w", err);
 		if (h == -ETIMEDOUT)
 			return (int)h;
 		if (h >= 0) {
-			hp_agent_close(hp, h);
+			lx_file_close(&hp->lxa, h);
 			t->dir = d;
 			return 0;
 		}
@@ -271,7 +271,7 @@ static int set_events(struct hotplug *hp, bool on, struct hv_err *err)
 	char path[96];
 
 	dir_path(hp->lxt, "events/cpuhp/enable", path, sizeof(path));
-	return hp_agent_write_file(hp, path, on ? "1" : "0", 1, err);
+	return lx_file_write_all(&hp->lxa, path, on ? "1" : "0", 1, err);
 }
 
 /* The numbered mark, with the host's clock around its write. */
@@ -283,16 +283,16 @@ static int write_mark(struct hotplug *hp, struct hv_err *err)
 	int ret;
 
 	dir_path(t, "trace_marker", path, sizeof(path));
-	h = hp_agent_open(hp, path, "w", err);
+	h = lx_file_open(&hp->lxa, path, "w", err);
 	if (h < 0)
 		return (int)h;
 	snprintf(text, sizeof(text), "hotvm-mark %llu",
 		 (unsigned long long)++t->mark);
-	ret = hp_agent_write(hp, h, text, strlen(text), err);
+	ret = lx_file_write(&hp->lxa, h, text, strlen(text), err);
 	t->mark_t1_us = wall_us();
 	/* From the request's send, after the handshake (qga.h). */
 	t->mark_t0_us = qga_last_sent_us(hp->agent);
-	hp_agent_close(hp, h);
+	lx_file_close(&hp->lxa, h);
 	return ret;
 }
 
@@ -556,11 +556,11 @@ static long end_locked(struct hotplug *hp, bool *truncated, int *slot_end,
 	if (ret)
 		return ret;
 	dir_path(t, "trace", path, sizeof(path));
-	h = hp_agent_open(hp, path, "r", err);
+	h = lx_file_open(&hp->lxa, path, "r", err);
 	if (h < 0)
 		return h;
 	n = read_all(hp, h, truncated, err);
-	hp_agent_close(hp, h);
+	lx_file_close(&hp->lxa, h);
 	if (n >= 0 && clear_trace(hp, NULL) == -ETIMEDOUT)
 		pr_err("the guest agent did not clear Linux's trace buffer");
 	memcpy(slot_end, hp->linux_slot, hp->max_cpus * sizeof(*slot_end));

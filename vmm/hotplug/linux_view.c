@@ -79,8 +79,9 @@ static long member_int(struct json_object *o, const char *key, long max)
 	return n >= 0 && n < max ? (long)n : -1;
 }
 
-int hp_agent_ms(struct hotplug *hp, int want_ms)
+int hp_agent_cap(void *ctx, int want_ms)
 {
+	struct hotplug *hp = ctx;
 	uint64_t now, until = hp->agent_until_ns;
 
 	if (!until)
@@ -131,7 +132,7 @@ static int find_slot(struct hotplug *hp, long lid, struct hv_err *err)
 		return -ETIME;
 	snprintf(path, sizeof(path),
 		 "/sys/devices/system/cpu/cpu%ld/firmware_node/path", lid);
-	n = hp_agent_read_file(hp, path, buf, sizeof(buf), err);
+	n = lx_file_read_all(&hp->lxa, path, buf, sizeof(buf), err);
 	if (n == -ETIMEDOUT || n == -ECANCELED)
 		return check_over(hp) && n == -ETIMEDOUT ? -ETIME : (int)n;
 	slot = n < 0 ? -1 : path_slot(buf, (size_t)n, hp->max_cpus);

@@ -3,17 +3,22 @@
  * Guest files through the guest agent (linux_file.h).  The agent's
  * answers are guest data: a handle must be a non-negative integer, data
  * must be base64 that fits the caller's buffer, a write must say it wrote
- * it all.  Each call's deadline is capped by its check's (hp_agent_ms()),
- * but a close's.
+ * it all.  Each call's deadline is capped by the caller's (lx_agent's
+ * cap_ms), but a close's.
  */
 #include <errno.h>
 #include <json-c/json.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "hotplug_internal.h"
 #include "linux_file.h"
 #include "qga.h"
+
+/* @want_ms, capped by the caller's deadline. */
+static int call_ms(const struct lx_agent *ag, int want_ms)
+{
+	return ag->cap_ms ? ag->cap_ms(ag->ctx, want_ms) : want_ms;
+}
 
 /* The most one write sends: its base64 stays far below QGA_REPLY_MAX. */
 #define LINUX_WRITE_MAX (48u << 10)
@@ -86,8 +91,8 @@ static struct json_object *handle_args(long handle)
 	return a;
 }
 
-long hp_agent_open(struct hotplug *hp, const char *path, const char *mode,
-		   struct hv_err *err)
+long lx_file_open(const struct lx_agent *ag, const char *path, const char *mode,
+		  struct hv_err *err)
 {
 	struct json_object *a = json_object_new_object(), *r = NULL;
 	long handle;
@@ -95,8 +100,8 @@ long hp_agent_open(struct hotplug *hp, const char *path, const char *mode,
 
 	json_object_object_add(a, "path", json_object_new_string(path));
 	json_object_object_add(a, "mode", json_object_new_string(mode));
-	ret = qga_call(hp->agent, "guest-file-open", a, &r,
-		       hp_agent_ms(hp, LINUX_AGENT_TIMEOUT_MS), err);
+	ret = qga_call(ag->qga, "guest-file-open", a, &r,
+		       call_ms(ag, LINUX_AGENT_TIMEOUT_MS), err);
 	json_object_put(a);
 	if (ret)
 		return ret;
@@ -110,8 +115,8 @@ long hp_agent_open(struct hotplug *hp, const char *path, const char *mode,
 	return handle;
 }
 
-long hp_agent_read(struct hotplug *hp, long handle, char *buf, size_t len,
-		   bool *eof, struct hv_err *err)
+long lx_file_read(const struct lx_agent *ag, long handle, char *buf, size_t len,
+		  bool *eof, struct hv_err *err)
 {
 	struct json_object *a = handle_args(handle), *r = NULL, *v;
 	long n;
@@ -123,12 +128,11 @@ long hp_agent_read(struct hotplug *hp, long handle, char *buf, size_t len,
 	 * ms a byte; Linux's state list, about 2 KiB, took most of a second
 	 * in the nested lab).
 	 */
-	n = qga_call(
-		hp->agent, "guest-file-read", a, &r,
-		hp_agent_ms(hp, LINUX_AGENT_TIMEOUT_MS +
-					(int)(len < (1u << 20) ? len / 2
-							       : 1u << 19)),
-		err);
+	n = qga_call(ag->qga, "guest-file-read", a, &r,
+		     call_ms(ag, LINUX_AGENT_TIMEOUT_MS +
+					 (int)(len < (1u << 20) ? len / 2
+								: 1u << 19)),
+		     err);
 	json_object_put(a);
 	if (n)
 		return n;
@@ -153,8 +157,8 @@ long hp_agent_read(struct hotplug *hp, long handle, char *buf, size_t len,
 	return n;
 }
 
-int hp_agent_write(struct hotplug *hp, long handle, const char *data,
-		   size_t len, struct hv_err *err)
+int lx_file_write(const struct lx_agent *ag, long handle, const char *data,
+		  size_t len, struct hv_err *err)
 {
 	struct json_object *a, *r = NULL, *v;
 	char *b64;
@@ -171,8 +175,8 @@ int hp_agent_write(struct hotplug *hp, long handle, const char *data,
 	a = handle_args(handle);
 	json_object_object_add(a, "buf-b64", json_object_new_string(b64));
 	free(b64);
-	ret = qga_call(hp->agent, "guest-file-write", a, &r,
-		       hp_agent_ms(hp, LINUX_AGENT_TIMEOUT_MS), err);
+	ret = qga_call(ag->qga, "guest-file-write", a, &r,
+		       call_ms(ag, LINUX_AGENT_TIMEOUT_MS), err);
 	json_object_put(a);
 	if (!ret && !(json_object_object_get_ex(r, "count", &v) &&
 		      json_object_is_type(v, json_type_int) &&
@@ -183,49 +187,49 @@ int hp_agent_write(struct hotplug *hp, long handle, const char *data,
 	return ret;
 }
 
-int hp_agent_flush(struct hotplug *hp, long handle, struct hv_err *err)
+int lx_file_flush(const struct lx_agent *ag, long handle, struct hv_err *err)
 {
 	struct json_object *a = handle_args(handle);
-	int ret = qga_call(hp->agent, "guest-file-flush", a, NULL,
-			   hp_agent_ms(hp, LINUX_AGENT_TIMEOUT_MS), err);
+	int ret = qga_call(ag->qga, "guest-file-flush", a, NULL,
+			   call_ms(ag, LINUX_AGENT_TIMEOUT_MS), err);
 
 	json_object_put(a);
 	return ret;
 }
 
-void hp_agent_close(struct hotplug *hp, long handle)
+void lx_file_close(const struct lx_agent *ag, long handle)
 {
 	struct json_object *a = handle_args(handle);
 
 	/* Its own deadline: a handle left open stays open in the agent. */
-	qga_call(hp->agent, "guest-file-close", a, NULL, LINUX_AGENT_TIMEOUT_MS,
+	qga_call(ag->qga, "guest-file-close", a, NULL, LINUX_AGENT_TIMEOUT_MS,
 		 NULL);
 	json_object_put(a);
 }
 
-long hp_agent_read_file(struct hotplug *hp, const char *path, char *buf,
-			size_t len, struct hv_err *err)
+long lx_file_read_all(const struct lx_agent *ag, const char *path, char *buf,
+		      size_t len, struct hv_err *err)
 {
-	long handle = hp_agent_open(hp, path, "r", err), n;
+	long handle = lx_file_open(ag, path, "r", err), n;
 
 	if (handle < 0)
 		return handle;
-	n = hp_agent_read(hp, handle, buf, len, NULL, err);
-	hp_agent_close(hp, handle);
+	n = lx_file_read(ag, handle, buf, len, NULL, err);
+	lx_file_close(ag, handle);
 	return n;
 }
 
-int hp_agent_write_file(struct hotplug *hp, const char *path, const char *data,
-			size_t len, struct hv_err *err)
+int lx_file_write_all(const struct lx_agent *ag, const char *path,
+		      const char *data, size_t len, struct hv_err *err)
 {
-	long handle = hp_agent_open(hp, path, "w", err);
+	long handle = lx_file_open(ag, path, "w", err);
 	int ret;
 
 	if (handle < 0)
 		return (int)handle;
-	ret = hp_agent_write(hp, handle, data, len, err);
+	ret = lx_file_write(ag, handle, data, len, err);
 	if (!ret)
-		ret = hp_agent_flush(hp, handle, err);
-	hp_agent_close(hp, handle);
+		ret = lx_file_flush(ag, handle, err);
+	lx_file_close(ag, handle);
 	return ret;
 }
