@@ -34,6 +34,12 @@ void dev_teardown(const struct dev_instance *d, void *state)
 	free(state);
 }
 
+void dev_reset(const struct dev_instance *d, void *state)
+{
+	if (state && d->desc->reset)
+		d->desc->reset(state);
+}
+
 int dev_registered(const struct dev_instance *d, int ret)
 {
 	if (ret)

@@ -11,6 +11,7 @@
 #ifndef HOTVM_DEVICE_H
 #define HOTVM_DEVICE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -61,12 +62,22 @@ struct dev_table_env {
 struct dev_desc {
 	const char *name; /* "serial", "ged": for messages */
 	enum dev_bus bus;
-	uint64_t size;	   /* bytes (ports) of its register window */
+	uint64_t size; /* bytes (ports) of its register window */
+	/*
+	 * Its own _CRS claims its window (a virtio device's does), so the
+	 * motherboard resources leave it out.
+	 */
+	bool own_window;
 	size_t state_size; /* what setup gets to fill, zeroed; 0: nothing */
 	/* Sets up the instance in state and puts it on its bus: 0 or -errno. */
 	int (*setup)(void *state, const struct dev_instance *d,
 		     const struct dev_env *env);
 	void (*teardown)(void *state); /* NULL: nothing to undo */
+	/*
+	 * The VM's reset, with every vCPU stopped: back to power-on, every
+	 * request in flight completed or cancelled.  NULL: nothing to do.
+	 */
+	void (*reset)(void *state);
 	/* Its DSDT part, inside Scope (\_SB): 0 or -errno.  NULL: none. */
 	int (*aml)(struct aml_buf *b, const struct dev_instance *d,
 		   const struct dev_table_env *env);
@@ -82,6 +93,9 @@ int dev_setup(const struct dev_instance *d, const struct dev_env *env,
 	      void **state);
 /* Tears d down and frees its state (NULL: nothing was set up). */
 void dev_teardown(const struct dev_instance *d, void *state);
+
+/* The VM's reset of d (desc->reset), if it has state and a reset. */
+void dev_reset(const struct dev_instance *d, void *state);
 
 /*
  * For setup functions: says on stderr that d could not be put on its bus

@@ -210,6 +210,27 @@ int vm_irq_line(struct vm *vm, unsigned int irq, int level)
 	return ioctl(vm->vm_fd, KVM_IRQ_LINE, &l) ? -errno : 0;
 }
 
+int vm_ioeventfd(struct vm *vm, uint64_t addr, unsigned int len, uint64_t match,
+		 int fd)
+{
+	struct kvm_ioeventfd e = {
+		.datamatch = match,
+		.addr = addr,
+		.len = len,
+		.fd = fd,
+		.flags = KVM_IOEVENTFD_FLAG_DATAMATCH,
+	};
+
+	return ioctl(vm->vm_fd, KVM_IOEVENTFD, &e) ? -errno : 0;
+}
+
+int vm_irqfd(struct vm *vm, unsigned int gsi, int fd)
+{
+	struct kvm_irqfd f = { .fd = (uint32_t)fd, .gsi = gsi };
+
+	return ioctl(vm->vm_fd, KVM_IRQFD, &f) ? -errno : 0;
+}
+
 static const char *const vm_cause_names[VM_CAUSE_NR] = {
 	[VM_CAUSE_NONE] = "none",
 	[VM_CAUSE_HOST_ERROR] = "host-error",

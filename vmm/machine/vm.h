@@ -102,6 +102,20 @@ int vm_create(struct vm *vm, uint64_t mem, unsigned int max_cpus);
 int vm_irq_line(struct vm *vm, unsigned int irq, int level);
 
 /*
+ * A guest write of @len bytes of value @match at MMIO @addr signals the
+ * eventfd @fd in the kernel, with no exit to user space (KVM_IOEVENTFD);
+ * any other value still exits.  0 or -errno.  Released with the VM.
+ */
+int vm_ioeventfd(struct vm *vm, uint64_t addr, unsigned int len, uint64_t match,
+		 int fd);
+/*
+ * Each write to the eventfd @fd pulses @gsi in the in-kernel irqchip (1
+ * then 0: an edge), from any thread with no ioctl (KVM_IRQFD).  KVM drops
+ * it when the fd is closed.  0 or -errno.
+ */
+int vm_irqfd(struct vm *vm, unsigned int gsi, int fd);
+
+/*
  * Requests the machine to stop with the given process exit status.  Safe from
  * any thread (not from a signal handler).  Returns true if this was the
  * first request.

@@ -20,6 +20,7 @@
 #include <fcntl.h>
 #include <linux/audit.h>
 #include <linux/filter.h>
+#include <linux/fs.h>
 #include <linux/kvm.h>
 #include <linux/seccomp.h>
 #include <sched.h>
@@ -97,6 +98,21 @@ static const int calls_qmp_io[] = {
 	SCMP_SYS(sendto),   SCMP_SYS(shutdown), SC_END,
 };
 
+/*
+ * A virtio device's thread: its eventfds, and a disk's I/O on the image
+ * it was given open (no open, no path): reads and writes at an offset,
+ * fdatasync for FLUSH, fallocate for discard and write-zeroes.
+ */
+static const int calls_virtio[] = {
+	SCMP_SYS(fallocate),
+	SCMP_SYS(fdatasync),
+	SCMP_SYS(pread64),
+	SCMP_SYS(preadv),
+	SCMP_SYS(pwrite64),
+	SCMP_SYS(pwritev),
+	SC_END,
+};
+
 /* After set-up: the signalfd, joins, the socket file, unmapping RAM. */
 static const int calls_main[] = {
 	SCMP_SYS(fstat), SCMP_SYS(lstat),  SCMP_SYS(newfstatat),
@@ -122,6 +138,13 @@ static const unsigned long ioctls_vcpu[] = {
 	KVM_RUN,
 	KVM_GET_MP_STATE,
 	KVM_IRQ_LINE, /* the UART's and GED's interrupts */
+	0,
+};
+
+/* A disk that is a block device: discard and write-zeroes. */
+static const unsigned long ioctls_virtio[] = {
+	BLKDISCARD,
+	BLKZEROOUT,
 	0,
 };
 
@@ -214,6 +237,12 @@ static const struct seccomp_spec seccomp_specs[SECCOMP_NR_THREADS] = {
 		.name = "agent-check",
 		.calls = { calls_base },
 		.ioctls = { ioctls_irq },
+	},
+	/* A virtio device: no KVM call (its interrupt is an irqfd write). */
+	[SECCOMP_THREAD_VIRTIO] = {
+		.name = "virtio",
+		.calls = { calls_base, calls_fds, calls_virtio },
+		.ioctls = { ioctls_virtio },
 	},
 };
 

@@ -1,0 +1,126 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The virtio-over-MMIO transport, modern only (version 2 register layout,
+ * virtio 1.x; docs/design.md §6.9), for any device given as a struct
+ * virtio_dev_ops.  The registers run on the vCPU thread that exits; the
+ * queues on the device's own thread, woken by an ioeventfd on the notify
+ * register (no exit to user space), which interrupts the guest through an
+ * irqfd on its GSI (an edge, so no resample fd).
+ *
+ * Two locks: io_lock is held by whoever touches the queues (the device
+ * thread for one request at a time, a write that changes a queue or the
+ * status), lock by the registers.  So a device reset (status 0), and the
+ * VM's reset (virtio_mmio_reset()), wait for the request in flight to
+ * complete and then find nothing more taken: nothing is left half-done.
+ * Register reads (the interrupt status in the guest's handler) never wait
+ * for the disk.
+ */
+#ifndef HOTVM_VIRTIO_MMIO_H
+#define HOTVM_VIRTIO_MMIO_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "bus.h"
+#include "virtq.h"
+
+struct vm;
+
+/* Each device's register window, and how many queues it may have. */
+#define VIRTIO_MMIO_SIZE       0x200
+#define VIRTIO_MMIO_MAX_QUEUES 2
+#define VIRTIO_MMIO_VENDOR     0x4d565448 /* "HTVM" */
+
+/* What a device gives the transport. */
+struct virtio_dev_ops {
+	const char *name;
+	uint32_t device_id; /* linux/virtio_ids.h */
+	uint64_t features;  /* the device's own; VERSION_1 is added */
+	unsigned int nr_queues;
+	uint16_t queue_max;
+	uint32_t config_size; /* bytes of its configuration space */
+	/* Reads [off, off + len) of the configuration space (in range). */
+	void (*config_read)(void *ctx, uint32_t off, void *buf, uint32_t len);
+	/*
+	 * Serves one good chain of queue @q on the device thread; returns
+	 * the bytes it wrote into the chain.  The transport pushes it.
+	 */
+	uint32_t (*handle)(void *ctx, unsigned int q, struct virtq_chain *c);
+	/* After a reset, with no request in flight; NULL: nothing. */
+	void (*reset)(void *ctx);
+};
+
+struct virtio_mmio_stats {
+	_Atomic uint64_t ign_offset; /* no register there, or wrong width */
+	_Atomic uint64_t ign_write;  /* a write refused in this state */
+	_Atomic uint64_t bad_queue;  /* QUEUE_READY refused (virtq_enable) */
+	_Atomic uint64_t resets;     /* status 0, or the VM's reset */
+	_Atomic uint64_t kicks;	     /* notifies that reached user space */
+};
+
+struct virtio_mmio {
+	const struct virtio_dev_ops *ops;
+	void *ctx;
+	struct gmem mem;
+
+	pthread_mutex_t io_lock; /* the queues; taken before lock */
+	pthread_mutex_t lock;	 /* the registers below */
+	uint32_t status;
+	uint32_t dfsel, gfsel, qsel, shmsel;
+	uint64_t gfeatures;
+	uint32_t cfg_gen;
+	unsigned int gen; /* bumped by every reset: late interrupts drop */
+	_Atomic uint32_t isr;
+	struct virtq q[VIRTIO_MMIO_MAX_QUEUES];
+	struct virtio_mmio_stats st;
+
+	/* The guest's side: an irqfd and one ioeventfd per queue, or -1. */
+	int irq_fd;
+	int kick_fd[VIRTIO_MMIO_MAX_QUEUES];
+	/* Without an irqfd (tests): called to interrupt; may be NULL. */
+	void (*raise)(void *ctx);
+	void *raise_ctx;
+	/* Without a kick fd (tests): called at a notify; may be NULL. */
+	void (*kick)(void *ctx, unsigned int q);
+	void *kick_ctx;
+
+	/* The device thread (virtio_mmio_start()). */
+	int stop_fd;
+	pthread_t thread;
+	bool started;
+	struct virtq_chain chain; /* the device thread's request */
+};
+
+/* The registers and queues, nothing started (tests use it alone). */
+int virtio_mmio_init(struct virtio_mmio *v, const struct virtio_dev_ops *ops,
+		     void *ctx, const struct gmem *mem);
+void virtio_mmio_destroy(struct virtio_mmio *v);
+
+/* The bus handler (bus_fn): ctx is the struct virtio_mmio. */
+int virtio_mmio_access(void *ctx, uint64_t off, uint64_t *data,
+		       unsigned int len, bool is_write);
+
+/*
+ * Serves queue @q until the driver has nothing more in it, one request
+ * per io_lock; interrupts the guest if it served any and wants to know.
+ * The device thread's work; tests call it directly.  Returns the chains
+ * returned to the driver.
+ */
+unsigned int virtio_mmio_process(struct virtio_mmio *v, unsigned int q);
+
+/* The VM's reset: as the driver's status 0. */
+void virtio_mmio_reset(struct virtio_mmio *v);
+
+/*
+ * Puts the window at @base on @mmio, the queues' notifies on ioeventfds,
+ * the interrupt on @gsi's irqfd, and starts the device thread (named
+ * @name, its own seccomp filter).  0 or -errno, said on stderr.
+ */
+int virtio_mmio_start(struct virtio_mmio *v, struct vm *vm, struct bus *mmio,
+		      uint64_t base, unsigned int gsi, const char *name);
+/* Stops and joins the thread (its request in flight completes first). */
+void virtio_mmio_stop(struct virtio_mmio *v);
+
+#endif
