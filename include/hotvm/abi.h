@@ -84,6 +84,17 @@
  */
 #include "regs.h"
 
+/*
+ * virtio-MMIO devices (hotvm run --disk): window N at ABI_VIRTIO_MMIO +
+ * N * ABI_VIRTIO_MMIO_SIZE, interrupt GSI ABI_VIRTIO_IRQ + N (IOAPIC pins
+ * 16-23, which no ISA device uses), edge-triggered, active high.  The
+ * DSDT describes each as LNRO0005 (docs/design.md §6.1, §6.9).
+ */
+#define ABI_VIRTIO_MMIO	     0xfeb01000UL
+#define ABI_VIRTIO_MMIO_SIZE 0x200UL
+#define ABI_VIRTIO_IRQ	     16
+#define ABI_VIRTIO_MAX	     8
+
 /* hotvm's own exit statuses are even, so they never collide with the guest's. */
 #define ABI_STATUS_SIGNAL 0 /* stopped by SIGINT or SIGTERM */
 #define ABI_STATUS_USAGE  2 /* bad command line, kernel image or configuration */

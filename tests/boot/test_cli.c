@@ -291,6 +291,43 @@ static void test_readme(void)
 	free(text);
 }
 
+/* --disk: its keys, repeatable up to eight, each value's own copy. */
+static void test_disk(void)
+{
+	struct cli_run_opts o;
+	char *two[] = { "run", "--disk", "path=/a,readonly=on,id=sys-1",
+			"--disk=id=d2,path=/b" };
+	char *bad[][3] = {
+		{ "run", "--disk", "readonly=on" },
+		{ "run", "--disk", "path=" },
+		{ "run", "--disk", "path=/a,path=/b" },
+		{ "run", "--disk", "path=/a,readonly=yes" },
+		{ "run", "--disk", "path=/a,id=this-is-longer-than-20" },
+		{ "run", "--disk", "path=/a,id=a b" },
+		{ "run", "--disk", "path=/a,cache=none" },
+		{ "run", "--disk", "/a" },
+	};
+	char *nine[19] = { "run" };
+
+	CHECK_EQ(cli_parse_run(4, two, &o), 0);
+	CHECK_EQ(o.board.nr_disks, 2);
+	CHECK_STREQ(o.board.disks[0].path, "/a");
+	CHECK(o.board.disks[0].readonly);
+	CHECK_STREQ(o.board.disks[0].id, "sys-1");
+	CHECK_STREQ(o.board.disks[1].path, "/b");
+	CHECK(!o.board.disks[1].readonly);
+	CHECK_STREQ(o.board.disks[1].id, "d2");
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		CHECK_EQ(cli_parse_run(3, bad[i], &o), -EINVAL);
+	for (int i = 0; i < 9; i++) {
+		nine[1 + 2 * i] = "--disk";
+		nine[2 + 2 * i] = "path=/x";
+	}
+	CHECK_EQ(cli_parse_run(17, nine, &o), 0);
+	CHECK_EQ(o.board.nr_disks, 8);
+	CHECK_EQ(cli_parse_run(19, nine, &o), -EINVAL);
+}
+
 /* Options without a value: no "=value"; --help ends parsing. */
 static void test_flags(void)
 {
@@ -314,4 +351,4 @@ static void test_flags(void)
 CHECK_MAIN(TEST(test_size), TEST(test_memory), TEST(test_cpus),
 	   TEST(test_serial), TEST(test_run), TEST(test_hotplug_opts),
 	   TEST(test_table), TEST(test_usage), TEST(test_readme),
-	   TEST(test_flags))
+	   TEST(test_disk), TEST(test_flags))

@@ -250,6 +250,57 @@ def agent():
     write("agent", "odd-replies", bytes([0]) + b"".join(odd))
 
 
+# ---- fuzz_virtq.c / fuzz_vblk.c: [qlog] then ops ----
+def virtio():
+    st = struct
+    RAM = 0x1000  # the RAM's guest address; AT16 is relative to it
+    NEXT, WRITE = 1, 2
+
+    def gw(gpa, data):  # op 2: the guest writes bytes at a guest address
+        out = b""
+        for i in range(0, len(data), 255):
+            part = data[i:i + 255]
+            out += bytes([2]) + st.pack("<H", gpa + i - RAM) + \
+                bytes([len(part)]) + part
+        return out
+
+    def desc(i, addr, ln, flags, nxt):
+        return gw(0x1000 + 16 * i, st.pack("<QIHH", addr, ln, flags, nxt))
+
+    def avail(head):  # op 5, then op 3: serve
+        return bytes([5, head, 3])
+
+    def blk(typ, sector, data_len, dev_writes, payload=b""):
+        hdr = gw(0x10000, st.pack("<IIQ", typ, 0, sector))
+        body = gw(0x10100, payload) if payload else b""
+        if data_len:
+            chain = (desc(0, 0x10000, 16, NEXT, 1) +
+                     desc(1, 0x10100, data_len,
+                          NEXT | (WRITE if dev_writes else 0), 2))
+        else:
+            chain = desc(0, 0x10000, 16, NEXT, 2)
+        return hdr + body + chain + desc(2, 0x10400, 1, WRITE, 0) + avail(0)
+
+    qlog = bytes([4])  # 16 entries
+    rw = (blk(1, 2, 512, False, bytes(range(256)) * 2) +
+          blk(0, 2, 512, True) + blk(4, 0, 0, False) + blk(8, 0, 20, True))
+    write("vblk", "write-read-flush-id", qlog + rw)
+    seg = st.pack("<QII", 1, 2, 0)
+    write("vblk", "discard-zeroes",
+          qlog + blk(13, 0, 16, False, seg) + blk(11, 0, 16, False, seg))
+    write("vblk", "past-the-end", qlog + blk(0, 64, 512, True) +
+          blk(1, 63, 1024, False, bytes(1024)) + blk(99, 0, 0, False))
+    # The echo device: a chain of three, a loop, a head out of range,
+    # a reset (op 0: STATUS 0, then op 4: initialisation again).
+    chain = (desc(0, 0x10000, 64, NEXT, 1) + desc(1, 0x10100, 64,
+                                                   NEXT | WRITE, 2) +
+             desc(2, 0x10200, 64, WRITE, 0))
+    write("virtq", "chains", qlog + chain + avail(0) +
+          desc(3, 0x10000, 8, NEXT, 3) + avail(3) + avail(200) +
+          bytes([0, 0x70 // 4]) + st.pack("<I", 0) + bytes([4]) +
+          chain + avail(0))
+
+
 if __name__ == "__main__":
     if len(sys.argv) != 3:
         sys.exit(__doc__)
@@ -259,3 +310,4 @@ if __name__ == "__main__":
     loaders(sys.argv[1], sys.argv[2])
     acpi()
     agent()
+    virtio()

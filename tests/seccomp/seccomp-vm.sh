@@ -76,13 +76,16 @@ stop_vm() {
 	pid=
 }
 
-echo "1..12"
+echo "1..13"
 
-# 1-5: a forbidden call on each thread type stops hotvm, named.
-for t in main vcpu qmp-io qmp-query qmp-op; do
+# 1-6: a forbidden call on each thread type stops hotvm, named (a disk
+# gives the virtio device's thread).
+truncate -s 1M "$tmp/disk"
+for t in main vcpu qmp-io qmp-query qmp-op virtio; do
 	rm -f "$tmp/s"
 	HOTVM_SECCOMP_TRIGGER=$t run_bounded "$SCTEST" run \
-		--cpus boot=1,max=2 --api-socket "$tmp/s" --serial none
+		--cpus boot=1,max=2 --api-socket "$tmp/s" --serial none \
+		--disk path="$tmp/disk"
 	if [ "$st" -eq 4 ] &&
 		grep -q "seccomp: the $t thread called socket (41), which its filter forbids" "$tmp/err"; then
 		ok "socket() on the $t thread: status 4, named"

@@ -193,6 +193,8 @@ void board_reset(struct board *b, enum vm_cause cause)
 	for (size_t i = BOARD_STEPS; i-- > 0;)
 		if (board_steps[i].reset && board_steps[i].teardown)
 			board_steps[i].teardown(b);
+	/* Every vCPU is stopped: the devices back to power-on. */
+	board_reset_devices(b);
 	for (size_t i = 0; i < BOARD_STEPS; i++) {
 		const struct board_step *st = &board_steps[i];
 

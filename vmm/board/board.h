@@ -16,10 +16,12 @@
 #include "hotplug.h"
 #include "seccomp_policy.h"
 #include "serial.h"
+#include "virtio_blk.h"
 
 #define BOARD_DEFAULT_MEMORY (256ULL << 20)
 #define BOARD_DEFAULT_NAME   "hotvm"
 #define BOARD_MAX_HOOKS	     16 /* = HOOKS_MAX */
+#define BOARD_MAX_DISKS	     8	/* = ABI_VIRTIO_MAX */
 
 struct board_cpus {
 	unsigned int boot;
@@ -54,6 +56,8 @@ struct board_config {
 	const char *agent_socket; /* that agent for other clients (--agent) */
 	const char *agent_allow;  /* what they may ask; NULL: everything */
 	bool agent_trace;	  /* Linux's cpuhp trace through the agent */
+	struct vblk_config disks[BOARD_MAX_DISKS]; /* --disk, in order */
+	unsigned int nr_disks;
 };
 
 /* The defaults: 256M, one vCPU, the console on stdio, named "hotvm". */

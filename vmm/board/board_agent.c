@@ -89,15 +89,18 @@ static const struct dev_instance agent_port = {
 const struct dev_instance *board_devices_for(const struct board_config *c,
 					     size_t *n)
 {
-	static struct dev_instance with_agent[BOARD_MAX_DEVICES];
+	static struct dev_instance rows[BOARD_MAX_DEVICES];
 	const struct dev_instance *d = board_devices(n);
 
-	if (!c->agent || *n >= BOARD_MAX_DEVICES)
+	if (!c->agent && !c->nr_disks)
 		return d;
 	for (size_t i = 0; i < *n; i++)
-		with_agent[i] = d[i];
-	with_agent[(*n)++] = agent_port;
-	return with_agent;
+		rows[i] = d[i];
+	if (c->agent)
+		rows[(*n)++] = agent_port;
+	for (unsigned int i = 0; i < c->nr_disks && i < BOARD_MAX_DISKS; i++)
+		rows[(*n)++] = board_disk_row(i);
+	return rows;
 }
 
 /*

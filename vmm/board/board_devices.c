@@ -15,6 +15,7 @@
 #include "hotvm/regs.h"
 #include "mres.h"
 #include "serial.h"
+#include "virtio_blk.h"
 
 /* COM1's sink: --serial. */
 static const void *com1_config(const void *machine)
@@ -43,7 +44,55 @@ static const struct dev_instance devices[] = {
 	  .base = ABI_DEBUG_EXIT_PORT },
 };
 
-_Static_assert(sizeof(devices) / sizeof(devices[0]) <= BOARD_MAX_DEVICES,
+/* --disk N's settings: one function a row, as config takes no index. */
+#define DISK_CONFIG(n)                                                         \
+	static const void *disk##n##_config(const void *machine)               \
+	{                                                                      \
+		const struct board_config *c = machine;                        \
+                                                                               \
+		return &c->disks[n];                                           \
+	}
+DISK_CONFIG(0)
+DISK_CONFIG(1)
+DISK_CONFIG(2)
+DISK_CONFIG(3)
+DISK_CONFIG(4)
+DISK_CONFIG(5)
+DISK_CONFIG(6)
+DISK_CONFIG(7)
+
+static const void *(*const disk_config[])(const void *) = {
+	disk0_config, disk1_config, disk2_config, disk3_config,
+	disk4_config, disk5_config, disk6_config, disk7_config,
+};
+
+_Static_assert(sizeof(disk_config) / sizeof(disk_config[0]) == BOARD_MAX_DISKS,
+	       "a config function per disk");
+_Static_assert(BOARD_MAX_DISKS == ABI_VIRTIO_MAX, "a window per disk");
+_Static_assert(ABI_VIRTIO_MMIO_SIZE == VIRTIO_MMIO_SIZE, "one window size");
+
+/*
+ * --disk N: virtio-blk's row, the Nth virtio-MMIO window and GSI, DSDT
+ * device VDnn with _UID N.
+ */
+struct dev_instance board_disk_row(unsigned int n)
+{
+	static const char names[BOARD_MAX_DISKS][5] = {
+		"VD00", "VD01", "VD02", "VD03", "VD04", "VD05", "VD06", "VD07",
+	};
+
+	return (struct dev_instance){
+		.desc = &vblk_desc,
+		.name = names[n],
+		.base = ABI_VIRTIO_MMIO + n * ABI_VIRTIO_MMIO_SIZE,
+		.irq = ABI_VIRTIO_IRQ + n,
+		.uid = n,
+		.config = disk_config[n],
+	};
+}
+
+_Static_assert(sizeof(devices) / sizeof(devices[0]) + 1 + BOARD_MAX_DISKS <=
+		       BOARD_MAX_DEVICES,
 	       "board.dev_state[] holds every row");
 
 const struct dev_instance *board_devices(size_t *n)

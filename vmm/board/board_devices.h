@@ -22,11 +22,15 @@ struct board_config;
 /* The table, start-up order; *n rows. */
 const struct dev_instance *board_devices(size_t *n);
 /*
- * The table of the machine @c describes: board_devices(), and with
- * --agent the guest agent's port (COM2) after it.  Machine thread only.
+ * The table of the machine @c describes: board_devices(), with --agent
+ * the guest agent's port (COM2) after it, then one virtio-blk row per
+ * --disk (board_disk_row()).  Machine thread only.
  */
 const struct dev_instance *board_devices_for(const struct board_config *c,
 					     size_t *n);
+
+/* --disk @n's row (n < BOARD_MAX_DISKS). */
+struct dev_instance board_disk_row(unsigned int n);
 
 /* --agent's port (board_agent.c), and the agent in its state. */
 extern const struct dev_desc board_agent_desc;

@@ -87,6 +87,8 @@ void board_destroy_vm(struct board *b);
 int board_create_vm(struct board *b);
 int board_setup_devices(struct board *b);
 void board_close_devices(struct board *b);
+/* The VM's reset of every device (dev_reset()), its vCPUs stopped. */
+void board_reset_devices(struct board *b);
 int board_create_hotplug(struct board *b);
 void board_destroy_hotplug(struct board *b);
 int board_boot_vcpus(struct board *b);

@@ -318,6 +318,15 @@ void board_close_devices(struct board *b)
 	}
 }
 
+void board_reset_devices(struct board *b)
+{
+	size_t n;
+	const struct dev_instance *d = board_devices_for(b->cfg, &n);
+
+	for (size_t i = 0; i < n; i++)
+		dev_reset(&d[i], b->dev_state[i]);
+}
+
 void *board_device_state(struct board *b, const struct dev_desc *desc)
 {
 	size_t n;

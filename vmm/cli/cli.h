@@ -14,8 +14,12 @@
 #include "board.h"
 
 /* What `hotvm run` was asked: a machine, or one of the other modes. */
+#define CLI_DISK_TEXT 4200 /* a --disk's value: a path and its options */
+
 struct cli_run_opts {
 	struct board_config board;
+	/* --disk values, split in place: board.disks' strings point here. */
+	char disk_text[BOARD_MAX_DISKS][CLI_DISK_TEXT];
 	const char *dump_acpi; /* write the ACPI tables here, boot nothing */
 	bool help;
 };
@@ -55,6 +59,15 @@ int cli_parse_serial(const char *s, struct serial_config *out);
 
 /* A count: decimal, no sign, no suffix, at most 9 digits.  0 or -EINVAL. */
 int cli_parse_count(const char *s, unsigned int *out);
+
+/*
+ * --disk's "path=P[,readonly=on|off][,id=NAME]" (keys in any order, each
+ * once; path required; NAME 1-20 of [A-Za-z0-9._-]), split in @text (a
+ * copy of it, which @out's strings then point into).  0, or -EINVAL with
+ * the reason in @why.
+ */
+int cli_parse_disk(char *text, struct vblk_config *out, char *why,
+		   size_t whylen);
 
 /* A parse function's answer that ends parsing with success (--help). */
 #define CLI_OPT_STOP 1

@@ -250,6 +250,31 @@ static int opt_guest_eject(struct cli_run_opts *o, const char *v)
 	return 0;
 }
 
+static int opt_disk(struct cli_run_opts *o, const char *v)
+{
+	unsigned int n = o->board.nr_disks;
+	char why[160];
+
+	if (n == BOARD_MAX_DISKS) {
+		pr_err("--disk %s: at most %d disks", v, BOARD_MAX_DISKS);
+		return -EINVAL;
+	}
+	if (strlen(v) >= CLI_DISK_TEXT) {
+		pr_err("--disk: too long; give a shorter path");
+		return -EINVAL;
+	}
+	strcpy(o->disk_text[n], v);
+	if (cli_parse_disk(o->disk_text[n], &o->board.disks[n], why,
+			   sizeof(why))) {
+		pr_err("--disk '%s': %s; use path=FILE|DEVICE[,readonly=on]"
+		       "[,id=NAME]",
+		       v, why);
+		return -EINVAL;
+	}
+	o->board.nr_disks++;
+	return 0;
+}
+
 static const struct cli_opt options[] = {
 	{ .name = "--kernel",
 	  .arg = "PATH",
@@ -397,6 +422,16 @@ static const struct cli_opt options[] = {
 		  "the guest again (`deny`)",
 	  .def = "allow",
 	  .parse = opt_guest_eject },
+	{ .name = "--disk",
+	  .arg = "path=FILE|DEVICE[,readonly=on][,id=NAME]",
+	  .help = "a virtio-blk disk (virtio-MMIO, found by Linux's "
+		  "`virtio_mmio` and `virtio_blk` through ACPI) on a raw "
+		  "image or a block device, whole 512-byte sectors, locked "
+		  "against other users (a second VM, a second `--disk`); "
+		  "`readonly=on` for a file that cannot be written; NAME "
+		  "(up to 20 characters) is its serial; repeatable, up to "
+		  "8 (no commas in the path)",
+	  .parse = opt_disk },
 	{ .name = "--help",
 	  .alias = "-h",
 	  .help = "show this help",

@@ -6,6 +6,7 @@
  * repeatedly.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "cli.h"
@@ -63,6 +64,66 @@ int cli_parse_run(int argc, char **argv, struct cli_run_opts *o)
 			return 0;
 		if (ret)
 			return -EINVAL;
+	}
+	return 0;
+}
+
+int cli_parse_disk(char *text, struct vblk_config *out, char *why,
+		   size_t whylen)
+{
+	bool seen_ro = false;
+	char *save = NULL;
+
+	*out = (struct vblk_config){ 0 };
+	for (char *kv = strtok_r(text, ",", &save); kv;
+	     kv = strtok_r(NULL, ",", &save)) {
+		char *v = strchr(kv, '=');
+
+		if (!v) {
+			snprintf(why, whylen, "'%s' is not key=value", kv);
+			return -EINVAL;
+		}
+		*v++ = 0;
+		if (!strcmp(kv, "path") && !out->path) {
+			if (!*v) {
+				snprintf(why, whylen, "empty path");
+				return -EINVAL;
+			}
+			out->path = v;
+		} else if (!strcmp(kv, "readonly") && !seen_ro) {
+			if (strcmp(v, "on") && strcmp(v, "off")) {
+				snprintf(why, whylen,
+					 "readonly=%s: give on or off", v);
+				return -EINVAL;
+			}
+			out->readonly = !strcmp(v, "on");
+			seen_ro = true;
+		} else if (!strcmp(kv, "id") && !out->id) {
+			size_t n = strlen(v);
+
+			if (!n || n > 20 ||
+			    strspn(v, "abcdefghijklmnopqrstuvwxyz"
+				      "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+				      "0123456789._-") != n) {
+				snprintf(why, whylen,
+					 "id=%s: give 1 to 20 of A-Z a-z 0-9 "
+					 ". _ -",
+					 v);
+				return -EINVAL;
+			}
+			out->id = v;
+		} else {
+			snprintf(why, whylen, "%s: %s", kv,
+				 strcmp(kv, "path") && strcmp(kv, "readonly") &&
+						 strcmp(kv, "id")
+					 ? "unknown key"
+					 : "given twice");
+			return -EINVAL;
+		}
+	}
+	if (!out->path) {
+		snprintf(why, whylen, "no path");
+		return -EINVAL;
 	}
 	return 0;
 }
