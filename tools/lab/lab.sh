@@ -21,7 +21,7 @@ readonly EX_TIMEOUT=124    # --timeout expired; QEMU was killed
 readonly MODULES="irqbypass kvm ccp kvm-amd"   # load order
 # The Linux guest's (--linux-guest): the ACPI power button as an input
 # device, for busybox acpid (tools/lab/guest/init).
-readonly GUEST_MODULES="evdev button"
+readonly GUEST_MODULES="evdev button virtio_ring virtio virtio_mmio virtio_blk"
 
 usage() {
 	cat <<EOF
@@ -415,8 +415,11 @@ mdir=$(uncompress_modules "$kdir" $MODULES)
 # so that the lab's extraction above stays as it is.
 gmdir=
 if [[ $linux_guest = 1 ]]; then
-	gkdir=$(extract_into "$(basename "$kdeb" .deb)-guest" "$kdeb" \
-		'*/drivers/input/evdev.ko*' '*/drivers/acpi/button.ko*')
+	# A new name when the list grows: an older cache's extraction is done.
+	gkdir=$(extract_into "$(basename "$kdeb" .deb)-guest-virtio" "$kdeb" \
+		'*/drivers/input/evdev.ko*' '*/drivers/acpi/button.ko*' \
+		'*/drivers/virtio/virtio.ko*' '*/drivers/virtio/virtio_ring.ko*' \
+		'*/drivers/virtio/virtio_mmio.ko*' '*/drivers/block/virtio_blk.ko*')
 	# shellcheck disable=SC2086  # one word per module
 	gmdir=$(uncompress_modules "$gkdir" $GUEST_MODULES)
 fi
@@ -562,6 +565,7 @@ if [[ $linux_guest = 1 ]]; then
 	install -m 0755 "$here/guest/cpu-event" "$groot/bin/cpu-event"
 	install -m 0755 "$here/guest/pwrbtn" "$groot/bin/pwrbtn"
 	install -m 0755 "$here/guest/agent-ctl" "$groot/bin/agent-ctl"
+	install -m 0755 "$here/guest/disk-check" "$groot/bin/disk-check"
 	install -D -m 0755 "$here/guest/shutdown" "$groot/sbin/shutdown"
 	mkdir -p "$groot/lib/modules"
 	for m in $GUEST_MODULES; do
