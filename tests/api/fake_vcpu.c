@@ -31,15 +31,34 @@ int vcpu_create(struct vcpu *vcpu, struct vm *vm, const struct bus *io,
 {
 	if (id >= FAKE_MAX_VCPUS)
 		return -EINVAL;
-	*vcpu = (struct vcpu){
-		.vm = vm,
-		.io = io,
-		.id = id,
-		.apic_id = id,
-		.max_cpus = max_cpus,
-		/* Not an open fd: the controller only asks whether it exists. */
-		.fd = FAKE_TID_BASE + (int)id,
-	};
+	/*
+	 * Field by field, as the real vcpu_create(): a query reads tid and
+	 * parked atomically at any time, and one struct assignment would
+	 * write them plainly under it (ThreadSanitizer's report in
+	 * hotplug-ring-controller).
+	 */
+	vcpu->vm = vm;
+	vcpu->io = io;
+	vcpu->mmio = NULL;
+	vcpu->id = id;
+	vcpu->apic_id = id;
+	vcpu->max_cpus = max_cpus;
+	vcpu->run = NULL;
+	vcpu->thread_started = false;
+	vcpu->on_start = NULL;
+	vcpu->start_ctx = NULL;
+	vcpu->lapic0 = NULL;
+	atomic_store(&vcpu->stop, false);
+	atomic_store(&vcpu->tid, 0);
+	atomic_store(&vcpu->ended, false);
+	atomic_store(&vcpu->held, 0);
+	atomic_store(&vcpu->hold_seq, 0);
+	atomic_store(&vcpu->paused, 0);
+	atomic_store(&vcpu->parked, false);
+	atomic_store(&vcpu->started, false);
+	atomic_store(&vcpu->unwatched, false);
+	/* Not an open fd: the controller only asks whether it exists. */
+	vcpu->fd = FAKE_TID_BASE + (int)id;
 	pthread_mutex_lock(&vcpus_lock);
 	vcpus[id] = vcpu;
 	pthread_mutex_unlock(&vcpus_lock);
