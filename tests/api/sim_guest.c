@@ -41,6 +41,7 @@ static struct {
 	bool linux_waits_offline;	/* sim_guest_linux_waits_offline() */
 	bool rm_pending[SIM_MAX_CPUS];	/* ... an eject asked, not done */
 	bool irq_pending; /* an edge while the guest was busy: taken after */
+	unsigned int irqs_done; /* GED interrupts handled to the end */
 } g = { .lock = PTHREAD_MUTEX_INITIALIZER };
 
 bool sim_guest_late;
@@ -310,7 +311,18 @@ void sim_guest_interrupt(void)
 		sim_cpu_event();
 	if (ev & ABI_GED_EVT_GUEST)
 		sim_targets();
+	g.irqs_done++;
 	pthread_mutex_unlock(&g.lock);
+}
+
+unsigned int sim_guest_interrupts(void)
+{
+	unsigned int n;
+
+	pthread_mutex_lock(&g.lock);
+	n = g.irqs_done;
+	pthread_mutex_unlock(&g.lock);
+	return n;
 }
 
 int sim_guest_boot(unsigned int max, unsigned int boot,

@@ -43,6 +43,11 @@ void sim_guest_stop(void);
 
 /* The GED's interrupt (its rising edge). */
 void sim_guest_interrupt(void);
+/*
+ * How many the guest has handled to the end: after that it touches the
+ * registers (which drain the report ring) no more for that interrupt.
+ */
+unsigned int sim_guest_interrupts(void);
 
 /*
  * Script.  keep: the guest answers no insert or eject request for @cpu

@@ -126,20 +126,28 @@ static void *add_cpu2(void *arg)
 /*
  * The host asks the guest to bring CPU 2 up, and the test is the guest
  * (the scripted one keeps out of it): from now on, until the walk's DONE,
- * the ring's entries for CPU 2 are believed.
+ * the ring's entries for CPU 2 are believed.  Returns once the scripted
+ * guest has read the insert event: its register reads drain the ring, so
+ * an entry the test puts before then could be read there, at another
+ * time than the test's doorbell gives.
  */
 static void ask_cpu2(void)
 {
 	struct hp_cpu_view v = { 0 };
+	unsigned int irqs = sim_guest_interrupts();
+	long i;
 
 	sim_guest_keep(2, true);
 	CHECK_EQ(pthread_create(&adder, NULL, add_cpu2, NULL), 0);
-	for (long i = 0; i < 100000000L; i++) {
+	for (i = 0; i < 100000000L; i++) {
 		if (!hotplug_cpu_view(fv->hp, 2, &v) && v.present)
 			break;
 		sched_yield();
 	}
 	CHECK(v.present);
+	for (i = 0; i < 100000000L && sim_guest_interrupts() == irqs; i++)
+		sched_yield();
+	CHECK(sim_guest_interrupts() != irqs);
 }
 
 /* The guest's DONE ends the walk: the hot-add succeeds. */
