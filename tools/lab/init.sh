@@ -68,10 +68,11 @@ mount -t tmpfs tmpfs /run
 hostname lab
 # The heartbeat lab.sh's --silence watch reads (COM2, a file on the host): it
 # tells a frozen lab kernel from a command that is only quiet.
+# Every second, so that a lost interrupt (lab.sh --kick) costs seconds.
 (while :; do
 	read -r up _ </proc/uptime
 	echo "$up"
-	sleep 5
+	sleep 1
 done >/dev/ttyS1 2>/dev/null) &
 echo $! >/run/lab-heartbeat.pid
 echo    # SeaBIOS leaves its last line open
