@@ -24,6 +24,7 @@
 #include "check.h"
 #include "fake_vm.h"
 #include "hotplug.h"
+#include "hotplug_linux.h"
 #include "hotplug_vmm.h"
 #include "hotvm/guest_states.h"
 #include "sim_guest.h"

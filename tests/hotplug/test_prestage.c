@@ -12,6 +12,7 @@
 #include "check.h"
 #include "fake_vm.h"
 #include "hotplug.h"
+#include "hotplug_many.h"
 #include "hotvm/guest_states.h"
 #include "sim_guest.h"
 

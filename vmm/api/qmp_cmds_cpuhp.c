@@ -14,6 +14,8 @@
 
 #include <json-c/json.h>
 
+#include "hotplug_linux.h"
+#include "hotplug_many.h"
 #include "hotvm/guest_states.h"
 #include "qmp_cmds_internal.h"
 

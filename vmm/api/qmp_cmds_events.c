@@ -11,6 +11,7 @@
 
 #include <json-c/json.h>
 
+#include "hotplug_linux.h"
 #include "qmp.h"
 #include "qmp_cmds_internal.h"
 #include "vm.h"

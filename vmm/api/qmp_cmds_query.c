@@ -14,6 +14,7 @@
 
 #include <string.h>
 
+#include "hotplug_linux.h"
 #include "qga.h"
 #include "qmp.h"
 #include "linux_cpuhp.h"

@@ -5,7 +5,7 @@
  * of them are presented (or asked to go) at once under one GED event, so
  * the guest's CPU scan finds them together and its parallel bring-up takes
  * them in one go; then each CPU's own walk finishes (hotplug_cpu_add or
- * hotplug_cpu_remove), and each gets its own result.  See hotplug.h.
+ * hotplug_cpu_remove), and each gets its own result.  See hotplug_many.h.
  *
  * The one hook into the host table: a slot marked @batched has had its
  * request put to the guest here, so guest:ap-starting only waits for the

@@ -24,6 +24,8 @@
 #include "cpuhp_regs.h"
 #include "ged.h"
 #include "hotplug.h"
+#include "hotplug_linux.h"
+#include "hotplug_many.h"
 #include "hotvm/guest_states.h"
 #include "linux_file.h"
 #include "vcpu.h"

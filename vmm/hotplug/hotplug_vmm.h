@@ -1,15 +1,16 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * The hotplug controller's life cycle, for `hotvm run` (the operations are
- * in hotplug.h).  The controller owns every vCPU slot, the GED and the
- * CPU-hotplug register block, and registers both on the MMIO bus.
+ * The hotplug controller's life cycle, for `hotvm run` (its words are in
+ * hotplug_types.h, the operations in hotplug.h).  The controller owns
+ * every vCPU slot, the GED and the CPU-hotplug register block, and
+ * registers both on the MMIO bus.
  */
 #ifndef HOTVM_HOTPLUG_VMM_H
 #define HOTVM_HOTPLUG_VMM_H
 
 #include <stdint.h>
 
-#include "hotplug.h" /* enum hotplug_boot_mode */
+#include "hotplug_types.h" /* enum hotplug_boot_mode */
 
 struct hooks;
 struct hotplug;

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Whole operations on many vCPUs (hotplug.h): bursts of hot-adds or
+ * Whole operations on many vCPUs (hotplug_many.h): bursts of hot-adds or
  * hot-removals as one batch, and a resize that is all or nothing.  The
  * policy lives here so that every front end gets the same: who joins a
  * batch, what a CPU that fails is walked back to, the order in which

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Resize to a number of vCPUs (hotplug.h, hotplug_resize()), as Cloud
+ * Resize to a number of vCPUs (hotplug_many.h, hotplug_resize()), as Cloud
  * Hypervisor's CpuManager::resize does it, all or nothing: the lowest free
  * slots are hot-added, or the highest counted CPUs hot-removed, as one
  * batch (many.c); if any CPU fails, or the count cannot be reached, every
