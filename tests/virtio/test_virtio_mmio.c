@@ -485,6 +485,7 @@ static void test_rewritten_rings(void)
 	rig_init(&r);
 	CHECK_EQ(vdrv_init(&r.d, 8), 0);
 	s.ram = r.d.ram;
+	r.d.keep_rings = true; /* the scribbler owns them now */
 	pthread_create(&t, NULL, scribbler, &s);
 	for (int i = 0; i < 20000; i++) {
 		virtio_mmio_process(&r.v, 0);

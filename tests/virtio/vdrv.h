@@ -31,6 +31,8 @@ struct vdrv {
 	struct gmem mem;
 	uint16_t num;
 	uint16_t avail_idx, used_seen;
+	/* Leave the rings as they are at set-up (another thread writes). */
+	bool keep_rings;
 };
 
 static inline void vdrv_ram(struct vdrv *d)
@@ -63,7 +65,8 @@ static inline int vdrv_queue(struct vdrv *d, uint16_t num)
 	d->num = num;
 	d->avail_idx = d->used_seen = 0;
 	/* A driver's fresh rings are zeroed. */
-	memset(d->ram + VDRV_DESC, 0, VDRV_DATA - VDRV_DESC);
+	if (!d->keep_rings)
+		memset(d->ram + VDRV_DESC, 0, VDRV_DATA - VDRV_DESC);
 	vdrv_wr(d, VIRTIO_MMIO_QUEUE_SEL, 0);
 	vdrv_wr(d, VIRTIO_MMIO_QUEUE_NUM, num);
 	vdrv_wr(d, VIRTIO_MMIO_QUEUE_DESC_LOW, VDRV_DESC);
