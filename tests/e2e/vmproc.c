@@ -37,6 +37,14 @@ const char *vmproc_hotvm(void)
 	return p && *p ? p : "build/vmm/hotvm";
 }
 
+int vmproc_stop_bound_ms(void)
+{
+	const char *s = getenv("HOTVM_TEST_STOP_MS");
+	int ms = s ? atoi(s) : 0;
+
+	return ms > 0 ? ms : 1000;
+}
+
 /* Reads what the console has, up to @deadline; false at EOF or timeout. */
 static bool vmproc_fill(struct vmproc *v, long deadline)
 {

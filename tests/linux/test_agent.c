@@ -24,6 +24,10 @@
  *  - the agent killed in the middle of a hot-add's agent call, garbage on
  *    its port, the agent restarted: the hot-add ends with a clear error,
  *    the stats say what happened, the next hot-add and removal work;
+ *  - a slow, lying agent (tools/lab/guest/agent-liar in place of qemu-ga)
+ *    at --cpus max=1024 (lab-linux-agent): while hotvm's check of Linux's
+ *    CPUs is inside its lies, system_reset's RESET comes and SIGTERM ends
+ *    hotvm within vmproc_stop_bound_ms() (1 s) each;
  *  - another client on --agent-socket (guest-sync with an id, then
  *    guest-get-vcpus, as libvirt asks) is answered by Linux's qemu-ga
  *    while hotvm uses the agent itself to online a CPU, and sees it.
@@ -34,6 +38,7 @@
 #include <errno.h>
 #include <json-c/json.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -416,6 +421,90 @@ static void test_shutdown_agent(void)
 	vmproc_stop(&v); /* cleans up only: hotvm is gone */
 }
 
+/* The next QMP event @name within @timeout_ms; false if none came. */
+static bool event_within(const char *name, int timeout_ms)
+{
+	long end = now_ms() + timeout_ms;
+
+	for (;;) {
+		struct json_object *ev;
+		long left = end - now_ms();
+		bool match;
+
+		if (left <= 0 || qmp_client_next_event(v.c, &ev, (int)left))
+			return false;
+		match = !strcmp(vmproc_str(ev, "event", NULL) ?: "", name);
+		json_object_put(ev);
+		if (match)
+			return true;
+	}
+}
+
+/*
+ * A slow, lying agent at max=1024 (issue 32, item 7): agent-liar lists
+ * LIAR_CPUS CPUs (Linux has 2) and answers every file call, the reads of
+ * each CPU's firmware path, after 0.7 s with an error.  The check of
+ * Linux's CPUs ran on the main thread and asked every path again at each
+ * check, 0.7 s a CPU: SIGTERM and a reset waited for it (19.4 s with 32
+ * CPUs in the issue).  Now the check has a thread of its own with one
+ * deadline.  Two boots, each once the liar says it is answering file
+ * calls: SIGTERM ends hotvm within the bound; system_reset's RESET comes
+ * within it, and the guest's kernel starts again.
+ */
+#define LIAR_CPUS "64"
+static bool liar_boot(void)
+{
+	/*
+	 * Linux itself takes 8 of the 1024: with every one possible its
+	 * per-CPU memory does not fit the guest's 512 MiB (it panics, "System
+	 * is deadlocked on memory").  hotvm's side is at 1024 all the same.
+	 */
+	if (boot("boot=2,max=1024",
+		 "console=ttyS0 nr_cpus=8 hotvm.agent=liar:" LIAR_CPUS))
+		return false;
+	if (line("agent-liar: file calls", WAIT_MS))
+		return true;
+	vmproc_stop(&v);
+	return false;
+}
+
+static void test_lying_agent(void)
+{
+	int bound = vmproc_stop_bound_ms(), st;
+	long t0, took;
+	bool came;
+
+	if (!liar_boot())
+		return;
+	t0 = now_ms();
+	kill(v.pid, SIGTERM);
+	st = vmproc_wait_exit(&v, WAIT_MS);
+	took = now_ms() - t0;
+	printf("# SIGTERM during the liar's file calls: %s in %ld ms "
+	       "(bound %d)\n",
+	       st >= -1 ? "exit" : "still running", took, bound);
+	CHECK_EQ(st, 0);
+	CHECK(took < bound);
+	if (st < -1)
+		kill(v.pid, SIGKILL);
+	vmproc_stop(&v);
+
+	if (!liar_boot())
+		return;
+	t0 = now_ms();
+	CHECK_EQ(vmproc_qmp(&v, "system_reset", NULL, NULL, 0, NULL), 0);
+	came = event_within("RESET", WAIT_MS);
+	took = now_ms() - t0;
+	printf("# system_reset during the liar's file calls: RESET %s in "
+	       "%ld ms (bound %d)\n",
+	       came ? "came" : "never came", took, bound);
+	CHECK(came);
+	CHECK(took < bound);
+	/* The kernel's first line, with its timestamp: it booted again. */
+	CHECK(line("[    0.000000] Linux version", WAIT_MS));
+	CHECK_EQ(vmproc_stop(&v), 0);
+}
+
 /* cpu-hotplug of @cpu to @state: 0 with *r, or the error in @err. */
 static int cpu_hotplug(unsigned int cpu, const char *state, const char *extra,
 		       struct json_object **r, char *err, size_t len)
@@ -563,6 +652,7 @@ int main(int argc, char **argv)
 		TEST(test_soft_offline), TEST(test_no_rule_started),
 		TEST(test_agent_faults), TEST(test_shutdown_agent),
 		TEST(test_linux_fault),	 TEST(test_agent_mid_op),
+		TEST(test_lying_agent),
 	};
 
 	if (argc < 2) {

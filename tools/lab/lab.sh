@@ -566,6 +566,7 @@ if [[ $linux_guest = 1 ]]; then
 	install -m 0755 "$here/guest/pwrbtn" "$groot/bin/pwrbtn"
 	install -m 0755 "$here/guest/agent-ctl" "$groot/bin/agent-ctl"
 	install -m 0755 "$here/guest/disk-check" "$groot/bin/disk-check"
+	install -m 0755 "$here/guest/agent-liar" "$groot/bin/agent-liar"
 	install -D -m 0755 "$here/guest/shutdown" "$groot/sbin/shutdown"
 	mkdir -p "$groot/lib/modules"
 	for m in $GUEST_MODULES; do
