@@ -117,6 +117,25 @@ struct verdict {
 	bool lie; /* the guest's doing: flagged only */
 };
 
+/* What a check found new, said once its locks are dropped. */
+static void announce(const struct hp_events *ev, const struct verdict *news,
+		     unsigned int n)
+{
+	for (unsigned int i = 0; i < n; i++) {
+		if (news[i].lie)
+			pr_err("CPU %u: the guest's word is false: %s; the "
+			       "CPU is still counted and operable",
+			       news[i].cpu, news[i].why);
+		else
+			pr_err("CPU %u: the host and the guest disagree: %s; "
+			       "cpuhp-recover it",
+			       news[i].cpu, news[i].why);
+		if (ev->agreement)
+			ev->agreement(ev->ctx, news[i].cpu, news[i].id, false,
+				      news[i].why);
+	}
+}
+
 void hp_agree_check(struct hotplug *hp)
 {
 	struct verdict *news = NULL;
@@ -162,19 +181,7 @@ void hp_agree_check(struct hotplug *hp)
 	ev = hp->ev;
 	pthread_mutex_unlock(&hp->lock);
 	pthread_mutex_unlock(&hp->table_lock);
-	for (unsigned int i = 0; i < n; i++) {
-		if (news[i].lie)
-			pr_err("CPU %u: the guest's word is false: %s; the "
-			       "CPU is still counted and operable",
-			       news[i].cpu, news[i].why);
-		else
-			pr_err("CPU %u: the host and the guest disagree: %s; "
-			       "cpuhp-recover it",
-			       news[i].cpu, news[i].why);
-		if (ev.agreement)
-			ev.agreement(ev.ctx, news[i].cpu, news[i].id, false,
-				     news[i].why);
-	}
+	announce(&ev, news, n);
 	free(news);
 	if (follow_any)
 		vm_notify(hp->vm);

@@ -518,6 +518,46 @@ static void hooks_vcpu_env(const struct hooks_call *c, char *pid_s,
 	}
 }
 
+/*
+ * What the wait for the hook of @c said (@ret, and its exit @status): 0
+ * for an exit with 0, else the errno and, in @err, why.
+ */
+static int hooks_verdict(const struct hooks *h, const struct hooks_call *c,
+			 int ret, int status, char *err, size_t errlen)
+{
+	if (ret == -ETIMEDOUT) {
+		snprintf(err, errlen,
+			 "hook %s (cpu %u, %s, %s) did not finish within %d "
+			 "ms: killed",
+			 c->path, c->cpu, c->state, c->dir, h->timeout_ms);
+		return ret;
+	}
+	if (ret == -ECANCELED) {
+		snprintf(err, errlen,
+			 "hook %s (cpu %u, %s, %s) stopped: the VMM is "
+			 "shutting down",
+			 c->path, c->cpu, c->state, c->dir);
+		pr_err("%s", err); /* cut short: it may have left work undone */
+		return ret;
+	}
+	if (ret) {
+		snprintf(err, errlen, "hook %s: wait failed: %s", c->path,
+			 strerror(-ret));
+		return ret;
+	}
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
+		return 0;
+	if (WIFEXITED(status))
+		snprintf(err, errlen, "hook %s (cpu %u, %s, %s) exited with %d",
+			 c->path, c->cpu, c->state, c->dir,
+			 WEXITSTATUS(status));
+	else
+		snprintf(err, errlen, "hook %s (cpu %u, %s, %s) killed by %s",
+			 c->path, c->cpu, c->state, c->dir,
+			 strsignal(WTERMSIG(status)));
+	return -EPERM;
+}
+
 static int hooks_run_one(const struct hooks *h, const struct hooks_call *c,
 			 char *err, size_t errlen)
 {
@@ -530,7 +570,7 @@ static int hooks_run_one(const struct hooks *h, const struct hooks_call *c,
 			   env_dir };
 	unsigned int nenv = 5;
 	struct hooks_output *o;
-	int ret, status, out[2];
+	int ret, status = 0, out[2];
 	pid_t pid;
 
 	snprintf(cpu_s, sizeof(cpu_s), "%u", c->cpu);
@@ -574,37 +614,7 @@ static int hooks_run_one(const struct hooks *h, const struct hooks_call *c,
 	close(out[0]);
 	hooks_log_output(c, o);
 	free(o);
-	if (ret == -ETIMEDOUT) {
-		snprintf(err, errlen,
-			 "hook %s (cpu %u, %s, %s) did not finish within %d "
-			 "ms: killed",
-			 c->path, c->cpu, c->state, c->dir, h->timeout_ms);
-		return ret;
-	}
-	if (ret == -ECANCELED) {
-		snprintf(err, errlen,
-			 "hook %s (cpu %u, %s, %s) stopped: the VMM is "
-			 "shutting down",
-			 c->path, c->cpu, c->state, c->dir);
-		pr_err("%s", err); /* cut short: it may have left work undone */
-		return ret;
-	}
-	if (ret) {
-		snprintf(err, errlen, "hook %s: wait failed: %s", c->path,
-			 strerror(-ret));
-		return ret;
-	}
-	if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
-		return 0;
-	if (WIFEXITED(status))
-		snprintf(err, errlen, "hook %s (cpu %u, %s, %s) exited with %d",
-			 c->path, c->cpu, c->state, c->dir,
-			 WEXITSTATUS(status));
-	else
-		snprintf(err, errlen, "hook %s (cpu %u, %s, %s) killed by %s",
-			 c->path, c->cpu, c->state, c->dir,
-			 strsignal(WTERMSIG(status)));
-	return -EPERM;
+	return hooks_verdict(h, c, ret, status, err, errlen);
 }
 
 int hooks_run(const struct hooks *h, unsigned int cpu, const char *state,

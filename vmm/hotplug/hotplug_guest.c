@@ -281,6 +281,39 @@ static bool believed_locked(struct hotplug *hp, struct hp_slot *s,
 }
 
 /*
+ * A believed report moves @s's walk: its end, or one step of it (a
+ * rollback that broke, the fault handed over, the AP's work reached).
+ * Whether the waiters want to know.  Locked.
+ */
+static bool follow_locked(struct hp_slot *s, struct cpuhp_notice *n, int st,
+			  bool failed)
+{
+	if (n->kind == CPUHP_NOTICE_DONE) {
+		/* The walk is over: the one of its direction, or a target's. */
+		s->asked &= (uint8_t) ~(HP_ASK_TARGET |
+					(n->bringup ? HP_ASK_UP : HP_ASK_DOWN));
+		s->guest_walking = false;
+		s->w.done = true;
+		if (failed)
+			s->w.failed = true;
+		return true;
+	}
+	s->guest_walking = true;
+	if (failed && n->rollback)
+		s->guest_broken = true;
+	if (failed && n->state == s->fault_given) {
+		n->injected = true;
+		n->ret = -EAGAIN;
+		s->fault_given = CPUHP_INVALID;
+	}
+	if (n->bringup && !failed && st >= GUEST_AP_WORK && !s->w.reached) {
+		s->w.reached = true;
+		return true;
+	}
+	return false;
+}
+
+/*
  * One report, from the register block (now) or the ring (@ret and @at_ns
  * the guest's: its result and its time).
  */
@@ -300,7 +333,7 @@ static void guest_report(struct hotplug *hp, unsigned int cpu, uint32_t v,
 		.ret = failed ? (ret ? ret : -EIO) : 0,
 	};
 	struct hp_events ev;
-	bool started, wake = done, first = false;
+	bool started, wake, first = false;
 
 	/* A state the guest's table does not have: a confused guest. */
 	if (!s || st >= GUEST_NR_STATES || n.state >= GUEST_NR_STATES)
@@ -322,29 +355,7 @@ static void guest_report(struct hotplug *hp, unsigned int cpu, uint32_t v,
 		  !s->w.started;
 	hp->guest_ext = true;
 	cpuhp_set_boot_state(&hp->guest_m, cpu, st);
-	if (done) {
-		/* The walk is over: the one of its direction, or a target's. */
-		s->asked &= (uint8_t) ~(HP_ASK_TARGET |
-					(n.bringup ? HP_ASK_UP : HP_ASK_DOWN));
-		s->guest_walking = false;
-		s->w.done = true;
-		if (failed)
-			s->w.failed = true;
-	} else {
-		s->guest_walking = true;
-		if (failed && n.rollback)
-			s->guest_broken = true;
-		if (failed && n.state == s->fault_given) {
-			n.injected = true;
-			n.ret = -EAGAIN;
-			s->fault_given = CPUHP_INVALID;
-		}
-		if (n.bringup && !failed && st >= GUEST_AP_WORK &&
-		    !s->w.reached) {
-			s->w.reached = true;
-			wake = true;
-		}
-	}
+	wake = follow_locked(s, &n, st, failed);
 	hp_record_locked(hp, cpu, HP_SIDE_GUEST, &n, at_ns);
 	ev = hp->ev;
 	/*

@@ -65,9 +65,9 @@ static void fill(struct hotplug *hp)
  * the boot's own operation, while QMP's first requests may already wait
  * at the gate; a resize let in between its look and its walk would have
  * its fresh CPUs walked back down to vcpu:create.  From a hot-add or a
- * removal it is already inside their operation (the gate is re-entrant):
- * its walks are single-CPU operations (cpu_ops.c), not their entry
- * points, which would wait at the gate and call back here.
+ * removal it is already inside their operation (the gate is re-entrant).
+ * Its walks are single-CPU operations (cpu_ops.c), not their entry
+ * points (entry.c), which call this file: nothing here calls back.
  */
 void hp_prestage_fill(struct hotplug *hp)
 {
