@@ -1,0 +1,106 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only
+"""Which files of a layer call each other in a circle.
+
+    file-circles.py [-v] LIB.a...
+
+For each static library (one a layer: build/vmm/*/lib*.a), reads nm's
+symbol tables: file A uses file B when A's object refers to a global
+symbol (function or data) that B's object defines.  Prints the number of
+files and of circles (strongly connected groups of more than one file),
+each circle, and each pair that uses each other directly; -v adds every
+file's uses.  Static functions and inline ones in headers are not seen.
+Exit status 0 whatever it finds: it measures, it does not judge.
+"""
+import collections
+import subprocess
+import sys
+
+
+def uses_of(lib):
+    out = subprocess.run(['nm', '-A', lib], capture_output=True, text=True,
+                         check=True).stdout
+    defs, refs = {}, collections.defaultdict(set)
+    for line in out.splitlines():
+        head, _, rest = line.rpartition(':')
+        obj = head.split(':')[-1].rsplit('/', 1)[-1]
+        name = obj[:-4] if obj.endswith('.c.o') else obj
+        parts = rest.split()
+        if len(parts) == 3 and parts[1] in 'TDBRCG':
+            defs[parts[2]] = name
+        elif len(parts) == 2 and parts[0] == 'U':
+            refs[name].add(parts[1])
+    files = sorted(set(defs.values()) | set(refs))
+    uses = {f: set() for f in files}
+    for f, syms in refs.items():
+        for s in syms:
+            g = defs.get(s)
+            if g and g != f:
+                uses[f].add(g)
+    return files, uses
+
+
+def circles(files, uses):
+    """Tarjan's strongly connected components, without recursion."""
+    index, low, on, stack, found, n = {}, {}, set(), [], [], 0
+    for root in files:
+        if root in index:
+            continue
+        work = [(root, iter(sorted(uses[root])))]
+        index[root] = low[root] = n
+        n += 1
+        stack.append(root)
+        on.add(root)
+        while work:
+            v, it = work[-1]
+            w = next(it, None)
+            if w is not None:
+                if w not in index:
+                    index[w] = low[w] = n
+                    n += 1
+                    stack.append(w)
+                    on.add(w)
+                    work.append((w, iter(sorted(uses[w]))))
+                elif w in on:
+                    low[v] = min(low[v], index[w])
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[v])
+            if low[v] == index[v]:
+                group = []
+                while True:
+                    w = stack.pop()
+                    on.discard(w)
+                    group.append(w)
+                    if w == v:
+                        break
+                if len(group) > 1:
+                    found.append(sorted(group))
+    return sorted(found)
+
+
+def main(argv):
+    verbose = '-v' in argv
+    libs = [a for a in argv if a != '-v']
+    if not libs:
+        print(__doc__.strip(), file=sys.stderr)
+        return 2
+    for lib in libs:
+        files, uses = uses_of(lib)
+        found = circles(files, uses)
+        print(f'{lib}: {len(files)} files, {len(found)} circles')
+        for c in found:
+            print('  circle:', ' '.join(c))
+        for a in files:
+            for b in sorted(uses[a]):
+                if a < b and a in uses[b]:
+                    print(f'  both ways: {a} <-> {b}')
+        if verbose:
+            for a in files:
+                print(f'  {a} -> {" ".join(sorted(uses[a]))}')
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main(sys.argv[1:]))
