@@ -63,7 +63,8 @@ for ((i = 1; i <= boots; i++)); do
 	t0=$(date +%s)
 	status=0
 	"${lab[@]}" "$@" >/dev/null 2>"$err" || status=$?
-	if grep -q -e 'froze' -e 'locked up' "$err"; then
+	# LAB-BOOTS counts them (its "froze=0" is no freeze).
+	if grep -Eq 'LAB-BOOTS .*(froze|lockedup)=[1-9]' "$err"; then
 		outcome=freeze
 	elif grep -q 'timers had stalled' "$err"; then
 		outcome=stall
