@@ -10,7 +10,8 @@
  * allocator up), so a run judges RSS only from its third sample on:
  * CYCLES must be at least 2 * SAMPLE, and a shorter run fails rather
  * than pass with the bound unchecked.  The guest's own online list must
- * match hotvm's after every operation.
+ * match hotvm's after every operation, unless hotvm flagged the CPUs
+ * apart itself and cpuhp-recover then brings them together.
  *
  *   HOTVM=build/vmm/hotvm soak [CYCLES [CLIENTS]]
  *
@@ -111,6 +112,51 @@ static unsigned int host_online(void)
 	return mask;
 }
 
+/*
+ * The one way the two sides may be apart: hotvm flagged the CPU itself
+ * (query-cpuhp's "agree": false, or a broken mark), as when a removal
+ * times out under a slow guest (ASan in a busy lab) and the guest's walk
+ * ends after the host's.  Each such CPU is put back with cpuhp-recover,
+ * asked again while the guest is still walking it.  Returns how many were
+ * flagged, or -1 if the query or a recovery failed.
+ */
+static int recover_flagged(void)
+{
+	struct json_object *r = NULL, *x;
+	unsigned int flagged = 0;
+	char err[300];
+	int n = 0;
+
+	if (vmproc_qmp(&v, "query-cpuhp", &r, NULL, 0, NULL))
+		return -1;
+	for (unsigned int c = 0; c < MAX_CPUS; c++) {
+		struct json_object *o = vmproc_cpu(r, c);
+
+		if ((json_object_object_get_ex(o, "agree", &x) &&
+		     !json_object_get_boolean(x)) ||
+		    vmproc_flag(o, "host", "broken") ||
+		    vmproc_flag(o, "guest", "broken"))
+			flagged |= 1u << c;
+	}
+	json_object_put(r);
+	for (unsigned int c = 0; c < MAX_CPUS; c++) {
+		int tries = 0;
+
+		if (!(flagged & (1u << c)))
+			continue;
+		n++;
+		/* Each try waits for the guest's walk (timeout-ms). */
+		while (vmproc_qmp(&v, "cpuhp-recover", NULL, err, sizeof(err),
+				  "{\"cpu\": %u, \"timeout-ms\": 10000}", c)) {
+			if (!strstr(err, "try again") || ++tries == 3) {
+				printf("# cpuhp-recover %u: %s\n", c, err);
+				return -1;
+			}
+		}
+	}
+	return n;
+}
+
 static void cpulist(unsigned int mask, char *buf, size_t len)
 {
 	size_t n = 0;
@@ -181,7 +227,7 @@ int main(int argc, char **argv)
 	unsigned int nclients = argc > 2 ? (unsigned int)atoi(argv[2]) : 3;
 	int fds[MAX_SAMPLES], threads[MAX_SAMPLES], vcpus[MAX_SAMPLES];
 	long rss[MAX_SAMPLES];
-	unsigned int nsamples = 0, disagree = 0;
+	unsigned int nsamples = 0, disagree = 0, recovered = 0;
 	unsigned long ops[5] = { 0 };
 	pthread_t tids[MAX_CLIENTS];
 	bool flat = true;
@@ -224,9 +270,23 @@ int main(int argc, char **argv)
 
 		cpulist(mask, want, sizeof(want));
 		if (mask == ~0u || vmproc_wait_online(&v, want, 30000)) {
-			printf("# cycle %u: hotvm says %s, the guest %s\n", n,
-			       want, v.online);
-			disagree++;
+			int rec = recover_flagged();
+
+			if (rec > 0) {
+				printf("# cycle %u: hotvm says %s, the guest "
+				       "%s, and flagged %d CPU(s): recovered\n",
+				       n, want, v.online, rec);
+				recovered += (unsigned int)rec;
+				mask = host_online();
+				cpulist(mask, want, sizeof(want));
+			}
+			if (rec <= 0 || mask == ~0u ||
+			    vmproc_wait_online(&v, want, 30000)) {
+				printf("# cycle %u: hotvm says %s, the guest "
+				       "%s\n",
+				       n, want, v.online);
+				disagree++;
+			}
 		}
 		if (n % SAMPLE == 0 && nsamples < MAX_SAMPLES) {
 			vmproc_qmp(&v, "cpu-resize", NULL, NULL, 0,
@@ -272,9 +332,11 @@ int main(int argc, char **argv)
 	       cycles, ops[0], ops[1], ops[2], ops[3], ops[4],
 	       atomic_load(&queries), nclients, atomic_load(&query_errors));
 	printf("soak: fds %d -> %d, threads %d -> %d, rss %ld -> %ld KiB; "
-	       "%u disagreements; %s\n",
+	       "%u disagreements (%u CPUs hotvm flagged itself, recovered); "
+	       "%s\n",
 	       fds[0], fds[nsamples - 1], threads[0], threads[nsamples - 1],
-	       rss[0], rss[nsamples - 1], disagree, flat ? "flat" : "NOT FLAT");
+	       rss[0], rss[nsamples - 1], disagree, recovered,
+	       flat ? "flat" : "NOT FLAT");
 	if (vmproc_stop(&v) != 0) {
 		printf("soak: hotvm did not exit cleanly\n");
 		return 1;
