@@ -17,6 +17,7 @@ packages=(
 	gnuplot-nox                              # tools/bench-hotplug.py plot
 	python3                                  # tests/cli, guest/tests, bench-hotplug.py (also in the lab)
 	qemu-guest-agent                         # qemu-ga: tests/agent against the real agent (and the lab's Linux guest)
+	mmdebstrap e2fsprogs                     # tools/debian-image.sh: the lab's Debian 12 disk image
 )
 
 missing=()

@@ -22,6 +22,8 @@ readonly MODULES="irqbypass kvm ccp kvm-amd"   # load order
 # The Linux guest's (--linux-guest): the ACPI power button as an input
 # device, for busybox acpid (tools/lab/guest/init).
 readonly GUEST_MODULES="evdev button virtio_ring virtio virtio_mmio virtio_blk"
+# The lab's own, with --disk: virtio-blk over PCI (the image is /dev/vda).
+readonly DISK_MODULES="virtio_ring virtio virtio_pci_legacy_dev virtio_pci_modern_dev virtio_pci virtio_blk"
 
 usage() {
 	cat <<EOF
@@ -52,6 +54,12 @@ What to put in the initramfs (besides busybox, /init and the modules):
                       prints 'online: <cpulist>' and 'ready', onlines
                       hot-added CPUs as a udev rule does, acts on the ACPI
                       power button with acpid).  Adds ~20 MB.
+  --disk IMAGE        a raw disk image for the lab itself, /dev/vda there
+                      (virtio-blk-pci; the lab loads virtio_pci and
+                      virtio_blk), for hotvm inside to open (--disk
+                      path=/dev/vda).  The guest's writes go to a temporary
+                      overlay (QEMU's snapshot=on): IMAGE is not written.
+                      tools/debian-image.sh builds a Debian 12 image.
   --with-qemu         this host's qemu-system-x86_64 (at its own path, where it
                       finds its firmware) and its firmware (/usr/share/qemu,
                       /usr/share/seabios): 'qemu-system-x86_64 -accel kvm
@@ -146,6 +154,7 @@ quiet=0
 fetch_only=0
 bzimage=0
 linux_guest=0
+disk=
 with_python=0
 log_copy=
 bins=()
@@ -165,6 +174,9 @@ while [[ $# -gt 0 ]]; do
 		[[ $2 == *:/* ]] || usage_error "--add wants SRC:DEST with an absolute DEST, not '$2'"
 		adds+=("$2"); shift ;;
 	--linux-guest) linux_guest=1 ;;
+	--disk) need_arg "$@"
+		[[ -f $2 || -b $2 ]] || usage_error "--disk: no such image: $2"
+		disk=$(readlink -f "$2"); shift ;;
 	--with-qemu)
 		q=$(command -v qemu-system-x86_64) || usage_error "--with-qemu: no qemu-system-x86_64 here"
 		q=$(readlink -f "$q")
@@ -424,6 +436,18 @@ if [[ $linux_guest = 1 ]]; then
 	gmdir=$(uncompress_modules "$gkdir" $GUEST_MODULES)
 fi
 
+# The lab's virtio-blk-pci modules (--disk), likewise apart.
+lab_modules=$MODULES
+dmdir=
+if [[ -n $disk ]]; then
+	dkdir=$(extract_into "$(basename "$kdeb" .deb)-lab-disk" "$kdeb" \
+		'*/drivers/virtio/virtio.ko*' '*/drivers/virtio/virtio_ring.ko*' \
+		'*/drivers/virtio/virtio_pci*.ko*' '*/drivers/block/virtio_blk.ko*')
+	# shellcheck disable=SC2086  # one word per module
+	dmdir=$(uncompress_modules "$dkdir" $DISK_MODULES)
+	lab_modules="$MODULES $DISK_MODULES"
+fi
+
 # The ELF vmlinux inside the bzImage, for QEMU's PVH boot: under TCG the
 # kernel's own decompressor takes ~3.5 s of every boot.  Debian compresses it
 # with xz; the kernel's scripts/extract-vmlinux does the same search.
@@ -466,6 +490,9 @@ install -m 0755 "$busybox" "$root/bin/busybox"
 install -m 0755 "$here/init.sh" "$root/init"
 for m in $MODULES; do
 	cp "$mdir/$m.ko" "$root/lib/modules/$m.ko"
+done
+for m in ${dmdir:+$DISK_MODULES}; do
+	cp "$dmdir/$m.ko" "$root/lib/modules/$m.ko"
 done
 # The kernel opens /dev/console for init before devtmpfs is mounted.
 [[ $EUID -eq 0 ]] && mknod -m 0600 "$root/dev/console" c 5 1
@@ -590,7 +617,7 @@ fi
 
 ld_path=$(printf '%s\n' "${libdirs[@]}" | awk 'NF && !seen[$0]++' | paste -sd: -)
 {
-	printf 'LAB_MODULES=%q\n' "$MODULES"
+	printf 'LAB_MODULES=%q\n' "$lab_modules"
 	# The guest's watchdog dumps its tasks 20 s before the timeout (init
 	# starts ~4 s after QEMU).
 	[[ $timeout_s -gt 40 ]] && printf 'LAB_WATCHDOG=%d\n' $((timeout_s - 24))
@@ -616,6 +643,11 @@ qemu=(qemu-system-x86_64 -accel "$accel" -M q35 -cpu max -m "$mem" -smp "$smp"
 	-serial mon:stdio -serial "file:$work/alive.log"
 	-monitor "unix:$work/monitor.sock,server=on,wait=off"
 	"${qemu_extra[@]}")
+# The disk image, read-only underneath: the guest's writes go to a
+# temporary overlay (snapshot=on), so a cached image stays as built and
+# concurrent labs can share it.
+[[ -z $disk ]] || qemu+=(-drive "file=$disk,if=none,id=labdisk,format=raw,snapshot=on"
+	-device virtio-blk-pci,drive=labdisk)
 
 say "kernel $kver ($([[ $kernel = "$vmlinux" ]] && echo 'vmlinux, PVH entry' || echo bzImage)), $(du -h "$initrd" | cut -f1) initramfs, CPUs: $smp, $mem MB, timeout ${timeout_s}s"
 

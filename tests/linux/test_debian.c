@@ -1,0 +1,154 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * A Debian 12 image (tools/debian-image.sh) on hotvm, in the nested lab:
+ * the lab's own virtio disk (/dev/vda there, lab.sh --disk) is hotvm's
+ * --disk; the image's kernel is the lab's (the same Debian package) and
+ * its initramfs is Debian's initramfs-tools', which finds root=/dev/vda
+ * through virtio_mmio (ACPI, LNRO0005) and virtio_blk.  systemd boots to
+ * multi-user.target, whose unit hotvm-ready says so on the console;
+ * system_powerdown presses the ACPI power button, systemd-logind powers
+ * the VM off, and hotvm ends with 0.
+ *
+ * Usage: test-debian LINUX IMAGE: LINUX holds vmlinux (lab.sh
+ * --linux-guest), IMAGE initrd.img and kernel-version (the image's);
+ * HOTVM is the hotvm binary, DISK the block device (default /dev/vda).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "vmproc.h"
+
+#define BOOT_MS 240000
+#define OFF_MS	120000
+
+static const char *linux_dir, *image_dir, *disk;
+
+static const char *path(const char *dir, const char *name)
+{
+	static char buf[2][512];
+	static int i;
+
+	i = (i + 1) % 2;
+	snprintf(buf[i], sizeof(buf[i]), "%s/%s", dir, name);
+	return buf[i];
+}
+
+static long now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000L + ts.tv_nsec / 1000000;
+}
+
+/* The image's kernel is the lab's own: its initramfs's modules load. */
+static void test_same_kernel(void)
+{
+	char want[128] = "";
+	struct utsname u;
+	FILE *f = fopen(path(image_dir, "kernel-version"), "r");
+
+	CHECK(f != NULL);
+	if (f) {
+		if (!fgets(want, sizeof(want), f))
+			want[0] = 0;
+		fclose(f);
+	}
+	want[strcspn(want, "\n")] = 0;
+	CHECK_EQ(uname(&u), 0);
+	printf("# image kernel %s, lab kernel %s\n", want, u.release);
+	CHECK_STREQ(want, u.release);
+}
+
+/* The console so far (vmproc keeps all of it in v->log) holds @needle. */
+static bool console_has(struct vmproc *v, const char *needle)
+{
+	static char buf[1 << 20];
+	FILE *f = fopen(v->log, "r");
+	size_t n = 0;
+
+	if (f) {
+		n = fread(buf, 1, sizeof(buf) - 1, f);
+		fclose(f);
+	}
+	buf[n] = 0;
+	return strstr(buf, needle) != NULL;
+}
+
+static void test_boot_powerdown(void)
+{
+	char dspec[300], err[256];
+	const char *extra[] = { "--kernel", path(linux_dir, "vmlinux"),
+				"--initrd", path(image_dir, "initrd.img"),
+				"--memory", "512M",
+				"--disk",   dspec,
+				NULL };
+	struct stat st;
+	struct vmproc v;
+	long t0;
+	int ret;
+
+	CHECK(stat(disk, &st) == 0 && S_ISBLK(st.st_mode));
+	snprintf(dspec, sizeof(dspec), "path=%s,id=debian", disk);
+	t0 = now_ms();
+	/* "ready: multi-user.target" from the unit ordered after it. */
+	ret = vmproc_start_ms(&v, "boot=1", "root=/dev/vda console=ttyS0",
+			      extra, BOOT_MS);
+	if (ret) {
+		printf("# did not reach multi-user.target: %s\n",
+		       strerror(-ret));
+		CHECK(!"boot");
+		vmproc_console_tail(&v, 60);
+		vmproc_stop(&v);
+		return;
+	}
+	printf("# multi-user.target %ld ms after hotvm started\n",
+	       now_ms() - t0);
+	/* The ACPI power button: logind, not acpid, powers off. */
+	t0 = now_ms();
+	ret = vmproc_qmp(&v, "system_powerdown", NULL, err, sizeof(err), NULL);
+	if (ret)
+		printf("# system_powerdown: %s\n", err);
+	CHECK_EQ(ret, 0);
+	ret = vmproc_wait_exit(&v, OFF_MS);
+	printf("# hotvm ended (%d) %ld ms after system_powerdown\n", ret,
+	       now_ms() - t0);
+	CHECK_EQ(ret, 0);
+	/* A power-off, systemd's own: not a crash, a reset or a halt. */
+	if (!console_has(&v, "systemd-shutdown[1]: Syncing filesystems") ||
+	    !console_has(&v, "reboot: Power down")) {
+		CHECK(!"systemd's power-off on the console");
+		vmproc_console_tail(&v, 60);
+	}
+	vmproc_stop(&v);
+}
+
+int check_failures;
+
+int main(int argc, char **argv)
+{
+	static const struct check_case cases[] = {
+		TEST(test_same_kernel),
+		TEST(test_boot_powerdown),
+	};
+
+	linux_dir = argc > 1 ? argv[1] : "/lab/linux";
+	image_dir = argc > 2 ? argv[2] : "/lab/debian";
+	disk = getenv("DISK") ? getenv("DISK") : "/dev/vda";
+	if (access(path(linux_dir, "vmlinux"), R_OK) ||
+	    access(path(image_dir, "initrd.img"), R_OK)) {
+		/* The lab puts them there (tests/lab/debian.sh): not a skip. */
+		printf("Bail out! no vmlinux in %s or initrd.img in %s: run "
+		       "this under tests/lab/debian.sh\n",
+		       linux_dir, image_dir);
+		return 1;
+	}
+	return check_run(cases, sizeof(cases) / sizeof(cases[0]));
+}
