@@ -596,8 +596,11 @@ static void spawn(void)
 		argv[n++] = sock_path;
 		argv[n++] = "--serial";
 		argv[n++] = serial;
-		if (agent)
+		if (agent) {
 			argv[n++] = "--agent";
+			argv[n++] = "--agent-channel";
+			argv[n++] = "com2";
+		}
 	} else {
 		snprintf(smp, sizeof(smp),
 			 "1,maxcpus=%u,sockets=%u,cores=1,threads=1", opt.max,

@@ -95,6 +95,14 @@
 #define ABI_VIRTIO_IRQ	     16
 #define ABI_VIRTIO_MAX	     8
 
+/*
+ * --agent's virtio-console (--agent-channel virtio): the window after the
+ * disks', and ISA IRQ 10 (the pins 16-23 are the disks'), edge-triggered,
+ * active high.  DSDT device VCON, LNRO0005.
+ */
+#define ABI_VCON_MMIO (ABI_VIRTIO_MMIO + ABI_VIRTIO_MAX * ABI_VIRTIO_MMIO_SIZE)
+#define ABI_VCON_IRQ  10
+
 /* hotvm's own exit statuses are even, so they never collide with the guest's. */
 #define ABI_STATUS_SIGNAL 0 /* stopped by SIGINT or SIGTERM */
 #define ABI_STATUS_USAGE  2 /* bad command line, kernel image or configuration */

@@ -249,7 +249,8 @@ static void test_errors(void)
 
 /*
  * --agent: the guest agent's port is one more row, COM2 (PNP0501, _UID
- * One, I/O 0x2f8, IRQ 3); without it the table is board_devices()'s.
+ * One, I/O 0x2f8, IRQ 3) with --agent-channel com2, else VCON; without
+ * it the table is board_devices()'s.
  */
 static void test_agent_port(void)
 {
@@ -268,11 +269,20 @@ static void test_agent_port(void)
 	CHECK(board_devices_for(&bc, &n) == board_devices(&cfg.nr_devs));
 	CHECK_EQ(n, cfg.nr_devs);
 	bc.agent = true;
+	bc.agent_channel = BOARD_AGENT_COM2;
 	cfg.devs = board_devices_for(&bc, &cfg.nr_devs);
 	CHECK_EQ(cfg.nr_devs, n + 1);
 	len = acpi_build(buf, sizeof(buf), &cfg);
 	CHECK(len > 0);
 	CHECK(len > 0 && memmem(buf, (size_t)len, com2, sizeof(com2) - 1));
+	/* The default channel: a virtio-console, VCON (LNRO0005), no COM2. */
+	bc.agent_channel = BOARD_AGENT_VIRTIO;
+	cfg.devs = board_devices_for(&bc, &cfg.nr_devs);
+	CHECK_EQ(cfg.nr_devs, n + 1);
+	len = acpi_build(buf, sizeof(buf), &cfg);
+	CHECK(len > 0 &&
+	      memmem(buf, (size_t)len, "VCON\x08_HID\x0dLNRO0005", 18));
+	CHECK(len > 0 && !memmem(buf, (size_t)len, "COM2", 4));
 }
 
 static void test_checksum(void)

@@ -301,6 +301,32 @@ def virtio():
           chain + avail(0))
 
 
+# ---- fuzz_vcon.c: ops (control message, send, flush, buffers, reset) ----
+def vcon():
+    import struct as st
+
+    def ctl(id_, ev, val):
+        return bytes([0, 8]) + st.pack("<IHH", id_, ev, val)
+
+    hs = (ctl(0xffffffff, 0, 1) + bytes([3, 64]) + ctl(0, 3, 1) +
+          bytes([3, 64, 3, 64]))
+    write("vcon", "handshake-open-bytes",
+          hs + ctl(0, 6, 1) + bytes([1, 40, 4, 16, 4, 16, 4, 200]))
+    # qemu-ga restarting: bytes sent while closed, a close with bytes
+    # in flight, a reopen, more bytes.
+    write("vcon", "close-reopen",
+          hs + ctl(0, 6, 1) + bytes([1, 30]) + ctl(0, 6, 0) +
+          bytes([1, 10]) + ctl(0, 6, 1) + bytes([4, 100, 1, 5, 4, 100]))
+    # Bad messages: short, wrong port, value 2, the device's own events.
+    write("vcon", "bad-control",
+          bytes([0, 4, 1, 2, 3, 4]) + ctl(0, 3, 1) + ctl(0, 0, 1) +
+          ctl(0, 0, 1) + ctl(1, 3, 1) + ctl(0, 3, 2) + ctl(0, 1, 0) +
+          ctl(0, 7, 1) + ctl(0, 5, 0) + bytes([3, 2, 3, 64]))
+    write("vcon", "reset-midway",
+          hs + ctl(0, 6, 1) + bytes([1, 50, 5]) + hs + ctl(0, 6, 1) +
+          bytes([1, 3, 2, 1, 4, 4, 8]))
+
+
 if __name__ == "__main__":
     if len(sys.argv) != 3:
         sys.exit(__doc__)
@@ -311,3 +337,4 @@ if __name__ == "__main__":
     acpi()
     agent()
     virtio()
+    vcon()

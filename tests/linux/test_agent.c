@@ -103,6 +103,8 @@ static int boot(const char *cpus, const char *cmdline)
 				"20000",
 				"--agent-socket",
 				AGENT_SOCK,
+				"--agent-channel",
+				"com2",
 				NULL };
 	int ret = vmproc_start(&v, cpus, cmdline, extra);
 

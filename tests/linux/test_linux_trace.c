@@ -81,6 +81,8 @@ static int boot(const char *cpus, const char *cmdline)
 				"--hotplug-timeout",
 				"20000",
 				"--agent",
+				"--agent-channel",
+				"com2",
 				"--agent-trace",
 				"on",
 				NULL };

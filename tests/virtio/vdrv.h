@@ -79,8 +79,8 @@ static inline int vdrv_queue(struct vdrv *d, uint16_t num)
 	return vdrv_rd(d, VIRTIO_MMIO_QUEUE_READY) == 1 ? 0 : -1;
 }
 
-/* The spec's initialisation, accepting every offered feature. */
-static inline int vdrv_init(struct vdrv *d, uint16_t num)
+/* The spec's initialisation up to FEATURES_OK, taking every feature. */
+static inline int vdrv_features(struct vdrv *d)
 {
 	uint32_t lo, hi;
 
@@ -99,14 +99,25 @@ static inline int vdrv_init(struct vdrv *d, uint16_t num)
 	vdrv_wr(d, VIRTIO_MMIO_STATUS,
 		VIRTIO_CONFIG_S_ACKNOWLEDGE | VIRTIO_CONFIG_S_DRIVER |
 			VIRTIO_CONFIG_S_FEATURES_OK);
-	if (!(vdrv_rd(d, VIRTIO_MMIO_STATUS) & VIRTIO_CONFIG_S_FEATURES_OK))
-		return -1;
-	if (vdrv_queue(d, num))
-		return -1;
+	return vdrv_rd(d, VIRTIO_MMIO_STATUS) & VIRTIO_CONFIG_S_FEATURES_OK
+		       ? 0
+		       : -1;
+}
+
+static inline void vdrv_driver_ok(struct vdrv *d)
+{
 	vdrv_wr(d, VIRTIO_MMIO_STATUS,
 		VIRTIO_CONFIG_S_ACKNOWLEDGE | VIRTIO_CONFIG_S_DRIVER |
 			VIRTIO_CONFIG_S_FEATURES_OK |
 			VIRTIO_CONFIG_S_DRIVER_OK);
+}
+
+/* The spec's initialisation, accepting every offered feature. */
+static inline int vdrv_init(struct vdrv *d, uint16_t num)
+{
+	if (vdrv_features(d) || vdrv_queue(d, num))
+		return -1;
+	vdrv_driver_ok(d);
 	return 0;
 }
 
@@ -149,6 +160,66 @@ static inline int vdrv_used(struct vdrv *d, uint32_t *id, uint32_t *len)
 	memcpy(id, e, 4);
 	memcpy(len, e + 4, 4);
 	d->used_seen++;
+	return 1;
+}
+
+/*
+ * More than one queue (a console's four): queue @qi's rings at @base
+ * (descriptors), @base + 0x1000 (avail), @base + 0x2000 (used), its
+ * buffers wherever the caller puts them.
+ */
+struct vdrv_q {
+	uint16_t qi, num, avail_idx, used_seen;
+	uint32_t base;
+};
+
+static inline int vdrv_mq(struct vdrv *d, struct vdrv_q *q, uint16_t qi,
+			  uint32_t base, uint16_t num)
+{
+	*q = (struct vdrv_q){ .qi = qi, .num = num, .base = base };
+	memset(d->ram + base, 0, 0x3000);
+	vdrv_wr(d, VIRTIO_MMIO_QUEUE_SEL, qi);
+	vdrv_wr(d, VIRTIO_MMIO_QUEUE_NUM, num);
+	vdrv_wr(d, VIRTIO_MMIO_QUEUE_DESC_LOW, base);
+	vdrv_wr(d, VIRTIO_MMIO_QUEUE_DESC_HIGH, 0);
+	vdrv_wr(d, VIRTIO_MMIO_QUEUE_AVAIL_LOW, base + 0x1000);
+	vdrv_wr(d, VIRTIO_MMIO_QUEUE_AVAIL_HIGH, 0);
+	vdrv_wr(d, VIRTIO_MMIO_QUEUE_USED_LOW, base + 0x2000);
+	vdrv_wr(d, VIRTIO_MMIO_QUEUE_USED_HIGH, 0);
+	vdrv_wr(d, VIRTIO_MMIO_QUEUE_READY, 1);
+	return vdrv_rd(d, VIRTIO_MMIO_QUEUE_READY) == 1 ? 0 : -1;
+}
+
+/* One buffer, descriptor @i, made available at once. */
+static inline void vdrv_mq_buf(struct vdrv *d, struct vdrv_q *q, uint16_t i,
+			       uint64_t addr, uint32_t len, bool w)
+{
+	uint8_t *p = d->ram + q->base + 16u * i;
+	uint16_t flags = w ? VRING_DESC_F_WRITE : 0, next = 0;
+	uint8_t *a = d->ram + q->base + 0x1000;
+
+	memcpy(p, &addr, 8);
+	memcpy(p + 8, &len, 4);
+	memcpy(p + 12, &flags, 2);
+	memcpy(p + 14, &next, 2);
+	memcpy(a + 4 + 2u * (q->avail_idx % q->num), &i, 2);
+	q->avail_idx++;
+	__atomic_store_n((uint16_t *)(a + 2), q->avail_idx, __ATOMIC_RELEASE);
+}
+
+static inline int vdrv_mq_used(struct vdrv *d, struct vdrv_q *q, uint32_t *id,
+			       uint32_t *len)
+{
+	uint8_t *u = d->ram + q->base + 0x2000;
+	uint16_t idx = __atomic_load_n((uint16_t *)(u + 2), __ATOMIC_ACQUIRE);
+	uint8_t *e;
+
+	if (idx == q->used_seen)
+		return 0;
+	e = u + 4 + 8u * (q->used_seen % q->num);
+	memcpy(id, e, 4);
+	memcpy(len, e + 4, 4);
+	q->used_seen++;
 	return 1;
 }
 

@@ -55,9 +55,30 @@ int qga_init(struct qga *g, struct serial_host *host)
 	return 0;
 }
 
+static size_t qga_uart_send(void *ctx, const void *buf, size_t len)
+{
+	return serial_receive(ctx, buf, len);
+}
+
+static void qga_uart_flush(void *ctx)
+{
+	serial_rx_flush(ctx);
+}
+
 void qga_attach(struct qga *g, struct serial *port)
 {
-	g->port = port;
+	qga_attach_port(g,
+			&(struct qga_port){
+				.send = qga_uart_send,
+				.flush = qga_uart_flush,
+				.ctx = port,
+				.hint = "qemu-ga -m isa-serial -p /dev/ttyS1",
+			});
+}
+
+void qga_attach_port(struct qga *g, const struct qga_port *port)
+{
+	g->port = *port;
 }
 
 void qga_destroy(struct qga *g)
@@ -132,9 +153,8 @@ static int qga_timeout(struct qga *g, struct hv_err *err, const char *what)
 	qga_count(g, &g->stats.timeouts, 1);
 	return hv_err_set(err, -ETIMEDOUT,
 			  "the guest agent did not %s in time (is qemu-ga "
-			  "running on the guest's second serial port, e.g. "
-			  "`qemu-ga -m isa-serial -p /dev/ttyS1`?)",
-			  what);
+			  "running on the guest's agent port, e.g. `%s`?)",
+			  what, g->port.hint ? g->port.hint : "qemu-ga");
 }
 
 /*
@@ -153,7 +173,7 @@ static int qga_write(struct qga *g, const char *buf, size_t len, bool all_read,
 	for (;;) {
 		g->drained = false;
 		pthread_mutex_unlock(&g->lock);
-		done += serial_receive(g->port, buf + done, len - done);
+		done += g->port.send(g->port.ctx, buf + done, len - done);
 		pthread_mutex_lock(&g->lock);
 		if (done == len && !all_read)
 			break;
@@ -359,7 +379,7 @@ static uint64_t qga_listen(struct qga *g)
 {
 	uint64_t id;
 
-	serial_rx_flush(g->port);
+	g->port.flush(g->port.ctx);
 	pthread_mutex_lock(&g->lock);
 	g->stats.stray_bytes += g->in_len;
 	g->in_head = g->in_len = g->in_scan = 0;

@@ -41,8 +41,23 @@ struct qga_stats {
 	unsigned long skipped;	   /* late replies the handshake passed over */
 };
 
+/*
+ * The agent's channel, host to guest: a UART (qga_attach()) or a
+ * virtio-console port (vmm/devices/virtio_console.h).  Guest to host, the
+ * channel calls the callbacks qga_init() filled (struct serial_host).
+ */
+struct qga_port {
+	/* Queues up to @len bytes for the guest; returns how many fit. */
+	size_t (*send)(void *ctx, const void *buf, size_t len);
+	/* Drops what the guest has not read yet. */
+	void (*flush)(void *ctx);
+	void *ctx;
+	/* How the guest starts its agent on it, for error messages. */
+	const char *hint;
+};
+
 struct qga {
-	struct serial *port;
+	struct qga_port port;
 	pthread_mutex_t lock; /* the fields below; taken by the vCPU thread */
 	pthread_cond_t cond;
 	/* One request at a time (qga_claim()): the port's turn. */
@@ -76,6 +91,8 @@ struct qga {
  */
 int qga_init(struct qga *g, struct serial_host *host);
 void qga_attach(struct qga *g, struct serial *port);
+/* Or any other channel (copied). */
+void qga_attach_port(struct qga *g, const struct qga_port *port);
 /* After the port's vCPU threads have stopped: they call into @g. */
 void qga_destroy(struct qga *g);
 

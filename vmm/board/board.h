@@ -52,7 +52,12 @@ struct board_config {
 	enum seccomp_policy seccomp;	/* 0: on */
 	bool no_reboot;			/* a reset ends the VM (status 0) */
 	enum hotplug_guest_eject guest_eject; /* 0: allow */
-	bool agent; /* COM2 for the QEMU guest agent, which hotvm asks */
+	bool agent; /* a port for the QEMU guest agent, which hotvm asks */
+	/* Which port: virtio-console (the default) or COM2 (--agent-channel) */
+	enum board_agent_channel {
+		BOARD_AGENT_VIRTIO,
+		BOARD_AGENT_COM2,
+	} agent_channel;
 	const char *agent_socket; /* that agent for other clients (--agent) */
 	const char *agent_allow;  /* what they may ask; NULL: everything */
 	bool agent_trace;	  /* Linux's cpuhp trace through the agent */

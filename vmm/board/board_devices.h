@@ -23,7 +23,7 @@ struct board_config;
 const struct dev_instance *board_devices(size_t *n);
 /*
  * The table of the machine @c describes: board_devices(), with --agent
- * the guest agent's port (COM2) after it, then one virtio-blk row per
+ * the guest agent's port (COM2 or a virtio-console) after it, then one virtio-blk row per
  * --disk (board_disk_row()).  Machine thread only.
  */
 const struct dev_instance *board_devices_for(const struct board_config *c,
@@ -32,9 +32,14 @@ const struct dev_instance *board_devices_for(const struct board_config *c,
 /* --disk @n's row (n < BOARD_MAX_DISKS). */
 struct dev_instance board_disk_row(unsigned int n);
 
-/* --agent's port (board_agent.c), and the agent in its state. */
+/*
+ * --agent's port (board_agent.c): COM2 or the virtio-console; and the
+ * agent behind whichever the board has (NULL: none).
+ */
 extern const struct dev_desc board_agent_desc;
+extern const struct dev_desc board_agent_vcon_desc;
 struct qga;
-struct qga *board_agent_qga(void *state);
+struct board;
+struct qga *board_agent(struct board *b);
 
 #endif

@@ -362,8 +362,7 @@ int board_create_hotplug(struct board *b)
 			.wait = (enum hotplug_wait)o->hotplug_wait,
 			.prestage = o->prestage,
 			.guest_eject = (enum hotplug_guest_eject)o->guest_eject,
-			.agent = board_agent_qga(
-				board_device_state(b, &board_agent_desc)),
+			.agent = board_agent(b),
 			.linux_trace = o->agent_trace,
 		},
 		&b->hp);

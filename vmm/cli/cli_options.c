@@ -200,6 +200,19 @@ static int opt_agent(struct cli_run_opts *o, const char *v)
 	return 0;
 }
 
+static int opt_agent_channel(struct cli_run_opts *o, const char *v)
+{
+	if (!strcmp(v, "virtio")) {
+		o->board.agent_channel = BOARD_AGENT_VIRTIO;
+	} else if (!strcmp(v, "com2")) {
+		o->board.agent_channel = BOARD_AGENT_COM2;
+	} else {
+		pr_err("--agent-channel '%s': give virtio or com2", v);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 static int opt_agent_socket(struct cli_run_opts *o, const char *v)
 {
 	if (empty("--agent-socket", v,
@@ -370,14 +383,23 @@ static const struct cli_opt options[] = {
 	  .def = "on",
 	  .parse = opt_seccomp },
 	{ .name = "--agent",
-	  .help = "a second UART (COM2, I/O 0x2f8, IRQ 3) for the QEMU guest "
-		  "agent (`qemu-ga -m isa-serial -p /dev/ttyS1` in the "
-		  "guest), through which hotvm follows Linux's own view of "
-		  "its CPUs, onlines the ones it hot-adds, offlines the ones "
-		  "it removes if Linux is slow to, and writes guest-side "
-		  "faults to Linux's cpuN/hotplug/fail; off: the guest sees "
-		  "no second UART",
+	  .help = "a port for the QEMU guest agent, through which hotvm "
+		  "follows Linux's own view of its CPUs, onlines the ones it "
+		  "hot-adds, offlines the ones it removes if Linux is slow "
+		  "to, and writes guest-side faults to Linux's "
+		  "cpuN/hotplug/fail; which port: `--agent-channel`; off: "
+		  "the guest sees no agent port",
 	  .parse = opt_agent },
+	{ .name = "--agent-channel",
+	  .arg = "virtio|com2",
+	  .help = "`--agent`'s port: `virtio`, a virtio-console (virtio-MMIO, "
+		  "LNRO0005) with one port named org.qemu.guest_agent.0, "
+		  "which Debian's qemu-guest-agent unit starts on by itself "
+		  "(`qemu-ga -m virtio-serial`); `com2`, a second UART (I/O "
+		  "0x2f8, IRQ 3) for guests without virtio (`qemu-ga -m "
+		  "isa-serial -p /dev/ttyS1`)",
+	  .def = "virtio",
+	  .parse = opt_agent_channel },
 	{ .name = "--agent-socket",
 	  .arg = "PATH",
 	  .help = "also serve that guest agent to other clients on the unix "

@@ -236,20 +236,6 @@ static unsigned int chain_iov(const struct virtq_chain *c, bool w, uint64_t off,
 	return k;
 }
 
-/* Writes @len bytes of @src at @off into the writable buffers. */
-static void chain_write(const struct virtq_chain *c, uint64_t off,
-			const void *src, uint64_t len)
-{
-	struct iovec iov[VIRTQ_MAX_SIZE];
-	unsigned int k = chain_iov(c, true, off, len, iov);
-	const uint8_t *s = src;
-
-	for (unsigned int i = 0; i < k; i++) {
-		memcpy(iov[i].iov_base, s, iov[i].iov_len);
-		s += iov[i].iov_len;
-	}
-}
-
 /* [sector, sector + bytes) inside the disk, with no overflow. */
 static bool in_range(const struct vblk *b, uint64_t sector, uint64_t bytes)
 {
@@ -413,7 +399,7 @@ uint32_t vblk_request(struct vblk *b, const struct virtq_chain *c)
 	case VIRTIO_BLK_T_GET_ID:
 		written =
 			in_data < VBLK_ID_MAX ? (uint32_t)in_data : VBLK_ID_MAX;
-		chain_write(c, 0, b->serial, written);
+		virtq_chain_write(c, 0, b->serial, written);
 		status = VIRTIO_BLK_S_OK;
 		break;
 	case VIRTIO_BLK_T_DISCARD:
@@ -433,6 +419,6 @@ done:
 		b->st.unsupp++;
 	if (status != VIRTIO_BLK_S_OK)
 		written = 0;
-	chain_write(c, in_data, &status, 1);
+	virtq_chain_write(c, in_data, &status, 1);
 	return written + 1;
 }

@@ -72,11 +72,10 @@ static void interrupt(struct virtio_mmio *v, uint32_t why)
 	}
 }
 
-static void kick(struct virtio_mmio *v, unsigned int q)
+static void wake(struct virtio_mmio *v, unsigned int q)
 {
 	uint64_t one = 1;
 
-	atomic_fetch_add(&v->st.kicks, 1);
 	if (v->kick_fd[q] >= 0) {
 		ssize_t w = write(v->kick_fd[q], &one, sizeof(one));
 
@@ -84,6 +83,18 @@ static void kick(struct virtio_mmio *v, unsigned int q)
 	} else if (v->kick) {
 		v->kick(v->kick_ctx, q);
 	}
+}
+
+static void kick(struct virtio_mmio *v, unsigned int q)
+{
+	atomic_fetch_add(&v->st.kicks, 1);
+	wake(v, q);
+}
+
+void virtio_mmio_notify(struct virtio_mmio *v, unsigned int q)
+{
+	if (q < v->ops->nr_queues)
+		wake(v, q);
 }
 
 /* Status 0: under both locks, so no request is in flight. */
@@ -358,6 +369,8 @@ static int serve_one(struct virtio_mmio *v, unsigned int qi, unsigned int gen)
 	pthread_mutex_unlock(&v->lock);
 	if (!running)
 		return -ESTALE;
+	if (v->ops->can_take && !v->ops->can_take(v->ctx, qi))
+		return 0;
 	ret = virtq_pop(q, &v->mem, &v->chain);
 	if (ret == -EIO) {
 		/* The ring is gone: the driver must reset the device. */

@@ -30,7 +30,7 @@ struct vm;
 
 /* Each device's register window, and how many queues it may have. */
 #define VIRTIO_MMIO_SIZE       0x200
-#define VIRTIO_MMIO_MAX_QUEUES 2
+#define VIRTIO_MMIO_MAX_QUEUES 4
 #define VIRTIO_MMIO_VENDOR     0x4d565448 /* "HTVM" */
 
 /* What a device gives the transport. */
@@ -48,6 +48,12 @@ struct virtio_dev_ops {
 	 * the bytes it wrote into the chain.  The transport pushes it.
 	 */
 	uint32_t (*handle)(void *ctx, unsigned int q, struct virtq_chain *c);
+	/*
+	 * Whether queue @q's next chain may be taken now (under io_lock);
+	 * NULL: always.  A receive queue holds the driver's buffers until
+	 * the device has something to put in them (virtio_mmio_notify()).
+	 */
+	bool (*can_take)(void *ctx, unsigned int q);
 	/* After a reset, with no request in flight; NULL: nothing. */
 	void (*reset)(void *ctx);
 };
@@ -109,6 +115,12 @@ int virtio_mmio_access(void *ctx, uint64_t off, uint64_t *data,
  * returned to the driver.
  */
 unsigned int virtio_mmio_process(struct virtio_mmio *v, unsigned int q);
+
+/*
+ * The device has something for queue @q (a receive queue): its thread
+ * serves it, as at the driver's notify.  Any thread, no lock held.
+ */
+void virtio_mmio_notify(struct virtio_mmio *v, unsigned int q);
 
 /* The VM's reset: as the driver's status 0. */
 void virtio_mmio_reset(struct virtio_mmio *v);

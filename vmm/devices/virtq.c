@@ -228,3 +228,27 @@ size_t virtq_chain_read(const struct virtq_chain *c, uint64_t off, void *dst,
 	}
 	return done;
 }
+
+size_t virtq_chain_write(const struct virtq_chain *c, uint64_t off,
+			 const void *src, size_t len)
+{
+	const uint8_t *in = src;
+	size_t done = 0;
+
+	for (unsigned int i = c->nr_out; i < c->n && done < len; i++) {
+		const struct virtq_buf *b = &c->b[i];
+		size_t k;
+
+		if (off >= b->len) {
+			off -= b->len;
+			continue;
+		}
+		k = b->len - off;
+		if (k > len - done)
+			k = len - done;
+		memcpy(b->p + off, in + done, k);
+		done += k;
+		off = 0;
+	}
+	return done;
+}

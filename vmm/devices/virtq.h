@@ -100,4 +100,11 @@ bool virtq_want_interrupt(struct virtq *q);
 size_t virtq_chain_read(const struct virtq_chain *c, uint64_t off, void *dst,
 			size_t len);
 
+/*
+ * Copies @len bytes from @src into the chain's writable buffers, starting
+ * @off bytes into them; returns the bytes copied (fewer if they end).
+ */
+size_t virtq_chain_write(const struct virtq_chain *c, uint64_t off,
+			 const void *src, size_t len);
+
 #endif
