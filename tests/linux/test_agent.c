@@ -57,6 +57,9 @@
  * about 60 us, a byte of the UART two of them).
  */
 #define AGENT_SEEN_MS 5000
+/* --agent-channel of the next boot: the busybox guests start qemu-ga on
+ * ttyS1 unless asked for virtio (hotvm.agent=virtio). */
+static const char *channel = "com2";
 /* --agent-socket of every boot here. */
 #define AGENT_SOCK "/tmp/hotvm-test-agent.sock"
 
@@ -104,7 +107,7 @@ static int boot(const char *cpus, const char *cmdline)
 				"--agent-socket",
 				AGENT_SOCK,
 				"--agent-channel",
-				"com2",
+				channel,
 				NULL };
 	int ret = vmproc_start(&v, cpus, cmdline, extra);
 
@@ -327,6 +330,81 @@ static void test_no_rule_started(void)
 	CHECK(atomic_load(&sc.ok) >= 1);
 	CHECK(!atomic_load(&sc.failed));
 	CHECK_EQ(atomic_load(&sc.last_online), 2);
+	CHECK_EQ(vmproc_stop(&v), 0);
+}
+
+static long agent_stat(const char *key, bool *answers);
+static void print_agent_stats(void);
+static bool agent_answers(bool want, int timeout_ms);
+
+/* A hot-add with "wait": "started" that the agent onlines; its time. */
+static long add_onlined(unsigned int cpu)
+{
+	struct json_object *r = NULL;
+	char err[256];
+	long t = now_ms();
+
+	CHECK_EQ(vmproc_qmp(&v, "cpu-hotplug", &r, err, sizeof(err),
+			    "{\"cpu\": %u, \"state\": \"online\", \"wait\": "
+			    "\"started\"}",
+			    cpu),
+		 0);
+	t = now_ms() - t;
+	if (r)
+		CHECK_STREQ(vmproc_str(r, "onlined-by", NULL), "agent");
+	else
+		printf("# %s\n", err);
+	json_object_put(r);
+	return t;
+}
+
+/*
+ * hotvm's default channel, the virtio-console, with Debian's own
+ * virtio_console module and qemu-ga (-m virtio-serial on the port found
+ * by its name org.qemu.guest_agent.0): Linux's word, a libvirt-like
+ * client on --agent-socket (guest-sync, guest-get-vcpus) while hotvm
+ * onlines a hot-added CPU through the agent; then qemu-ga killed and
+ * started again (a new open of the port): hotvm sees it gone, then
+ * back, and the next hot-add is onlined through the new one.
+ */
+static void test_virtio_agent(void)
+{
+	struct sock_client sc = { 0 };
+	long t;
+
+	channel = "virtio";
+	if (boot("boot=1,max=3", "console=ttyS0 hotvm.agent=virtio "
+				 "hotvm.online=none "
+				 "hotvm.pwrbtn=agent:kill,agent:start")) {
+		channel = "com2";
+		return;
+	}
+	channel = "com2";
+	CHECK(linux_says(0, 1, WAIT_MS));
+	CHECK_EQ(pthread_create(&sc.t, NULL, sock_client_main, &sc), 0);
+	t = add_onlined(1);
+	printf("# virtio: cpu-hotplug with the agent onlining: %ld ms\n", t);
+	CHECK_EQ(vmproc_wait_online(&v, "0-1", WAIT_MS), 0);
+	for (long end = now_ms() + WAIT_MS; atomic_load(&sc.last_online) != 2 &&
+					    !atomic_load(&sc.done) &&
+					    now_ms() < end;)
+		usleep(100000);
+	atomic_store(&sc.stop, true);
+	pthread_join(sc.t, NULL);
+	printf("# virtio: agent socket client: %d rounds, %d answered\n",
+	       atomic_load(&sc.rounds), atomic_load(&sc.ok));
+	CHECK(atomic_load(&sc.ok) >= 1);
+	CHECK(!atomic_load(&sc.failed));
+	CHECK_EQ(atomic_load(&sc.last_online), 2);
+	/* qemu-ga restarting: gone, then back on a fresh open. */
+	CHECK(press("agent: killed"));
+	CHECK(agent_answers(false, AGENT_SEEN_MS));
+	CHECK(press("agent: started"));
+	CHECK(agent_answers(true, WAIT_MS));
+	t = add_onlined(2);
+	printf("# virtio: after qemu-ga's restart, cpu-hotplug: %ld ms\n", t);
+	CHECK_EQ(vmproc_wait_online(&v, "0-2", WAIT_MS), 0);
+	print_agent_stats();
 	CHECK_EQ(vmproc_stop(&v), 0);
 }
 
@@ -694,7 +772,7 @@ int main(int argc, char **argv)
 		TEST(test_soft_offline), TEST(test_no_rule_started),
 		TEST(test_agent_faults), TEST(test_shutdown_agent),
 		TEST(test_linux_fault),	 TEST(test_agent_mid_op),
-		TEST(test_lying_agent),
+		TEST(test_lying_agent),	 TEST(test_virtio_agent),
 	};
 
 	if (argc < 2) {

@@ -21,7 +21,7 @@ readonly EX_TIMEOUT=124    # --timeout expired; QEMU was killed
 readonly MODULES="irqbypass kvm ccp kvm-amd"   # load order
 # The Linux guest's (--linux-guest): the ACPI power button as an input
 # device, for busybox acpid (tools/lab/guest/init).
-readonly GUEST_MODULES="evdev button virtio_ring virtio virtio_mmio virtio_blk"
+readonly GUEST_MODULES="evdev button virtio_ring virtio virtio_mmio virtio_blk virtio_console"
 # The lab's own, with --disk: virtio-blk over PCI (the image is /dev/vda).
 readonly DISK_MODULES="virtio_ring virtio virtio_pci_legacy_dev virtio_pci_modern_dev virtio_pci virtio_blk"
 
@@ -428,10 +428,11 @@ mdir=$(uncompress_modules "$kdir" $MODULES)
 gmdir=
 if [[ $linux_guest = 1 ]]; then
 	# A new name when the list grows: an older cache's extraction is done.
-	gkdir=$(extract_into "$(basename "$kdeb" .deb)-guest-virtio" "$kdeb" \
+	gkdir=$(extract_into "$(basename "$kdeb" .deb)-guest-virtio-console" "$kdeb" \
 		'*/drivers/input/evdev.ko*' '*/drivers/acpi/button.ko*' \
 		'*/drivers/virtio/virtio.ko*' '*/drivers/virtio/virtio_ring.ko*' \
-		'*/drivers/virtio/virtio_mmio.ko*' '*/drivers/block/virtio_blk.ko*')
+		'*/drivers/virtio/virtio_mmio.ko*' '*/drivers/block/virtio_blk.ko*' \
+		'*/drivers/char/virtio_console.ko*')
 	# shellcheck disable=SC2086  # one word per module
 	gmdir=$(uncompress_modules "$gkdir" $GUEST_MODULES)
 fi
