@@ -27,7 +27,9 @@ that holds it:
 
 Boot it with: console=ttyS0 root=/dev/vda.  Root logs in on ttyS0 without a
 password; the unit hotvm-ready prints 'ready: multi-user.target' on the
-console once systemd reaches that target.  No network is configured.
+console once systemd reaches that target.  hotvm.agent=com2 on the command
+line starts qemu-ga on /dev/ttyS1 (hotvm --agent's COM2 channel; Debian's
+own unit waits for a virtio port).  No network is configured.
 
   --cache DIR    the lab cache (default: $repo_root/build/lab-cache);
                  the image goes under DIR/debian-image/KEY
@@ -167,7 +169,23 @@ ExecStart=/bin/echo ready: multi-user.target
 [Install]
 WantedBy=multi-user.target
 EOF
-chroot "$1" systemctl enable hotvm-ready.service
+# qemu-guest-agent on COM2, the channel of hotvm --agent for guests
+# without virtio-console: the unit of the Debian package starts only for
+# the virtio port org.qemu.guest_agent.0, so this one starts it by hand,
+# and only when the command line asks for it (hotvm.agent=com2).
+cat >"$1/etc/systemd/system/hotvm-agent-com2.service" <<"EOF"
+[Unit]
+Description=QEMU guest agent on COM2 (hotvm --agent without virtio-console)
+ConditionKernelCommandLine=hotvm.agent=com2
+
+[Service]
+ExecStart=/usr/sbin/qemu-ga -m isa-serial -p /dev/ttyS1
+Restart=always
+
+[Install]
+WantedBy=multi-user.target
+EOF
+chroot "$1" systemctl enable hotvm-ready.service hotvm-agent-com2.service
 chroot "$1" systemctl mask apt-daily.timer apt-daily-upgrade.timer e2scrub_all.timer \
 	e2scrub_reap.service fstrim.timer 2>/dev/null || true
 rm -rf "$1"/var/lib/apt/lists/* "$1"/var/cache/apt/*.bin "$1"/var/cache/apt/archives/*.deb

@@ -7,7 +7,12 @@
  * through virtio_mmio (ACPI, LNRO0005) and virtio_blk.  systemd boots to
  * multi-user.target, whose unit hotvm-ready says so on the console;
  * system_powerdown presses the ACPI power button, systemd-logind powers
- * the VM off, and hotvm ends with 0.
+ * the VM off, and hotvm ends with 0.  Before that, with hotvm --agent on
+ * COM2 (the image's unit hotvm-agent-com2 starts Debian's qemu-ga on
+ * ttyS1 for hotvm.agent=com2: Debian's own unit waits for a virtio port),
+ * two vCPUs are hot-added, each onlined by the agent (guest-set-vcpus),
+ * and the guest's /sys/devices/system/cpu/online, read through the agent
+ * (guest-file-read), says 0-2.
  *
  * Usage: test-debian LINUX IMAGE: LINUX holds vmlinux (lab.sh
  * --linux-guest), IMAGE initrd.img and kernel-version (the image's);
@@ -22,11 +27,15 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <json-c/json.h>
+
 #include "check.h"
+#include "mux_client.h"
 #include "vmproc.h"
 
-#define BOOT_MS 240000
-#define OFF_MS	120000
+#define BOOT_MS	 240000
+#define OFF_MS	 120000
+#define AGENT_MS 60000
 
 static const char *linux_dir, *image_dir, *disk;
 
@@ -67,6 +76,105 @@ static void test_same_kernel(void)
 	CHECK_STREQ(want, u.release);
 }
 
+/* Base64 (RFC 4648) @in decoded into @out, NUL-terminated; its length. */
+static size_t unbase64(const char *in, char *out, size_t size)
+{
+	static const char abc[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+				  "abcdefghijklmnopqrstuvwxyz0123456789+/";
+	unsigned int acc = 0, bits = 0;
+	size_t n = 0;
+
+	for (; *in && *in != '=' && n + 1 < size; in++) {
+		const char *p = strchr(abc, *in);
+
+		if (!p)
+			break;
+		acc = (acc << 6) | (unsigned int)(p - abc);
+		bits += 6;
+		if (bits >= 8) {
+			bits -= 8;
+			out[n++] = (char)((acc >> bits) & 0xff);
+		}
+	}
+	out[n] = 0;
+	return n;
+}
+
+/* The guest's file @file, first line, read through the agent's socket. */
+static bool agent_read(const char *sock, const char *file, char *out,
+		       size_t size)
+{
+	struct json_object *r, *ret, *b64;
+	char req[256];
+	long handle = -1;
+	bool ok = false;
+	int fd = mux_connect(sock);
+
+	out[0] = 0;
+	if (fd < 0)
+		return false;
+	snprintf(req, sizeof(req),
+		 "{\"execute\":\"guest-file-open\",\"arguments\":"
+		 "{\"path\":\"%s\",\"mode\":\"r\"}}\n",
+		 file);
+	r = mux_ask(fd, req, AGENT_MS, NULL);
+	if (r && json_object_object_get_ex(r, "return", &ret))
+		handle = json_object_get_int64(ret);
+	json_object_put(r);
+	if (handle < 0) {
+		close(fd);
+		return false;
+	}
+	snprintf(req, sizeof(req),
+		 "{\"execute\":\"guest-file-read\",\"arguments\":"
+		 "{\"handle\":%ld,\"count\":256}}\n",
+		 handle);
+	r = mux_ask(fd, req, AGENT_MS, NULL);
+	if (r && json_object_object_get_ex(r, "return", &ret) &&
+	    json_object_object_get_ex(ret, "buf-b64", &b64)) {
+		unbase64(json_object_get_string(b64), out, size);
+		out[strcspn(out, "\n")] = 0;
+		ok = true;
+	}
+	json_object_put(r);
+	snprintf(req, sizeof(req),
+		 "{\"execute\":\"guest-file-close\",\"arguments\":"
+		 "{\"handle\":%ld}}\n",
+		 handle);
+	json_object_put(mux_ask(fd, req, AGENT_MS, NULL));
+	close(fd);
+	return ok;
+}
+
+/* Hot-adds CPUs 1 and 2; Debian's agent onlines each (wait: started). */
+static void hotadd_two(struct vmproc *v, const char *sock)
+{
+	char err[256], online[128];
+
+	for (int cpu = 1; cpu <= 2; cpu++) {
+		struct json_object *r = NULL;
+		long t0 = now_ms();
+		int ret = vmproc_qmp(v, "cpu-hotplug", &r, err, sizeof(err),
+				     "{\"cpu\": %d, \"state\": \"online\", "
+				     "\"wait\": \"started\"}",
+				     cpu);
+
+		if (ret)
+			printf("# cpu-hotplug %d: %s\n", cpu, err);
+		CHECK_EQ(ret, 0);
+		printf("# cpu-hotplug %d, onlined by %s: %ld ms\n", cpu,
+		       r ? vmproc_str(r, "onlined-by", NULL) : "-",
+		       now_ms() - t0);
+		if (r)
+			CHECK_STREQ(vmproc_str(r, "onlined-by", NULL), "agent");
+		json_object_put(r);
+	}
+	CHECK(agent_read(sock, "/sys/devices/system/cpu/online", online,
+			 sizeof(online)));
+	printf("# the guest's /sys/devices/system/cpu/online: %s\n", online);
+	CHECK_STREQ(online, "0-2");
+}
+
 /* The console so far (vmproc keeps all of it in v->log) holds @needle. */
 static bool console_has(struct vmproc *v, const char *needle)
 {
@@ -84,11 +192,17 @@ static bool console_has(struct vmproc *v, const char *needle)
 
 static void test_boot_powerdown(void)
 {
-	char dspec[300], err[256];
-	const char *extra[] = { "--kernel", path(linux_dir, "vmlinux"),
-				"--initrd", path(image_dir, "initrd.img"),
-				"--memory", "512M",
-				"--disk",   dspec,
+	char dspec[300], err[256], sock[] = "/tmp/hotvm-debian-agent.sock";
+	const char *extra[] = { "--kernel",
+				path(linux_dir, "vmlinux"),
+				"--initrd",
+				path(image_dir, "initrd.img"),
+				"--memory",
+				"512M",
+				"--disk",
+				dspec,
+				"--agent-socket",
+				sock,
 				NULL };
 	struct stat st;
 	struct vmproc v;
@@ -99,7 +213,8 @@ static void test_boot_powerdown(void)
 	snprintf(dspec, sizeof(dspec), "path=%s,id=debian", disk);
 	t0 = now_ms();
 	/* "ready: multi-user.target" from the unit ordered after it. */
-	ret = vmproc_start_ms(&v, "boot=1", "root=/dev/vda console=ttyS0",
+	ret = vmproc_start_ms(&v, "boot=1,max=3",
+			      "root=/dev/vda console=ttyS0 hotvm.agent=com2",
 			      extra, BOOT_MS);
 	if (ret) {
 		printf("# did not reach multi-user.target: %s\n",
@@ -111,6 +226,7 @@ static void test_boot_powerdown(void)
 	}
 	printf("# multi-user.target %ld ms after hotvm started\n",
 	       now_ms() - t0);
+	hotadd_two(&v, sock);
 	/* The ACPI power button: logind, not acpid, powers off. */
 	t0 = now_ms();
 	ret = vmproc_qmp(&v, "system_powerdown", NULL, err, sizeof(err), NULL);
