@@ -8,9 +8,10 @@
  * multi-user.target, whose unit hotvm-ready says so on the console;
  * system_powerdown presses the ACPI power button, systemd-logind powers
  * the VM off, and hotvm ends with 0.  Before that, with hotvm --agent on
- * COM2 (the image's unit hotvm-agent-com2 starts Debian's qemu-ga on
- * ttyS1 for hotvm.agent=com2: Debian's own unit waits for a virtio port),
- * two vCPUs are hot-added, each onlined by the agent (guest-set-vcpus),
+ * its virtio-console port org.qemu.guest_agent.0 (Debian's own
+ * qemu-guest-agent unit, unchanged, starts qemu-ga there; the image's
+ * COM2 unit is left off: no hotvm.agent=com2), two vCPUs are hot-added,
+ * each onlined by the agent (guest-set-vcpus),
  * and the guest's /sys/devices/system/cpu/online, read through the agent
  * (guest-file-read), says 0-2.
  *
@@ -203,6 +204,8 @@ static void test_boot_powerdown(void)
 				dspec,
 				"--agent-socket",
 				sock,
+				"--agent-channel",
+				"virtio",
 				NULL };
 	struct stat st;
 	struct vmproc v;
@@ -213,8 +216,7 @@ static void test_boot_powerdown(void)
 	snprintf(dspec, sizeof(dspec), "path=%s,id=debian", disk);
 	t0 = now_ms();
 	/* "ready: multi-user.target" from the unit ordered after it. */
-	ret = vmproc_start_ms(&v, "boot=1,max=3",
-			      "root=/dev/vda console=ttyS0 hotvm.agent=com2",
+	ret = vmproc_start_ms(&v, "boot=1,max=3", "root=/dev/vda console=ttyS0",
 			      extra, BOOT_MS);
 	if (ret) {
 		printf("# did not reach multi-user.target: %s\n",
