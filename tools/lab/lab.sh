@@ -661,22 +661,20 @@ fi
 log=$work/serial.log
 fifo=$work/serial.fifo
 
-# monitor_dump: where a frozen lab's CPUs are, from QEMU's monitor, on
-# stderr: the registers twice, 2 s apart (a CPU that moves spins, one that
-# stays is stuck), so that a freeze can be told apart from the next; and the
-# LAPIC each time (its timer's count, IRR, ISR): a timer that has run out
-# with its vector not in IRR never fired (QEMU's timers), one in IRR that
-# stays there was never taken (the CPU's interrupt check).
-monitor_dump() {
+# monitor_cmds PAUSE CMD...: QEMU monitor commands, PAUSE seconds apart,
+# what they say of the CPUs' registers and the LAPIC (its timer's count,
+# IRR, ISR) into $work/monitor.last and on stderr.
+monitor_cmds() {
 	command -v python3 >/dev/null || return 0
-	python3 - "$work/monitor.sock" <<'PY' 2>&1 | tee "$work/monitor.last" | sed "s/^/$prog: monitor: /" >&2 || true
+	python3 - "$work/monitor.sock" "$@" <<'PY' 2>&1 | tee "$work/monitor.last" | sed "s/^/$prog: monitor: /" >&2 || true
 import socket, sys, time
 s = socket.socket(socket.AF_UNIX)
 s.settimeout(5)
 s.connect(sys.argv[1])
+pause = float(sys.argv[2])
 def cmd(c):
     s.sendall((c + "\n").encode())
-    time.sleep(1)
+    time.sleep(pause)
     out = b""
     try:
         while True:
@@ -689,44 +687,27 @@ def cmd(c):
     except socket.timeout:
         pass
     return out.decode(errors="replace")
-cmd("")
-for c in ("info registers -a", "info lapic", "info registers -a", "info lapic"):
+for c in sys.argv[3:]:
     for l in cmd(c).splitlines():
         if l.startswith(("RIP", "CS ", "CR0", "EFER", "CPU#", "RAX", "HLT")) or "HLT=" in l:
             print(l.strip())
         elif c == "info lapic" and l.startswith(("dumping", "LVTT", "Timer", "ISR", "IRR", "APR", "ESR")):
             print(l.strip())
-    time.sleep(1)
 PY
 }
 
-# monitor_lapic: the lab CPU's LAPIC alone, in about half a second (the
-# kick's check; monitor_dump is the whole picture, for a lab that stays
-# frozen), into $work/monitor.last and on stderr.
+# monitor_dump: where a frozen lab's CPUs are: the registers twice, 2 s
+# apart (a CPU that moves spins, one that stays is stuck), so that a freeze
+# can be told apart from the next; and the LAPIC each time: a timer that
+# has run out with its vector not in IRR never fired (QEMU's timers), one
+# in IRR that stays there was never taken (the CPU's interrupt check).
+monitor_dump() {
+	monitor_cmds 1 "" "info registers -a" "info lapic" "info registers -a" "info lapic"
+}
+
+# monitor_lapic: the LAPIC alone, in about half a second: the kick's check.
 monitor_lapic() {
-	command -v python3 >/dev/null || return 0
-	python3 - "$work/monitor.sock" <<'PY' 2>&1 | tee "$work/monitor.last" | sed "s/^/$prog: monitor: /" >&2 || true
-import socket, sys, time
-s = socket.socket(socket.AF_UNIX)
-s.settimeout(5)
-s.connect(sys.argv[1])
-s.sendall(b"info lapic\n")
-time.sleep(0.5)
-out = b""
-try:
-    while True:
-        b = s.recv(65536)
-        if not b:
-            break
-        out += b
-        if len(b) < 65536:
-            break
-except socket.timeout:
-    pass
-for l in out.decode(errors="replace").splitlines():
-    if l.startswith(("dumping", "LVTT", "Timer", "ISR", "IRR", "APR", "ESR")):
-        print(l.strip())
-PY
+	monitor_cmds 0.5 "info lapic"
 }
 
 # qemu_threads PID: QEMU's threads (PID is timeout's, QEMU its child) with
