@@ -255,6 +255,44 @@ static void test_serial_rx(void)
 	serial_close(&s);
 }
 
+/* The VM's reset: power-on registers, no stale input, the host told. */
+static void test_serial_reset(void)
+{
+	struct bus bus = BUS_INIT_PIO;
+	struct serial s;
+
+	rx_drained = 0;
+	serial_open_callback(
+		&s,
+		&(struct serial_host){ .out = rx_host_out,
+				       .drained = rx_host_drained },
+		NULL, 3);
+	CHECK_EQ(serial_register(&s, &bus, ABI_COM1_PORT), 0);
+	wr(&bus, 3, 0x03); /* 8N1 */
+	wr(&bus, 4, 0x0b); /* DTR, RTS, OUT2 */
+	wr(&bus, 2, 0x01); /* FIFO on */
+	wr(&bus, 1, 0x01); /* RDI */
+	wr(&bus, 7, 0x5a);
+	CHECK_EQ(serial_receive(&s, "ab", 2), 2);
+	serial_reset(&s);
+	CHECK_EQ(rx_drained, 1);
+	CHECK_EQ(rd(&bus, 1), 0);
+	CHECK_EQ(rd(&bus, 3), 0);
+	CHECK_EQ(rd(&bus, 4), 0);
+	CHECK_EQ(rd(&bus, 2), 0x01);	 /* no interrupt, FIFOs off */
+	CHECK_EQ(rd(&bus, 5) & 0x01, 0); /* the bytes are gone */
+	CHECK_EQ(rd(&bus, 7), 0x5a);
+	/* An empty ring tells the host nothing. */
+	serial_reset(&s);
+	CHECK_EQ(rx_drained, 1);
+	/* And the port works as at power-on. */
+	wr(&bus, 1, 0x01);
+	CHECK_EQ(serial_receive(&s, "c", 1), 1);
+	CHECK_EQ(rd(&bus, 2) & 0x0f, 0x04);
+	CHECK_EQ(rd(&bus, 0), 'c');
+	serial_close(&s);
+}
+
 static void test_debug_exit(void)
 {
 	struct bus bus = BUS_INIT_PIO;
@@ -333,4 +371,5 @@ static void test_pm(void)
 }
 
 CHECK_MAIN(TEST(test_bus), TEST(test_bus_regs), TEST(test_serial),
-	   TEST(test_serial_rx), TEST(test_debug_exit), TEST(test_pm))
+	   TEST(test_serial_rx), TEST(test_serial_reset), TEST(test_debug_exit),
+	   TEST(test_pm))

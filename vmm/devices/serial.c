@@ -296,6 +296,25 @@ void serial_rx_flush(struct serial *s)
 	pthread_mutex_unlock(&s->lock);
 }
 
+void serial_reset(struct serial *s)
+{
+	pthread_mutex_lock(&s->lock);
+	/* The master reset's values; the divisor latch and SCR keep theirs. */
+	s->ier = 0;
+	s->lcr = 0;
+	s->mcr = 0;
+	s->fcr = 0;
+	s->thre_pending = false;
+	/* Bytes the guest before the reset did not read are not the next's. */
+	if (s->rx_len) {
+		s->rx_head = 0;
+		s->rx_len = 0;
+		if (s->host.drained)
+			s->host.drained(s->host.ctx);
+	}
+	pthread_mutex_unlock(&s->lock);
+}
+
 void serial_close(struct serial *s)
 {
 	if (s->dropped)

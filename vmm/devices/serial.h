@@ -66,6 +66,13 @@ int serial_open(struct serial *s, enum serial_sink sink, const char *path,
 void serial_open_callback(struct serial *s, const struct serial_host *host,
 			  struct vm *vm, unsigned int irq);
 int serial_register(struct serial *s, struct bus *bus, uint16_t base);
+/*
+ * The VM's reset: the registers a 16550's master reset clears go back to
+ * power-on (no interrupt enabled, FIFOs off), and received bytes are
+ * dropped.  Without it the guest after a reset inherits the last one's
+ * IER, LCR and half-read input.
+ */
+void serial_reset(struct serial *s);
 void serial_close(struct serial *s);
 
 /*

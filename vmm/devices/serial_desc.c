@@ -44,6 +44,11 @@ static void serial_teardown(void *state)
 	serial_close(state);
 }
 
+static void serial_dev_reset(void *state)
+{
+	serial_reset(state);
+}
+
 static int serial_aml(struct aml_buf *b, const struct dev_instance *d,
 		      const struct dev_table_env *env)
 {
@@ -67,5 +72,6 @@ const struct dev_desc serial_desc = {
 	.state_size = sizeof(struct serial),
 	.setup = serial_setup,
 	.teardown = serial_teardown,
+	.reset = serial_dev_reset,
 	.aml = serial_aml,
 };
