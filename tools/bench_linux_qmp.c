@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * bench-linux-qmp: one run of tools/bench-linux.sh's scenario against one
+ * bench-linux-qmp: one run of tools/bench linux's scenario against one
  * VMM (hotvm or QEMU) booting a Linux guest, inside the nested lab.  It
  * starts the VMM with the console in a file and QMP on a unix socket, then
  * times, with CLOCK_MONOTONIC:
@@ -26,7 +26,7 @@
  *                   [--dir DIR] [--rep N] [--timeout S] [--cpu MODEL]
  *                   [--soft N] [--label NAME]
  *
- * Built by tools/bench-linux.sh with plain cc (-static, json-c).
+ * Built by tools/bench linux with plain cc (-static, json-c).
  */
 #define _GNU_SOURCE
 #include <errno.h>

@@ -6,7 +6,7 @@
  * burst, which hotvm runs as one batch) and the same 8 one after another,
  * with the median time of every state on both sides.
  * A benchmark, not a test: it prints figures.  The `states` phase of
- * tools/bench-hotplug.py, the benchmarks' one front end.
+ * tools/bench tiny, the benchmarks' one front end.
  *
  *   HOTVM=build/vmm/hotvm build/tests/e2e/bench-states [CYCLES]
  */

@@ -14,8 +14,8 @@ packages=(
 	clang-14 libclang-rt-14-dev              # libFuzzer (tests/fuzz)
 	libtsan2                                 # gcc's ThreadSanitizer runtime
 	libvirt-dev                              # hotvm cpu --connect (its test driver needs no daemon)
-	gnuplot-nox                              # tools/bench-hotplug.py plot
-	python3                                  # tests/cli, guest/tests, bench-hotplug.py (also in the lab)
+	gnuplot-nox                              # tools/bench tiny plot
+	python3                                  # tests/cli, guest/tests, tools/bench tiny (also in the lab)
 	qemu-guest-agent                         # qemu-ga: tests/agent against the real agent (and the lab's Linux guest)
 	mmdebstrap e2fsprogs                     # tools/debian-image.sh: the lab's Debian 12 disk image
 )

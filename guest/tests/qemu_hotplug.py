@@ -10,7 +10,7 @@ GPE0 bit 2:
                               "online: 0", both DEVICE_DELETED and the
                               _OST events; exit 0, 1 on failure
 
-(Its figures on /dev/kvm next to hotvm's: tools/bench-hotplug.py.)
+(Its figures on /dev/kvm next to hotvm's: tools/bench tiny.)
 
 QMP runs over a socketpair handed to QEMU (-chardev socket,fd=N), the
 serial console over QEMU's stdout; both are read by threads that stamp

@@ -20,7 +20,7 @@
  * trace --from FILE --svg OUT` draws it again (README's picture).
  *
  * Usage: test-linux-trace DIR [CASE...], or test-linux-trace DIR bench N
- * (tools/bench-linux-trace.sh: hot-add to running with and without the
+ * (tools/bench linux-trace: hot-add to running with and without the
  * trace, N samples each, one boot).  HOTVM is the binary.
  */
 #include <errno.h>

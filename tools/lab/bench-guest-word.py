@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """The guest's own word, hotvm and QEMU side by side: the nested lab's side
-of tools/bench-guest-word.sh (python3 in the lab's first-level guest, as
+of tools/bench guest-word (python3 in the lab's first-level guest, as
 root), and the table that script prints from the lab's log.
 
 In the lab, for one VMM (hotvm, or QEMU 7.2 q35 on the lab's KVM), the same

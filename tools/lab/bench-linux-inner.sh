@@ -1,9 +1,9 @@
 #!/bin/sh
-# The nested lab's side of tools/bench-linux.sh (busybox sh, as root, in the
+# The nested lab's side of tools/bench linux (busybox sh, as root, in the
 # lab's first-level guest): REPS runs of bench-linux-qmp for hotvm and for
 # QEMU, alternating which goes first, booting the same Linux guest
 # (/lab/linux/vmlinux, /lab/linux/initrd.gz).  Each run prints one
-# BENCH-JSON (or BENCH-ERROR) line on the console; tools/bench-linux.sh reads
+# BENCH-JSON (or BENCH-ERROR) line on the console; tools/bench linux reads
 # them from the lab's log.
 #   sh /lab/bench-linux-inner.sh REPS MAX [MEM_MB] [agent] [before]
 # With "agent", each rep also runs hotvm --agent with a guest that has no

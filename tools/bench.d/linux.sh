@@ -1,4 +1,6 @@
 #!/bin/sh
+# linux: Debian's kernel in the nested lab: boot, hot-add, removal, Linux's soft offline/online; hotvm vs QEMU
+#
 # Linux-guest benchmark, hotvm and QEMU side by side in one nested-lab run
 # (tools/lab), booting the same Debian kernel (PVH vmlinux) and initramfs
 # (tools/lab/guest/init) on the lab's real KVM:
@@ -20,7 +22,7 @@
 # change costs a Linux guest.
 # A benchmark, not a test.  CLOCK_MONOTONIC inside the lab (tools/bench_linux_qmp.c).
 #
-#   tools/bench-linux.sh [-a] [-B BEFORE] [-r REPS] [-m MAX] [-s SOFT] [-b BUILD] [-o JSON] [-l LOG] [-t SECONDS]
+#   tools/bench linux [-a] [-B BEFORE] [-r REPS] [-m MAX] [-s SOFT] [-b BUILD] [-o JSON] [-l LOG] [-t SECONDS]
 #     -a  also hotvm with the guest agent onlining (the guest carries qemu-ga)
 #     -B  also the hotvm of build directory BEFORE (column "hotvm-before")
 #     -r  runs of each VMM (default 3)
@@ -34,7 +36,7 @@
 # (libjson-c-dev), python3, and what tools/lab/lab.sh needs.
 set -eu
 
-top=$(cd "$(dirname "$0")/.." && pwd)
+top=$(cd "$(dirname "$0")/../.." && pwd)
 reps=3
 max=4
 soft=3
@@ -56,7 +58,7 @@ while getopts aB:r:m:s:b:o:l:t:h opt; do
 	o) json=$OPTARG ;;
 	l) log=$OPTARG ;;
 	t) timeout=$OPTARG ;;
-	*) sed -n '2,34p' "$0"; exit 2 ;;
+	*) sed -n '2,36p' "$0"; exit 2 ;;
 	esac
 done
 case $reps$max$soft in *[!0-9]*) echo "bench-linux: -r, -m and -s take numbers" >&2; exit 2 ;; esac
@@ -197,7 +199,7 @@ for label, m, ratio in more:
     print('  %-38s %s  ratio %s' % (label, '  '.join('%s %8s' % (v, fmt(m[v])) for v in vmms), fmt(ratio, True)))
 
 doc = {
-    'benchmark': 'tools/bench-linux.sh',
+    'benchmark': 'tools/bench linux',
     'date': time.strftime('%Y-%m-%dT%H:%M:%S%z'),
     'host': platform.node(),
     'reps': reps, 'max': mx, 'lab_status': status,

@@ -1,10 +1,12 @@
 #!/bin/sh
+# boot: process start to the tiny guest's ready line and to its exit, per vCPU count; hotvm vs QEMU
+#
 # Boot benchmark: time from process start to the tiny guest's "ready" line
 # and to its exit, for several vCPU counts, median of several runs, for hotvm
 # and (where it runs) QEMU booting the same guest ELF.  POSIX sh, so the
 # nested lab can run it under busybox too.
 #
-#   tools/bench-boot.sh [-r RUNS] [-c "1 4 8"] [-b BUILD] [-q|-Q] [-k ELF]
+#   tools/bench boot [-r RUNS] [-c "1 4 8"] [-b BUILD] [-q|-Q] [-k ELF]
 #     -q  also QEMU with KVM (default when qemu-system-x86_64 is found;
 #         -cpu max without arch-capabilities: MSR 0x10a is refused here)
 #     -Q  hotvm only
@@ -24,7 +26,7 @@ while getopts r:c:b:k:qQh opt; do
 	k) kernel=$OPTARG ;;
 	q) qemu=yes ;;
 	Q) qemu=no ;;
-	*) sed -n '2,10p' "$0"; exit 2 ;;
+	*) sed -n '2,12p' "$0"; exit 2 ;;
 	esac
 done
 
@@ -73,12 +75,20 @@ measure() {
 	r=$(printf '%s\n' "$good" | sed -n 's/.*line_ms=\([0-9.]*\) .*/\1/p' | median)
 	e=$(printf '%s\n' "$good" | sed -n 's/.*exit_ms=\([0-9.]*\) .*/\1/p' | median)
 	rm -f "$tmp"
-	printf '%-6s %5s %12s %12s\n' "$name" "$n" "$r" "$e"
+	printf '%s\t%s\t%s\t%s\n' "$name" "$n" "$r" "$e"
 }
 
-echo "# boot benchmark: $runs runs each, median ms from process start"
+# The one table format (tools/bench_table.py), or its rows where there is
+# no python3 (busybox).
+table() {
+	if command -v python3 >/dev/null; then
+		python3 "$(dirname "$0")/../bench_table.py" "$@"
+	else
+		cat
+	fi
+}
+
 echo "# kernel: $kernel ($(uname -r), $(nproc) cpus)"
-printf '%-6s %5s %12s %12s\n' vmm vcpus ready_ms exit_ms
 for n in $cpus; do
 	measure hotvm "$n" "$hotvm" run --cpus "boot=$n" --cmdline exit \
 		--serial stdio
@@ -90,4 +100,5 @@ for n in $cpus; do
 			-append exit \
 			-device isa-debug-exit,iobase=0x501,iosize=1
 	fi
-done
+done | table "boot: $runs runs each, median ms from process start" \
+	vmm vCPUs "to ready, ms" "to exit, ms"

@@ -1,4 +1,6 @@
 #!/bin/sh
+# guest-word: the guest's own poweroff, reboot and eject in the nested lab; hotvm vs QEMU q35
+#
 # The guest's own word, hotvm and QEMU 7.2 q35 side by side, in one
 # nested-lab run (tools/lab), booting the same Debian kernel (PVH vmlinux)
 # and initramfs (tools/lab/guest/init) on the lab's real KVM.  The host asks
@@ -12,7 +14,7 @@
 # tests/linux/test_guest_word.c: meson test lab-linux-power
 # lab-linux-reboot lab-linux-eject).
 #
-#   tools/bench-guest-word.sh [-b BUILD] [-l LOG] [-t SECONDS] [-v VMMS] [-e]
+#   tools/bench guest-word [-b BUILD] [-l LOG] [-t SECONDS] [-v VMMS] [-e]
 #     -b  build directory with vmm/hotvm and lab-cache (default build)
 #     -l  the lab's console log (default BUILD/bench-guest-word.log)
 #     -t  the lab's timeout (default 1200)
@@ -23,7 +25,7 @@
 # needs (its --with-qemu, --with-python and --linux-guest).
 set -eu
 
-top=$(cd "$(dirname "$0")/.." && pwd)
+top=$(cd "$(dirname "$0")/../.." && pwd)
 build=$top/build
 log=
 timeout=1200
@@ -37,7 +39,7 @@ while getopts b:l:t:v:eh opt; do
 	t) timeout=$OPTARG ;;
 	v) vmms=$OPTARG ;;
 	e) echo=" --echo" ;;
-	*) sed -n '2,23p' "$0"; exit 2 ;;
+	*) sed -n '2,25p' "$0"; exit 2 ;;
 	esac
 done
 log=${log:-$build/bench-guest-word.log}

@@ -1,16 +1,18 @@
 #!/usr/bin/env bash
-# tools/bench-hotplug.py in the nested lab (tools/lab), for hosts without
+# lab: the tiny phase in the nested lab, with the kernel's count of each VMM's exits
+#
+# tools/bench tiny in the nested lab (tools/lab), for hosts without
 # /dev/kvm: the tiny guest on the lab's real KVM, hotvm against QEMU 7.2
 # (and an older build with --before) in one lab boot, with the kernel's
 # count of each VMM's exits (kvm:kvm_userspace_exit and kvm:kvm_exit in
 # tracefs) next to hotvm's own.  Prints the table here and saves the JSON.
 #
-#   tools/bench-lab.sh [-b BUILD] [-c CYCLES] [-m MAX] [--before BUILD]
+#   tools/bench lab [-b BUILD] [-c CYCLES] [-m MAX] [--before BUILD]
 #                      [--prestage K] [--no-qemu] [--no-kernel-exits]
 #                      [-o JSON] [-l LOG] [-s SMP] [-t SECONDS]
 #     -b            build with vmm/hotvm, guest/hotvm-tiny.elf,
 #                   tests/e2e/bench-states and lab-cache (default build)
-#     -c, -m        bench-hotplug.py's cycles and max vCPUs (default 10,
+#     -c, -m        tools/bench tiny's cycles and max vCPUs (default 10,
 #                   16; it wants -m >= 9)
 #     --before B    also the older build B (its vmm/hotvm and guest image)
 #     --prestage K  also hotvm --prestage K (K vCPUs created ahead), a
@@ -27,7 +29,7 @@
 # needs (and its --with-qemu, --with-python).
 set -euo pipefail
 
-top=$(cd "$(dirname "$0")/.." && pwd)
+top=$(cd "$(dirname "$0")/../.." && pwd)
 build=$top/build
 before=
 prestage=
@@ -40,7 +42,7 @@ log=
 smp=1
 timeout=2400
 
-usage() { sed -n '2,25p' "$0" | sed 's/^# \{0,1\}//'; exit "${1:-2}"; }
+usage() { sed -n '2,27p' "$0" | sed 's/^# \{0,1\}//'; exit "${1:-2}"; }
 while [ $# -gt 0 ]; do
 	case $1 in
 	-[bcmolst] | --before | --prestage) [ $# -ge 2 ] || usage ;;
@@ -66,8 +68,9 @@ build=$(cd "$build" && pwd)
 json=${json:-$build/bench-lab.json}
 log=${log:-$build/bench-lab.log}
 
-# What bench-hotplug.py reads of a build, at the same paths in the lab.
-lab_args=(--add "$top/tools/bench-hotplug.py:/lab/tools/bench-hotplug.py")
+# What tools/bench tiny reads of a build, at the same paths in the lab.
+lab_args=(--add "$top/tools/bench.d/tiny.py:/lab/tools/bench.d/tiny.py"
+	--add "$top/tools/bench_table.py:/lab/tools/bench_table.py")
 copy_build() { # BUILD DEST [e2e]
 	local f
 	for f in vmm/hotvm guest/hotvm-tiny.elf ${3:+tests/e2e/bench-states}; do
@@ -78,7 +81,7 @@ copy_build() { # BUILD DEST [e2e]
 	[ -z "${3:-}" ] || lab_args+=(--bin "$1/tests/e2e/bench-states:$2/tests/e2e/bench-states")
 }
 copy_build "$build" /lab/after e2e
-bench="python3 /lab/tools/bench-hotplug.py -b /lab/after -c $cycles -m $max"
+bench="python3 /lab/tools/bench.d/tiny.py -b /lab/after -c $cycles -m $max"
 bench="$bench -o /tmp/bench.json -p /tmp/bench.png $kexits"
 [ -z "$prestage" ] || bench="$bench --prestage $prestage"
 if [ -n "$before" ]; then
@@ -105,7 +108,7 @@ grep -a '^# .* s: ' "$log" | tr -d '\r' >&2 || :
 if grep -a '^BENCH-JSON: ' "$log" | tail -n 1 | tr -d '\r' | cut -c 13- >"$json.tmp" &&
 	[ -s "$json.tmp" ]; then
 	mv "$json.tmp" "$json"
-	python3 "$top/tools/bench-hotplug.py" --table "$json"
+	python3 "$top/tools/bench.d/tiny.py" --table "$json"
 	echo "# json: $json"
 else
 	rm -f "$json.tmp"

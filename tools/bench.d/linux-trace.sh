@@ -1,4 +1,6 @@
 #!/bin/sh
+# linux-trace: what mirroring Linux's cpuhp trace costs a hot-add, in the nested lab
+#
 # The cost of mirroring Linux's cpuhp trace (docs/design.md §6.7), in one
 # nested-lab run: Debian's kernel with qemu-ga on hotvm --agent, N hot-adds
 # ("wait": "started") with Linux's trace read around each, then tracefs is
@@ -10,17 +12,17 @@
 # The first sample of each mode warms up and is not printed.  A benchmark,
 # not a test: the driver is tests/linux/test_linux_trace.c's "bench" mode.
 #
-#   tools/bench-linux-trace.sh [-n SAMPLES] [-b BUILD]
+#   tools/bench linux-trace [-n SAMPLES] [-b BUILD]
 set -eu
 
-top=$(cd "$(dirname "$0")/.." && pwd)
+top=$(cd "$(dirname "$0")/../.." && pwd)
 n=4
 build=$top/build
 while getopts n:b:h opt; do
 	case $opt in
 	n) n=$OPTARG ;;
 	b) build=$OPTARG ;;
-	*) sed -n '2,14p' "$0"; exit 2 ;;
+	*) sed -n '2,15p' "$0"; exit 2 ;;
 	esac
 done
 ninja -C "$build" vmm/hotvm tests/linux/test-linux-trace >/dev/null
@@ -29,5 +31,7 @@ ninja -C "$build" vmm/hotvm tests/linux/test-linux-trace >/dev/null
 	--hotvm "$build/vmm/hotvm" --bin "$build/tests/linux/test-linux-trace" \
 	--run "mkdir -p /tmp && HOTVM=/bin/hotvm test-linux-trace /lab/linux bench $n" |
 	tee "$build/bench-linux-trace.log" |
-	awk '/^bench: / { v[$2] = v[$2] " " $4; r[$2] = r[$2] " " $6; print }
-	     END { for (m in v) printf "%s: running-ms%s; reply-ms%s\n", m, v[m], r[m] }'
+	awk '/^bench: / { v[$2] = v[$2] " " $4; r[$2] = r[$2] " " $6; print >"/dev/stderr" }
+	     END { for (m in v) printf "%s\t%s\t%s\n", m, v[m], r[m] }' |
+	python3 "$top/tools/bench_table.py" "linux-trace: a hot-add with and without Linux's trace, each sample (ms)" \
+		mode "to running" "to the reply"

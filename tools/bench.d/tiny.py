@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0-only
-"""
-bench-hotplug: one QMP scenario, run against hotvm and against QEMU in the
+"""tiny: the tiny guest on /dev/kvm: boot, hot-add, removal, bursts, the k-th vCPU, RSS, per-state times; hotvm vs QEMU
+
+One QMP scenario, run against hotvm and against QEMU in the
 same run, booting the same tiny guest (hotvm-tiny.elf, QEMU through its PVH
 loader, -M q35 -accel kvm -cpu max,-arch-capabilities) on /dev/kvm:
 
@@ -37,15 +38,15 @@ same for hotvm and QEMU.  Exit counts do not depend on the host's load.
 Prints a table with medians, p99, exits per operation and the hotvm/QEMU
 ratio, writes every raw figure to a JSON file and, with gnuplot, a PNG
 of the k-th vCPU's latency and RSS against the vCPU count for both.  With
---linux it also runs tools/bench-linux.sh (the Linux guest in the nested
+--linux it also runs tools/bench linux (the Linux guest in the nested
 lab) and puts its figures into the same JSON and table.  A benchmark, not
 a test.
 
-  tools/bench-hotplug.py [-b BUILD] [-c CYCLES] [-m MAX] [-o JSON]
+  tools/bench tiny [-b BUILD] [-c CYCLES] [-m MAX] [-o JSON]
                          [-p PNG] [--no-qemu] [--prestage K]
                          [--before BUILD] [--kernel-exits]
                          [--linux [-M LMAX] [-R REPS]]
-  tools/bench-hotplug.py --table JSON   (the table of a saved run)
+  tools/bench tiny --table JSON   (the table of a saved run)
 
 Phase by phase, every VMM in turn (a noisy host weighs on all alike).
 Times are CLOCK_MONOTONIC in this process: a line is stamped when its
@@ -66,7 +67,10 @@ import tempfile
 import threading
 import time
 
-TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+TOP = os.path.dirname(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__))))
+sys.path.insert(0, os.path.join(TOP, 'tools'))
+from bench_table import table as print_table  # noqa: E402
 TIMEOUT = float(os.environ.get('BENCH_TIMEOUT', '120'))
 
 
@@ -661,7 +665,7 @@ def table(s, meta):
     kinds = ['hotvm', 'qemu'] + [k for k in ('hotvm-prestage',
                                               'hotvm-before') if k in s]
     extra = kinds[2:]
-    print('# tiny guest on /dev/kvm (Linux %s, %s CPUs), max %d vCPUs, %d '
+    title = ('tiny guest on /dev/kvm (Linux %s, %s CPUs), max %d vCPUs, %d '
           'single cycles; ms, median (p99); exits: to user space per '
           'operation, median, hotvm\'s own count (k: the kernel\'s '
           'kvm_userspace_exit); own: hotvm\'s own share, us, median '
@@ -673,27 +677,24 @@ def table(s, meta):
               if 'hotvm-prestage' in s else '',
               '; hotvm-before: the build in %s' % meta.get('before')
               if 'hotvm-before' in s else ''))
-    print('%-30s %5s %18s %6s %6s %18s %6s %6s %7s%s' % (
-        'operation', 'n', 'hotvm', 'exits', 'own', 'qemu', 'exits', 'own',
-        'ratio', ''.join(' %18s %6s %6s' % (k, 'exits', 'own')
-                         for k in extra)))
+    head = ['operation', 'n', 'hotvm', 'exits', 'own', 'qemu', 'exits',
+            'own', 'ratio'] + [x for k in extra for x in (k, 'exits', 'own')]
+    rows = []
 
     def cell(k, key):
         a = s.get(k, {}).get(key, {})
         e = s.get(k, {}).get('exits', {}).get(key)
-        return '%18s %6s %6s' % ('%s (%s)' % (fmt(a.get('median_ms')),
-                                              fmt(a.get('p99_ms'))),
-                                 exits_cell(e), own_cell(e))
+        return ['%s (%s)' % (fmt(a.get('median_ms')), fmt(a.get('p99_ms'))),
+                exits_cell(e), own_cell(e)]
     for key, name in ROWS:
         a, b = h.get(key, {}), q.get(key, {})
         if not a.get('n') and not b.get('n'):
             continue
         ratio = (a['median_ms'] / b['median_ms']
                  if a.get('median_ms') and b.get('median_ms') else None)
-        print('%-30s %5d %s %s %7s%s' % (
-            name, a.get('n') or b.get('n'), cell('hotvm', key),
-            cell('qemu', key), fmt(ratio),
-            ''.join(' ' + cell(k, key) for k in extra)))
+        rows.append([name, a.get('n') or b.get('n')] + cell('hotvm', key) +
+                    cell('qemu', key) + [fmt(ratio)] +
+                    [c for k in extra for c in cell(k, key)])
     for key, name, f in (
             ('kth_median_ms', 'k-th vCPU add, median', '%.2f'),
             ('kth_last_over_first', 'k-th cost, last/first quarter',
@@ -707,11 +708,11 @@ def table(s, meta):
               for k in kinds}
         ow = {k: own_cell(e[k]) if key == 'kth_median_ms' else ''
               for k in kinds}
-        print('%-30s %5s %18s %6s %6s %18s %6s %6s %7s%s' % (
-            name, '', fmt(a, f), ex['hotvm'], ow['hotvm'], fmt(b, f),
-            ex['qemu'], ow['qemu'], fmt(ratio),
-            ''.join(' %18s %6s %6s' % (fmt(s[k].get(key), f), ex[k], ow[k])
-                    for k in extra)))
+        rows.append([name, '', fmt(a, f), ex['hotvm'], ow['hotvm'],
+                     fmt(b, f), ex['qemu'], ow['qemu'], fmt(ratio)] +
+                    [c for k in extra
+                     for c in (fmt(s[k].get(key), f), ex[k], ow[k])])
+    print_table(title, head, rows)
     batch_table(s, kinds, meta)
     exits_table(s, kinds)
     own_table(s, kinds)
@@ -726,13 +727,13 @@ def own_table(s, kinds):
     if not kinds:
         return
     names = dict(ROWS, kth='k-th vCPU add')
-    print('\n# hotvm\'s own share per operation, us: median (p99) '
+    title = ('hotvm\'s own share per operation, us: median (p99) '
           '[exits\' handling] +pool: its operation thread\'s CPU time from '
           'the operation\'s start to its end, plus its vCPU threads\' CPU '
           'time from each exit to the next KVM_RUN; +pool: --prestage\'s '
           'refill after it (before the reply, after the guest has the '
           'CPU)')
-    print('%-30s%s' % ('operation', ''.join(' %24s' % k for k in kinds)))
+    rows = []
     for key in names:
         cells = []
         for k in kinds:
@@ -743,8 +744,8 @@ def own_table(s, kinds):
                              ' +%d' % e['prestage_us']
                              if e.get('prestage_us') else ''))
         if any(c != '-' for c in cells):
-            print('%-30s%s' % (names[key],
-                               ''.join(' %24s' % c for c in cells)))
+            rows.append([names[key]] + cells)
+    print_table(title, ['operation'] + kinds, rows)
 
 
 def batch_table(s, kinds, meta):
@@ -753,12 +754,12 @@ def batch_table(s, kinds, meta):
     add (add1, the single phase's median)."""
     if not any(s.get(k, {}).get('burst1', {}).get('n') for k in kinds):
         return
-    print('\n# a batch of K (K device_add at once) against the same K added '
-          'one after another: median ms [exits]; /K = batch over the K '
-          'adds, /1 = batch over one hot-add (the single phase)')
-    print('%-6s%s' % ('', ''.join(' %-40s' % k for k in kinds)))
-    print('%-6s%s' % ('K', ''.join(' %16s %16s %5s %5s' % (
-        'batch', 'K adds', '/K', '/1') for _ in kinds)))
+    title = ('a batch of K (K device_add at once) against the same K added '
+             'one after another: median ms [exits]; /K = batch over the K '
+             'adds, /1 = batch over one hot-add (the single phase)')
+    head = ['K'] + [x for k in kinds for x in (k + ': batch', 'K adds',
+                                                '/K', '/1')]
+    rows = []
     for k in BURSTS:
         cells = []
         for kind in kinds:
@@ -767,14 +768,14 @@ def batch_table(s, kinds, meta):
             q = d.get('seq%d' % k, {}).get('median_ms')
             one = d.get('add1', {}).get('median_ms')
             ex = d.get('exits', {})
-            cells.append('%16s %16s %5s %5s' % (
-                '%s [%s]' % (fmt(b, '%.1f'),
-                             exits_cell(ex.get('burst%d' % k))),
-                '%s [%s]' % (fmt(q, '%.1f'),
-                             exits_cell(ex.get('seq%d' % k))),
-                fmt(b / q if b and q else None),
-                fmt(b / one if b and one else None)))
-        print('%-6d%s' % (k, ''.join(' ' + c for c in cells)))
+            cells += ['%s [%s]' % (fmt(b, '%.1f'),
+                                   exits_cell(ex.get('burst%d' % k))),
+                      '%s [%s]' % (fmt(q, '%.1f'),
+                                   exits_cell(ex.get('seq%d' % k))),
+                      fmt(b / q if b and q else None),
+                      fmt(b / one if b and one else None)]
+        rows.append([k] + cells)
+    print_table(title, head, rows)
     h = s.get('hotvm', {})
     rs, ks = h.get('resize', {}).get('median_ms'), h.get('kth_sum_ms')
     if rs and ks:
@@ -791,13 +792,11 @@ def exits_table(s, kinds):
     keys = [k for k in names if any(s[x]['exits'].get(k) for x in kinds)]
     if not keys:
         return
-    print('\n# exits per operation, median: own = hotvm\'s count of its '
+    title = ('exits per operation, median: own = hotvm\'s count of its '
           'returns to user space (query-hotplug-stats); user, all = the '
           'kernel\'s kvm:kvm_userspace_exit, kvm:kvm_exit (every VM exit) '
           'for the VMM\'s threads (tracefs, --kernel-exits)')
-    print('%-30s%s' % ('operation', ''.join(' %20s' % (k + ' own/user/all')
-                                             for k in kinds)))
-    lost = []
+    rows, lost = [], []
     for key in keys:
         cells = []
         for k in kinds:
@@ -807,7 +806,9 @@ def exits_table(s, kinds):
             if e.get('lost') or e.get('foreign'):
                 lost.append('%s %s: %d lost, %d of other processes' % (
                     k, key, e.get('lost'), e.get('foreign')))
-        print('%-30s%s' % (names[key], ''.join(' %20s' % c for c in cells)))
+        rows.append([names[key]] + cells)
+    print_table(title, ['operation'] + [k + ' own/user/all' for k in kinds],
+                rows)
     for line in lost:
         print('# trace buffer: ' + line)
     for k in kinds:
@@ -915,29 +916,26 @@ def states(args, res):
 
 
 def print_states(rows, cycles, kind='hotvm'):
-    print('\n# %s per state (cpu-hotplug of one vCPU, %d cycles), us:'
-          % (kind, cycles))
-    print('# (own: hotvm\'s own share, median: a host state\'s operation '
-          'thread CPU time; op: the whole cpu-hotplug\'s own-us, '
-          'own-exit-us)')
-    print('%-6s %-20s %-5s %10s %10s %10s' % ('side', 'state', 'dir',
-                                              'median', 'p99', 'own'))
-    for r in rows:
-        own = r.get('own_us')
-        print('%-6s %-20s %-5s %10.0f %10.0f %10s' % (
-            r['side'], r['state'], r['direction'], r['median_us'],
-            r['p99_us'], '-' if own is None else '%.0f' % own))
+    print_table('%s per state (cpu-hotplug of one vCPU, %d cycles), us '
+                '(own: hotvm\'s own share, median: a host state\'s '
+                'operation thread CPU time; op: the whole cpu-hotplug\'s '
+                'own-us, own-exit-us)' % (kind, cycles),
+                ['side', 'state', 'dir', 'median', 'p99', 'own'],
+                [[r['side'], r['state'], r['direction'],
+                  '%.0f' % r['median_us'], '%.0f' % r['p99_us'],
+                  None if r.get('own_us') is None else '%.0f' % r['own_us']]
+                 for r in rows])
 
 
 def linux(args, res):
-    """The Linux guest in the nested lab: tools/bench-linux.sh's figures."""
+    """The Linux guest in the nested lab: tools/bench linux's figures."""
     out = os.path.join(args.build, 'bench-linux.json')
-    cmd = [os.path.join(TOP, 'tools', 'bench-linux.sh'), '-b', args.build,
+    cmd = [os.path.join(TOP, 'tools', 'bench.d', 'linux.sh'), '-b', args.build,
            '-r', str(args.linux_reps), '-m', str(args.linux_max), '-o', out]
     print('# running %s' % ' '.join(cmd), file=sys.stderr)
     p = subprocess.run(cmd)
     if p.returncode or not os.path.exists(out):
-        print('bench-hotplug: bench-linux.sh failed (%d)' % p.returncode,
+        print('bench-hotplug: tools/bench linux failed (%d)' % p.returncode,
               file=sys.stderr)
         return 1
     with open(out) as f:
@@ -1024,7 +1022,7 @@ def main():
     if 'hotvm' in res:
         status |= states(args, res)
     if 'linux' in res:
-        print('# Linux guest in the nested lab (tools/bench-linux.sh): see '
+        print('# Linux guest in the nested lab (tools/bench linux): see '
               '"linux" in the JSON')
     with open(args.json, 'w') as f:
         json.dump(dict(meta, summary=s, raw=res), f, indent=1)
