@@ -1,5 +1,5 @@
 #!/bin/sh
-# The long run of the randomized consistency test (tools/consistency.c,
+# The long run of the randomized consistency test (tests/e2e/consistency.c,
 # issue 21): STEPS random operations, bursts, resizes and disconnecting
 # clients under faults on both sides, hook vetoes and timeouts, checking
 # after each that the host table, the QMP views, the events and the tiny

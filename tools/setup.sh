@@ -7,7 +7,7 @@ packages=(
 	gcc make meson ninja-build pkg-config   # build
 	libfdt-dev libjson-c-dev libseccomp-dev  # VMM libraries
 	clang-format                             # format check
-	acpica-tools                             # iasl, acpiexec: tests/aml ACPI tests
+	acpica-tools                             # iasl, acpiexec: tests/board ACPI tests
 	qemu-system-x86 cpio xz-utils gzip       # nested lab, QEMU tests
 	busybox-static                           # boot tests under busybox sh
 	binutils                                 # nm, objcopy
@@ -15,7 +15,7 @@ packages=(
 	libtsan2                                 # gcc's ThreadSanitizer runtime
 	libvirt-dev                              # hotvm cpu --connect (its test driver needs no daemon)
 	gnuplot-nox                              # tools/bench tiny plot
-	python3                                  # tests/cli, guest/tests, tools/bench tiny (also in the lab)
+	python3                                  # tests/e2e/watch-trace.py, guest/tests, tools/bench tiny (also in the lab)
 	qemu-guest-agent                         # qemu-ga: tests/agent against the real agent (and the lab's Linux guest)
 	mmdebstrap e2fsprogs                     # tools/debian-image.sh: the lab's Debian 12 disk image
 )

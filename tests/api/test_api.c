@@ -610,7 +610,7 @@ static void test_guest_eject(void)
 
 	/*
 	 * A host fault armed for the next operation does not veto what the
-	 * guest did (found by tools/consistency: it failed the host's walk,
+	 * guest did (found by tests/e2e/consistency.c: it failed the host's walk,
 	 * which went back up while DEVICE_DELETED said the vCPU was gone).
 	 */
 	setup(4, 1);

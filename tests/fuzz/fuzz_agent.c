@@ -7,7 +7,7 @@
  * the firmware-node reads through guest-file-open/read/close), through
  * their public entries: qga_call(), qga_forward(), qga_send() and
  * hotplug_agent_refresh() on the real controller over the API tests'
- * fake machine (tests/api/fake_vm.h).
+ * fake machine (tests/fake/fake_vm.h).
  *
  * The guest is this file: serial_receive() and serial_rx_flush() are
  * wrapped at link time, so each line hotvm sends the agent reaches

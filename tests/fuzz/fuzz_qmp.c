@@ -3,7 +3,7 @@
  * Fuzzes the control API: the QMP server's framing, parsing and dispatch
  * (vmm/api/qmp_*.c) and the commands' handlers (vmm/api/qmp_cmds*.c),
  * on the real hotplug controller with the API tests' fake vCPUs and
- * scripted guest in place of KVM (tests/api/fake_vm.h).
+ * scripted guest in place of KVM (tests/fake/fake_vm.h).
  *
  * The parser's only public entry is the socket (vmm/api/qmp.h), so each
  * input gets a fresh server, controller and connection: the input's bytes

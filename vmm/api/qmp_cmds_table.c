@@ -5,7 +5,7 @@
  * what it does, its arguments and, beside them, the members of its reply
  * (as QAPI's "returns" does for QEMU).  The server checks requests
  * against the arguments before a handler runs and query-commands lists
- * the table; tests/qmp/test_qmp_cmds.c holds README.md's command table
+ * the table; tests/api/test_qmp_cmds.c holds README.md's command table
  * and `hotvm cpu --help` to it, and tests/api/test_api_replies.c runs
  * every command and holds its reply to the declared members.
  */

@@ -2,7 +2,7 @@
 /*
  * The option table (cli_options.c) rendered twice: as `hotvm run --help`,
  * and as the Markdown table README.md holds between its run-options
- * markers (tests/boot/test_cli.c compares the two).  Help texts mark code
+ * markers (tests/cli/test_cli.c compares the two).  Help texts mark code
  * with backquotes: Markdown keeps them, the terminal does not.
  */
 #include <stdbool.h>

@@ -21,7 +21,7 @@
 
 /*
  * Each verb names the QMP commands it sends ("QMP:" lines), so that a user
- * can do the same from any QMP client; tests/qmp/test_qmp_cmds.c holds
+ * can do the same from any QMP client; tests/api/test_qmp_cmds.c holds
  * those names to the server's declarations (vmm/api/qmp_cmds_table.c).
  */
 static void usage(FILE *f)

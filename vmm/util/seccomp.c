@@ -260,7 +260,7 @@ static __thread int seccomp_current = -1;
 
 #ifdef HOTVM_SECCOMP_TEST
 /*
- * Test builds only (tests/seccomp): HOTVM_SECCOMP_TRIGGER=THREAD makes
+ * Test builds only (tests/e2e/seccomp-vm.sh): HOTVM_SECCOMP_TRIGGER=THREAD makes
  * that thread type call socket(2), which no filter allows, right after
  * loading its filter.
  */

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
 #
 # The DSDT of a small machine (one CPU at boot, two possible), disassembled
-# by iasl, must match tests/aml/golden/dsdt-1of2.dsl: a change to the AML
+# by iasl, must match tests/board/golden/dsdt-1of2.dsl: a change to the AML
 # then shows in review as a change to that file.
 #
 #   dsdt-golden.sh [--update] HOTVM [IASL]
@@ -10,7 +10,7 @@
 # --update rewrites the golden file from the current build; commit it with
 # the AML change that caused it:
 #
-#   tests/aml/dsdt-golden.sh --update build/vmm/hotvm
+#   tests/board/dsdt-golden.sh --update build/vmm/hotvm
 #
 # The lines of iasl's header that carry its version, a date or a path are
 # dropped, and trailing blanks; the golden's first line names the iasl that made it, and another
@@ -74,7 +74,7 @@ if ! diff -u "$GOLDEN" "$tmp/now.dsl"; then
 	echo "FAIL: the DSDT for --cpus $CPUS differs from $GOLDEN (diff above)."
 	echo "If the AML change is intended, regenerate the golden file and"
 	echo "commit it with the change:"
-	echo "  tests/aml/dsdt-golden.sh --update build/vmm/hotvm"
+	echo "  tests/board/dsdt-golden.sh --update build/vmm/hotvm"
 	exit 1
 fi
 echo "ok: the DSDT matches $GOLDEN"
