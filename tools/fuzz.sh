@@ -6,7 +6,7 @@
 #
 #   tools/fuzz.sh [-t SECONDS] [-C BUILDDIR] [NAME...]
 #
-# NAME is regs, qmp, pvh, bzimage, acpi, agent, ring, lxtrace, virtq or vblk (default:
+# NAME is regs, qmp, pvh, bzimage, acpi, agent, ring, lxtrace, virtq, vblk, vcon or vnet (default:
 # all), SECONDS per harness (default 300), BUILDDIR default build-fuzz
 # (configured here with -Dfuzz=enabled if it does not exist).  The corpus grows in
 # BUILDDIR/tests/fuzz/long-NAME/corpus and survives between runs; a finding
@@ -27,8 +27,8 @@ while getopts t:C: opt; do
 done
 shift $((OPTIND - 1))
 names=("$@")
-[ ${#names[@]} -gt 0 ] || names=(regs qmp pvh bzimage acpi agent ring lxtrace virtq vblk)
-declare -A max_len=([regs]=4096 [qmp]=4096 [pvh]=16384 [bzimage]=16384 [acpi]=64 [agent]=65536 [ring]=8192 [lxtrace]=65536 [virtq]=16384 [vblk]=16384)
+[ ${#names[@]} -gt 0 ] || names=(regs qmp pvh bzimage acpi agent ring lxtrace virtq vblk vcon vnet)
+declare -A max_len=([regs]=4096 [qmp]=4096 [pvh]=16384 [bzimage]=16384 [acpi]=64 [agent]=65536 [ring]=8192 [lxtrace]=65536 [virtq]=16384 [vblk]=16384 [vcon]=4096 [vnet]=16384)
 
 if [ ! -f "$build/build.ninja" ]; then
 	meson setup "$build" "$top" -Dfuzz=enabled -Dlab=false >/dev/null || exit 1

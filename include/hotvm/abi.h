@@ -103,6 +103,21 @@
 #define ABI_VCON_MMIO (ABI_VIRTIO_MMIO + ABI_VIRTIO_MAX * ABI_VIRTIO_MMIO_SIZE)
 #define ABI_VCON_IRQ  10
 
+/*
+ * --net N's virtio-net (N = 0..3, in the order given): window N at
+ * ABI_NET_MMIO + N * ABI_VIRTIO_MMIO_SIZE, a page after the console's, and
+ * ISA IRQs that no device of hotvm's has (floppy, parallel port, PS/2
+ * mouse, primary IDE), edge-triggered, active high.  DSDT devices NET0..3,
+ * LNRO0005, _UID 16 + N.
+ */
+#define ABI_NET_MMIO (ABI_VCON_MMIO + 0x1000UL)
+#define ABI_NET_MAX  4
+#define ABI_NET_IRQS                                                           \
+	{                                                                      \
+		6, 7, 12, 14                                                   \
+	}
+#define ABI_NET_UID 16
+
 /* hotvm's own exit statuses are even, so they never collide with the guest's. */
 #define ABI_STATUS_SIGNAL 0 /* stopped by SIGINT or SIGTERM */
 #define ABI_STATUS_USAGE  2 /* bad command line, kernel image or configuration */

@@ -328,6 +328,48 @@ static void test_disk(void)
 	CHECK_EQ(cli_parse_run(19, nine, &o), -EINVAL);
 }
 
+/* --net: its keys, repeatable up to four; a bad MAC is bad input. */
+static void test_net(void)
+{
+	struct cli_run_opts o;
+	char *two[] = { "run", "--net", "tap=tap0,mac=02:00:00:aa:bb:01,id=lan",
+			"--net=mrg_rxbuf=off,offload=off,tap=tap1" };
+	char *bad[][3] = {
+		{ "run", "--net", "mac=02:00:00:00:00:01" },
+		{ "run", "--net", "tap=" },
+		{ "run", "--net", "tap=a,tap=b" },
+		{ "run", "--net", "tap=a,mac=03:00:00:00:00:01" },
+		{ "run", "--net", "tap=a,mac=00:00:00:00:00:00" },
+		{ "run", "--net", "tap=a,mac=02:00:00:00:01" },
+		{ "run", "--net", "tap=a,mac=zz:00:00:00:00:01" },
+		{ "run", "--net", "tap=a,id=seventeen-chars-x" },
+		{ "run", "--net", "tap=a,offload=yes" },
+		{ "run", "--net", "tap=a,vhost=on" },
+		{ "run", "--net", "tap0" },
+	};
+	char *five[11] = { "run" };
+
+	CHECK_EQ(cli_parse_run(4, two, &o), 0);
+	CHECK_EQ(o.board.nr_nets, 2);
+	CHECK_STREQ(o.board.nets[0].tap, "tap0");
+	CHECK(o.board.nets[0].mac_set);
+	CHECK_EQ(o.board.nets[0].mac[4], 0xbb);
+	CHECK_STREQ(o.board.nets[0].id, "lan");
+	CHECK(!o.board.nets[0].no_offload && !o.board.nets[0].no_mrg_rxbuf);
+	CHECK_STREQ(o.board.nets[1].tap, "tap1");
+	CHECK(!o.board.nets[1].mac_set);
+	CHECK(o.board.nets[1].no_offload && o.board.nets[1].no_mrg_rxbuf);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		CHECK_EQ(cli_parse_run(3, bad[i], &o), -EINVAL);
+	for (int i = 0; i < 5; i++) {
+		five[1 + 2 * i] = "--net";
+		five[2 + 2 * i] = "tap=t";
+	}
+	CHECK_EQ(cli_parse_run(9, five, &o), 0);
+	CHECK_EQ(o.board.nr_nets, 4);
+	CHECK_EQ(cli_parse_run(11, five, &o), -EINVAL);
+}
+
 /* Options without a value: no "=value"; --help ends parsing. */
 static void test_flags(void)
 {
@@ -351,4 +393,4 @@ static void test_flags(void)
 CHECK_MAIN(TEST(test_size), TEST(test_memory), TEST(test_cpus),
 	   TEST(test_serial), TEST(test_run), TEST(test_hotplug_opts),
 	   TEST(test_table), TEST(test_usage), TEST(test_readme),
-	   TEST(test_disk), TEST(test_flags))
+	   TEST(test_disk), TEST(test_net), TEST(test_flags))

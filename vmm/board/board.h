@@ -17,11 +17,13 @@
 #include "seccomp_policy.h"
 #include "serial.h"
 #include "virtio_blk.h"
+#include "virtio_net.h"
 
 #define BOARD_DEFAULT_MEMORY (256ULL << 20)
 #define BOARD_DEFAULT_NAME   "hotvm"
 #define BOARD_MAX_HOOKS	     16 /* = HOOKS_MAX */
 #define BOARD_MAX_DISKS	     8	/* = ABI_VIRTIO_MAX */
+#define BOARD_MAX_NETS	     4	/* = ABI_NET_MAX */
 
 struct board_cpus {
 	unsigned int boot;
@@ -63,6 +65,8 @@ struct board_config {
 	bool agent_trace;	  /* Linux's cpuhp trace through the agent */
 	struct vblk_config disks[BOARD_MAX_DISKS]; /* --disk, in order */
 	unsigned int nr_disks;
+	struct vnet_config nets[BOARD_MAX_NETS]; /* --net, in order */
+	unsigned int nr_nets;
 };
 
 /* The defaults: 256M, one vCPU, the console on stdio, named "hotvm". */

@@ -192,7 +192,7 @@ const struct dev_instance *board_devices_for(const struct board_config *c,
 	static struct dev_instance rows[BOARD_MAX_DEVICES];
 	const struct dev_instance *d = board_devices(n);
 
-	if (!c->agent && !c->nr_disks)
+	if (!c->agent && !c->nr_disks && !c->nr_nets)
 		return d;
 	for (size_t i = 0; i < *n; i++)
 		rows[i] = d[i];
@@ -202,6 +202,8 @@ const struct dev_instance *board_devices_for(const struct board_config *c,
 				       : agent_vcon;
 	for (unsigned int i = 0; i < c->nr_disks && i < BOARD_MAX_DISKS; i++)
 		rows[(*n)++] = board_disk_row(i);
+	for (unsigned int i = 0; i < c->nr_nets && i < BOARD_MAX_NETS; i++)
+		rows[(*n)++] = board_net_row(i);
 	return rows;
 }
 

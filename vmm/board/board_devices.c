@@ -16,6 +16,7 @@
 #include "mres.h"
 #include "serial.h"
 #include "virtio_blk.h"
+#include "virtio_net.h"
 
 /* COM1's sink: --serial. */
 static const void *com1_config(const void *machine)
@@ -91,7 +92,56 @@ struct dev_instance board_disk_row(unsigned int n)
 	};
 }
 
-_Static_assert(sizeof(devices) / sizeof(devices[0]) + 1 + BOARD_MAX_DISKS <=
+/* --net N's settings. */
+#define NET_CONFIG(n)                                                          \
+	static const void *net##n##_config(const void *machine)                \
+	{                                                                      \
+		const struct board_config *c = machine;                        \
+                                                                               \
+		return &c->nets[n];                                            \
+	}
+NET_CONFIG(0)
+NET_CONFIG(1)
+NET_CONFIG(2)
+NET_CONFIG(3)
+
+static const void *(*const net_config[])(const void *) = {
+	net0_config,
+	net1_config,
+	net2_config,
+	net3_config,
+};
+
+_Static_assert(sizeof(net_config) / sizeof(net_config[0]) == BOARD_MAX_NETS,
+	       "a config function per NIC");
+_Static_assert(BOARD_MAX_NETS == ABI_NET_MAX, "a window per NIC");
+
+/*
+ * --net N: virtio-net's row, the Nth window from ABI_NET_MMIO and the Nth
+ * of ABI_NET_IRQS, DSDT device NETn with _UID ABI_NET_UID + N.
+ */
+struct dev_instance board_net_row(unsigned int n)
+{
+	static const char names[BOARD_MAX_NETS][5] = {
+		"NET0",
+		"NET1",
+		"NET2",
+		"NET3",
+	};
+	static const unsigned int irqs[BOARD_MAX_NETS] = ABI_NET_IRQS;
+
+	return (struct dev_instance){
+		.desc = &vnet_desc,
+		.name = names[n],
+		.base = ABI_NET_MMIO + n * ABI_VIRTIO_MMIO_SIZE,
+		.irq = irqs[n],
+		.uid = ABI_NET_UID + n,
+		.config = net_config[n],
+	};
+}
+
+_Static_assert(sizeof(devices) / sizeof(devices[0]) + 1 + BOARD_MAX_DISKS +
+			       BOARD_MAX_NETS <=
 		       BOARD_MAX_DEVICES,
 	       "board.dev_state[] holds every row");
 

@@ -17,20 +17,23 @@
 /* dev_env.machine, which the rows' config functions read. */
 struct board_config;
 
-#define BOARD_MAX_DEVICES 16
+#define BOARD_MAX_DEVICES 20
 
 /* The table, start-up order; *n rows. */
 const struct dev_instance *board_devices(size_t *n);
 /*
  * The table of the machine @c describes: board_devices(), with --agent
  * the guest agent's port (COM2 or a virtio-console) after it, then one virtio-blk row per
- * --disk (board_disk_row()).  Machine thread only.
+ * --disk (board_disk_row()), then one virtio-net row per --net
+ * (board_net_row()).  Machine thread only.
  */
 const struct dev_instance *board_devices_for(const struct board_config *c,
 					     size_t *n);
 
 /* --disk @n's row (n < BOARD_MAX_DISKS). */
 struct dev_instance board_disk_row(unsigned int n);
+/* --net @n's row (n < BOARD_MAX_NETS). */
+struct dev_instance board_net_row(unsigned int n);
 
 /*
  * --agent's port (board_agent.c): COM2 or the virtio-console; and the

@@ -287,6 +287,7 @@ int board_setup_devices(struct board *b)
 		.mmio = &b->mmio,
 		.max_cpus = b->cfg->cpus.max,
 		.machine = b->cfg,
+		.vm_name = b->cfg->name,
 	};
 	size_t n;
 	const struct dev_instance *d = board_devices_for(b->cfg, &n);

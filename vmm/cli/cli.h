@@ -15,11 +15,14 @@
 
 /* What `hotvm run` was asked: a machine, or one of the other modes. */
 #define CLI_DISK_TEXT 4200 /* a --disk's value: a path and its options */
+#define CLI_NET_TEXT  128  /* a --net's value: names and a MAC */
 
 struct cli_run_opts {
 	struct board_config board;
 	/* --disk values, split in place: board.disks' strings point here. */
 	char disk_text[BOARD_MAX_DISKS][CLI_DISK_TEXT];
+	/* --net values, split in place: board.nets' strings point here. */
+	char net_text[BOARD_MAX_NETS][CLI_NET_TEXT];
 	const char *dump_acpi; /* write the ACPI tables here, boot nothing */
 	bool help;
 };
@@ -68,6 +71,15 @@ int cli_parse_count(const char *s, unsigned int *out);
  */
 int cli_parse_disk(char *text, struct vblk_config *out, char *why,
 		   size_t whylen);
+
+/*
+ * --net's "tap=NAME[,mac=MAC][,id=NAME][,offload=on|off][,mrg_rxbuf=on|off]"
+ * (keys in any order, each once; tap required; id 1-16 of
+ * [A-Za-z0-9._-]; MAC six hex pairs with colons, unicast, not zero),
+ * split in @text.  0, or -EINVAL with the reason in @why.
+ */
+int cli_parse_net(char *text, struct vnet_config *out, char *why,
+		  size_t whylen);
 
 /* A parse function's answer that ends parsing with success (--help). */
 #define CLI_OPT_STOP 1

@@ -288,6 +288,31 @@ static int opt_disk(struct cli_run_opts *o, const char *v)
 	return 0;
 }
 
+static int opt_net(struct cli_run_opts *o, const char *v)
+{
+	unsigned int n = o->board.nr_nets;
+	char why[200];
+
+	if (n == BOARD_MAX_NETS) {
+		pr_err("--net %s: at most %d network devices", v,
+		       BOARD_MAX_NETS);
+		return -EINVAL;
+	}
+	if (strlen(v) >= CLI_NET_TEXT) {
+		pr_err("--net: too long");
+		return -EINVAL;
+	}
+	strcpy(o->net_text[n], v);
+	if (cli_parse_net(o->net_text[n], &o->board.nets[n], why,
+			  sizeof(why))) {
+		pr_err("--net '%s': %s; use tap=NAME[,mac=MAC][,id=NAME]", v,
+		       why);
+		return -EINVAL;
+	}
+	o->board.nr_nets++;
+	return 0;
+}
+
 static const struct cli_opt options[] = {
 	{ .name = "--kernel",
 	  .arg = "PATH",
@@ -454,6 +479,19 @@ static const struct cli_opt options[] = {
 		  "(up to 20 characters) is its serial; repeatable, up to "
 		  "8 (no commas in the path)",
 	  .parse = opt_disk },
+	{ .name = "--net",
+	  .arg = "tap=NAME[,mac=MAC][,id=NAME]",
+	  .help = "a virtio-net NIC (virtio-MMIO, found by Linux's "
+		  "`virtio_mmio` and `virtio_net` through ACPI) on the "
+		  "existing tap NAME (`ip tuntap add NAME mode tap`; README "
+		  "says how to bridge it), which hotvm opens but never "
+		  "configures; MAC given, or made from `--name` (locally "
+		  "administered, the same for the same name); NAME (up to "
+		  "16 characters) names it in messages. Checksum and TSO "
+		  "offloads where the tap takes them (`offload=off` turns "
+		  "them off) and mergeable receive buffers "
+		  "(`mrg_rxbuf=off`); repeatable, up to 4",
+	  .parse = opt_net },
 	{ .name = "--help",
 	  .alias = "-h",
 	  .help = "show this help",

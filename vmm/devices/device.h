@@ -49,6 +49,7 @@ struct dev_env {
 	struct bus *mmio;
 	unsigned int max_cpus;
 	const void *machine; /* handed to dev_instance.config */
+	const char *vm_name; /* --name: what a generated MAC follows */
 };
 
 /* What the table builders give the AML and FDT callbacks. */

@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <poll.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
 #include <sys/prctl.h>
@@ -356,109 +357,227 @@ int virtio_mmio_access(void *ctx, uint64_t off, uint64_t *data,
 	return 0;
 }
 
-/* One request of queue @qi under io_lock: 1 served, 0 none, <0 stop. */
-static int serve_one(struct virtio_mmio *v, unsigned int qi, unsigned int gen)
+unsigned int virtio_mmio_gen(struct virtio_mmio *v)
 {
-	struct virtq *q = &v->q[qi];
-	bool running;
-	int ret;
+	unsigned int gen;
 
+	pthread_mutex_lock(&v->lock);
+	gen = v->gen;
+	pthread_mutex_unlock(&v->lock);
+	return gen;
+}
+
+uint64_t virtio_mmio_features(struct virtio_mmio *v)
+{
+	uint64_t f;
+
+	pthread_mutex_lock(&v->lock);
+	f = v->status & VIRTIO_CONFIG_S_FEATURES_OK ? v->gfeatures : 0;
+	pthread_mutex_unlock(&v->lock);
+	return f;
+}
+
+int virtio_mmio_begin(struct virtio_mmio *v, unsigned int gen)
+{
+	bool running;
+
+	pthread_mutex_lock(&v->io_lock);
 	pthread_mutex_lock(&v->lock);
 	running = v->gen == gen && (v->status & VIRTIO_CONFIG_S_DRIVER_OK) &&
 		  !(v->status & VIRTIO_CONFIG_S_NEEDS_RESET);
 	pthread_mutex_unlock(&v->lock);
-	if (!running)
+	if (!running) {
+		pthread_mutex_unlock(&v->io_lock);
 		return -ESTALE;
-	if (v->ops->can_take && !v->ops->can_take(v->ctx, qi))
-		return 0;
-	ret = virtq_pop(q, &v->mem, &v->chain);
+	}
+	return 0;
+}
+
+void virtio_mmio_end(struct virtio_mmio *v)
+{
+	pthread_mutex_unlock(&v->io_lock);
+}
+
+int virtio_mmio_pop(struct virtio_mmio *v, unsigned int qi,
+		    struct virtq_chain *c)
+{
+	int ret = virtq_pop(&v->q[qi], &v->mem, c);
+
 	if (ret == -EIO) {
 		/* The ring is gone: the driver must reset the device. */
 		pthread_mutex_lock(&v->lock);
 		v->status |= VIRTIO_CONFIG_S_NEEDS_RESET;
 		pthread_mutex_unlock(&v->lock);
 		interrupt(v, VIRTIO_MMIO_INT_CONFIG);
-		return ret;
 	}
-	if (ret == -EINVAL) {
-		virtq_push(q, v->chain.head, 0);
-		return 1;
-	}
-	if (ret <= 0)
-		return ret;
-	virtq_push(q, v->chain.head, v->ops->handle(v->ctx, qi, &v->chain));
-	return 1;
+	return ret;
 }
 
-unsigned int virtio_mmio_process(struct virtio_mmio *v, unsigned int qi)
+void virtio_mmio_unpop(struct virtio_mmio *v, unsigned int qi, uint16_t n)
 {
-	unsigned int served = 0, gen;
+	virtq_unpop(&v->q[qi], n);
+}
+
+void virtio_mmio_push(struct virtio_mmio *v, unsigned int qi, uint16_t head,
+		      uint32_t written)
+{
+	virtq_push(&v->q[qi], head, written);
+}
+
+void virtio_mmio_served(struct virtio_mmio *v, unsigned int qi,
+			unsigned int gen)
+{
 	bool want;
 
-	if (qi >= v->ops->nr_queues)
-		return 0;
-	pthread_mutex_lock(&v->lock);
-	gen = v->gen;
-	pthread_mutex_unlock(&v->lock);
-	for (;;) {
-		int ret;
-
-		/* One request at a time: a reset waits for one at most. */
-		pthread_mutex_lock(&v->io_lock);
-		ret = serve_one(v, qi, gen);
-		pthread_mutex_unlock(&v->io_lock);
-		if (ret <= 0)
-			break;
-		served++;
-	}
-	if (!served)
-		return 0;
 	pthread_mutex_lock(&v->io_lock);
 	/* Not after a reset: that queue's driver is gone. */
 	want = v->gen == gen && virtq_want_interrupt(&v->q[qi]);
 	pthread_mutex_unlock(&v->io_lock);
 	if (want)
 		interrupt(v, VIRTIO_MMIO_INT_VRING);
+}
+
+/* One request of queue @qi under io_lock: 1 served, 0 none, <0 stop. */
+static int serve_one(struct virtio_mmio *v, unsigned int qi,
+		     struct virtq_chain *c)
+{
+	int ret;
+
+	if (v->ops->can_take && !v->ops->can_take(v->ctx, qi))
+		return 0;
+	ret = virtio_mmio_pop(v, qi, c);
+	if (ret == -EINVAL) {
+		virtq_push(&v->q[qi], c->head, 0);
+		return 1;
+	}
+	if (ret <= 0)
+		return ret;
+	virtq_push(&v->q[qi], c->head, v->ops->handle(v->ctx, qi, c));
+	return 1;
+}
+
+/* virtio_mmio_process() with the chain to fill: its thread's own. */
+static unsigned int process(struct virtio_mmio *v, unsigned int qi,
+			    struct virtq_chain *c)
+{
+	unsigned int served = 0, gen;
+
+	if (qi >= v->ops->nr_queues)
+		return 0;
+	if (v->ops->serve && (v->ops->serve_queues & (1u << qi)))
+		return v->ops->serve(v->ctx, v, qi);
+	gen = virtio_mmio_gen(v);
+	for (;;) {
+		int ret;
+
+		/* One request at a time: a reset waits for one at most. */
+		if (virtio_mmio_begin(v, gen))
+			break;
+		ret = serve_one(v, qi, c);
+		virtio_mmio_end(v);
+		if (ret <= 0)
+			break;
+		served++;
+	}
+	if (served)
+		virtio_mmio_served(v, qi, gen);
 	return served;
+}
+
+unsigned int virtio_mmio_process(struct virtio_mmio *v, unsigned int qi)
+{
+	return process(v, qi, &v->chain[0]);
 }
 
 /* --- the device thread -------------------------------------------------- */
 
+/* What a thread serves: queues [first, first + n). */
+struct thread_arg {
+	struct virtio_mmio *v;
+	unsigned int first, n;
+};
+
 static void *device_thread(void *arg)
 {
-	struct virtio_mmio *v = arg;
-	struct pollfd p[VIRTIO_MMIO_MAX_QUEUES + 1];
-	unsigned int n = v->ops->nr_queues;
+	struct thread_arg a = *(struct thread_arg *)arg;
+	struct virtio_mmio *v = a.v;
+	const struct virtio_dev_ops *ops = v->ops;
+	struct pollfd p[VIRTIO_MMIO_MAX_QUEUES * 2 + 1];
+	unsigned int n = a.n;
 	char name[16];
 
-	snprintf(name, sizeof(name), "virtio-%s", v->ops->name);
+	free(arg);
+	if (ops->thread_per_queue)
+		snprintf(name, sizeof(name), "virtio-%s-q%u", ops->name,
+			 a.first);
+	else
+		snprintf(name, sizeof(name), "virtio-%s", ops->name);
 	prctl(PR_SET_NAME, name, 0, 0, 0);
-	seccomp_enter(SECCOMP_THREAD_VIRTIO);
+	seccomp_enter(ops->filter ? (enum seccomp_thread)ops->filter
+				  : SECCOMP_THREAD_VIRTIO);
 	for (unsigned int i = 0; i < n; i++)
-		p[i] = (struct pollfd){ .fd = v->kick_fd[i], .events = POLLIN };
+		p[i] = (struct pollfd){ .fd = v->kick_fd[a.first + i],
+					.events = POLLIN };
 	p[n] = (struct pollfd){ .fd = v->stop_fd, .events = POLLIN };
 	for (;;) {
-		if (poll(p, n + 1, -1) < 0) {
+		unsigned int np = n + 1;
+
+		/* The backends each queue waits on now (poll skips -1). */
+		for (unsigned int i = 0; ops->wait_fd && i < n; i++, np++)
+			p[np] = (struct pollfd){
+				.fd = ops->wait_fd(v->ctx, a.first + i),
+				.events = POLLIN,
+			};
+		if (poll(p, np, -1) < 0) {
 			if (errno == EINTR)
 				continue;
-			pr_err("virtio-%s: poll: %s; the device stops",
-			       v->ops->name, strerror(errno));
+			pr_err("%s: poll: %s; the device stops", name,
+			       strerror(errno));
 			break;
 		}
 		if (p[n].revents)
 			break;
 		for (unsigned int i = 0; i < n; i++) {
+			unsigned int qi = a.first + i;
+			bool backend = np > n + 1 && p[n + 1 + i].revents;
 			uint64_t c;
 
-			if (!p[i].revents)
+			if (!p[i].revents && !backend)
 				continue;
-			if (read(v->kick_fd[i], &c, sizeof(c)) < 0 &&
-			    errno != EAGAIN)
+			if (p[i].revents &&
+			    read(v->kick_fd[qi], &c, sizeof(c)) < 0 &&
+			    errno != EAGAIN && !backend)
 				continue;
-			virtio_mmio_process(v, i);
+			process(v, qi, &v->chain[qi]);
 		}
 	}
 	return NULL;
+}
+
+/* Starts the threads: one, or one per queue.  0 or -errno. */
+static int start_threads(struct virtio_mmio *v)
+{
+	unsigned int n = v->ops->thread_per_queue ? v->ops->nr_queues : 1;
+
+	for (unsigned int t = 0; t < n; t++) {
+		struct thread_arg *a = malloc(sizeof(*a));
+		int ret;
+
+		if (!a)
+			return -ENOMEM;
+		*a = (struct thread_arg){
+			.v = v,
+			.first = v->ops->thread_per_queue ? t : 0,
+			.n = v->ops->thread_per_queue ? 1 : v->ops->nr_queues,
+		};
+		ret = pthread_create(&v->thread[t], NULL, device_thread, a);
+		if (ret) {
+			free(a);
+			return -ret;
+		}
+		v->nr_threads++;
+	}
+	return 0;
 }
 
 static int new_eventfd(void)
@@ -514,16 +633,15 @@ int virtio_mmio_start(struct virtio_mmio *v, struct vm *vm, struct bus *mmio,
 	}
 	if (ret >= 0) {
 		step = "its thread";
-		ret = -pthread_create(&v->thread, NULL, device_thread, v);
+		ret = start_threads(v);
 	}
 	if (ret < 0) {
+		virtio_mmio_stop(v);
 		pr_err("%s (virtio-%s at 0x%llx, GSI %u): %s failed: %s", name,
 		       v->ops->name, (unsigned long long)base, gsi, step,
 		       strerror(-ret));
-		close_fds(v);
 		return ret;
 	}
-	v->started = true;
 	return 0;
 }
 
@@ -531,12 +649,13 @@ void virtio_mmio_stop(struct virtio_mmio *v)
 {
 	uint64_t one = 1;
 
-	if (v->started) {
+	if (v->nr_threads) {
 		ssize_t w = write(v->stop_fd, &one, sizeof(one));
 
 		(void)w;
-		pthread_join(v->thread, NULL);
-		v->started = false;
+		for (unsigned int t = 0; t < v->nr_threads; t++)
+			pthread_join(v->thread[t], NULL);
+		v->nr_threads = 0;
 	}
 	close_fds(v);
 }

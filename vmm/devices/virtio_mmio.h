@@ -27,6 +27,7 @@
 #include "virtq.h"
 
 struct vm;
+struct virtio_mmio;
 
 /* Each device's register window, and how many queues it may have. */
 #define VIRTIO_MMIO_SIZE       0x200
@@ -56,6 +57,30 @@ struct virtio_dev_ops {
 	bool (*can_take)(void *ctx, unsigned int q);
 	/* After a reset, with no request in flight; NULL: nothing. */
 	void (*reset)(void *ctx);
+	/*
+	 * One thread per queue (named virtio-NAME-qN) instead of one for
+	 * the device: a guest that floods one queue, or holds it, cannot
+	 * hold the others (virtio-net's receive and transmit).
+	 */
+	bool thread_per_queue;
+	/* The threads' seccomp filter (enum seccomp_thread); 0: virtio's. */
+	int filter;
+	/*
+	 * A descriptor queue @q's thread waits on (POLLIN) besides its
+	 * notify, asked before each wait on that thread: -1 for none now
+	 * (a receive queue waits on its backend only while it has room
+	 * for what comes).  NULL: none.
+	 */
+	int (*wait_fd)(void *ctx, unsigned int q);
+	/*
+	 * Serves queue @q itself, instead of chain by chain through
+	 * handle, with virtio_mmio_begin(), _pop(), _unpop(), _push() and
+	 * _end() (a received frame may fill several chains).  Returns the
+	 * chains returned to the driver.  Only for the queues in
+	 * serve_queues (bit q); the others go through handle.
+	 */
+	unsigned int (*serve)(void *ctx, struct virtio_mmio *v, unsigned int q);
+	uint32_t serve_queues;
 };
 
 struct virtio_mmio_stats {
@@ -92,11 +117,12 @@ struct virtio_mmio {
 	void (*kick)(void *ctx, unsigned int q);
 	void *kick_ctx;
 
-	/* The device thread (virtio_mmio_start()). */
+	/* The device thread, or one per queue (virtio_mmio_start()). */
 	int stop_fd;
-	pthread_t thread;
-	bool started;
-	struct virtq_chain chain; /* the device thread's request */
+	pthread_t thread[VIRTIO_MMIO_MAX_QUEUES];
+	unsigned int nr_threads;
+	/* Each thread's request (the device thread's is chain[0]). */
+	struct virtq_chain chain[VIRTIO_MMIO_MAX_QUEUES];
 };
 
 /* The registers and queues, nothing started (tests use it alone). */
@@ -121,6 +147,33 @@ unsigned int virtio_mmio_process(struct virtio_mmio *v, unsigned int q);
  * serves it, as at the driver's notify.  Any thread, no lock held.
  */
 void virtio_mmio_notify(struct virtio_mmio *v, unsigned int q);
+
+/*
+ * For a device's serve(): one unit of work (a frame) on queue @q at a
+ * time.  virtio_mmio_begin() takes io_lock if the driver of generation
+ * @gen (virtio_mmio_gen(), read once before) still runs the device: 0,
+ * or -ESTALE with nothing held.  Under it, virtio_mmio_pop() takes the
+ * next chain: 1, 0 none, -EINVAL a bad one (its head in c->head, to be
+ * pushed with length 0), -EIO the ring is broken (the device then needs
+ * a reset, said to the driver); virtio_mmio_unpop() gives back the last
+ * @n good chains popped, unread (they are taken again later);
+ * virtio_mmio_push() returns one.  virtio_mmio_end() drops io_lock;
+ * virtio_mmio_served() interrupts the driver once if it returned any
+ * and wants to know.
+ */
+unsigned int virtio_mmio_gen(struct virtio_mmio *v);
+int virtio_mmio_begin(struct virtio_mmio *v, unsigned int gen);
+int virtio_mmio_pop(struct virtio_mmio *v, unsigned int q,
+		    struct virtq_chain *c);
+void virtio_mmio_unpop(struct virtio_mmio *v, unsigned int q, uint16_t n);
+void virtio_mmio_push(struct virtio_mmio *v, unsigned int q, uint16_t head,
+		      uint32_t written);
+void virtio_mmio_end(struct virtio_mmio *v);
+void virtio_mmio_served(struct virtio_mmio *v, unsigned int q,
+			unsigned int gen);
+
+/* The features the driver accepted (0 until FEATURES_OK). */
+uint64_t virtio_mmio_features(struct virtio_mmio *v);
 
 /* The VM's reset: as the driver's status 0. */
 void virtio_mmio_reset(struct virtio_mmio *v);

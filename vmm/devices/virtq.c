@@ -170,6 +170,12 @@ int virtq_pop(struct virtq *q, const struct gmem *m, struct virtq_chain *c)
 	return 1;
 }
 
+void virtq_unpop(struct virtq *q, uint16_t n)
+{
+	q->last_avail -= n;
+	q->st.chains -= n;
+}
+
 void virtq_push(struct virtq *q, uint16_t head, uint32_t written)
 {
 	uint8_t *e;

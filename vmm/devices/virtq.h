@@ -87,6 +87,12 @@ int virtq_enable(struct virtq *q, const struct gmem *m, uint16_t max);
  */
 int virtq_pop(struct virtq *q, const struct gmem *m, struct virtq_chain *c);
 
+/*
+ * Gives back the last @n chains virtq_pop() took (good ones, none pushed
+ * since): the next pops take them again, read afresh.
+ */
+void virtq_unpop(struct virtq *q, uint16_t n);
+
 /* Returns chain @head to the driver, @written bytes written into it. */
 void virtq_push(struct virtq *q, uint16_t head, uint32_t written);
 

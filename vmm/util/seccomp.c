@@ -21,6 +21,7 @@
 #include <linux/audit.h>
 #include <linux/filter.h>
 #include <linux/fs.h>
+#include <linux/if_tun.h>
 #include <linux/kvm.h>
 #include <linux/seccomp.h>
 #include <sched.h>
@@ -113,6 +114,16 @@ static const int calls_virtio[] = {
 	SC_END,
 };
 
+/*
+ * A virtio-net queue's thread: frames read from and written to the tap it
+ * was given open (one frame a call, the transmit side gathered).
+ */
+static const int calls_virtio_net[] = {
+	SCMP_SYS(readv),
+	SCMP_SYS(writev),
+	SC_END,
+};
+
 /* After set-up: the signalfd, joins, the socket file, unmapping RAM. */
 static const int calls_main[] = {
 	SCMP_SYS(fstat), SCMP_SYS(lstat),  SCMP_SYS(newfstatat),
@@ -145,6 +156,12 @@ static const unsigned long ioctls_vcpu[] = {
 static const unsigned long ioctls_virtio[] = {
 	BLKDISCARD,
 	BLKZEROOUT,
+	0,
+};
+
+/* The tap's offloads, set to what the guest's driver accepted. */
+static const unsigned long ioctls_virtio_net[] = {
+	TUNSETOFFLOAD,
 	0,
 };
 
@@ -243,6 +260,12 @@ static const struct seccomp_spec seccomp_specs[SECCOMP_NR_THREADS] = {
 		.name = "virtio",
 		.calls = { calls_base, calls_fds, calls_virtio },
 		.ioctls = { ioctls_virtio },
+	},
+	/* virtio-net's queues: no KVM call, no file, only the tap. */
+	[SECCOMP_THREAD_VIRTIO_NET] = {
+		.name = "virtio-net",
+		.calls = { calls_base, calls_fds, calls_virtio_net },
+		.ioctls = { ioctls_virtio_net },
 	},
 };
 

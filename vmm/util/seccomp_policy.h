@@ -41,6 +41,7 @@ enum seccomp_thread {
 	SECCOMP_THREAD_AGENT_CALL,  /* forwards their calls to the agent */
 	SECCOMP_THREAD_AGENT_CHECK, /* the periodic check of Linux's CPUs */
 	SECCOMP_THREAD_VIRTIO,	    /* a virtio device's queues and backend */
+	SECCOMP_THREAD_VIRTIO_NET,  /* a virtio-net queue and its tap */
 	SECCOMP_NR_THREADS,
 };
 
