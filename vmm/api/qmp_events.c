@@ -222,3 +222,24 @@ void qmp_events_free(struct qmp_server *s)
 	s->ev_head = NULL;
 	s->ev_tail = &s->ev_head;
 }
+
+/*
+ * A reply made by the I/O thread, in its place among c's replies: now, or
+ * once every earlier one is out.  Takes resp.
+ */
+void qmp_conn_reply(struct qmp_server *s, struct qmp_conn *c,
+		    struct json_object *resp)
+{
+	const char *text =
+		c->inflight
+			? json_object_to_json_string_ext(resp, QMP_JSON_FLAGS)
+			: NULL;
+
+	if (text && (c->held_reply = strdup(text))) {
+		json_object_put(resp);
+		return;
+	}
+	qmp_deliver_events(s);
+	qmp_conn_send_json(s, c, resp);
+	json_object_put(resp);
+}

@@ -3,12 +3,17 @@
  * What the QMP server's files share and nobody else sees: the server's,
  * a client's and a job's state, and the calls from one part to another.
  *
+ * Each file calls only those above it in this list:
+ *
  *   qmp_schema.c    a request's shape and arguments (qmp_schema.h)
- *   qmp_input.c     a client's bytes to requests
- *   qmp_output.c    replies to a client, in order, never blocking
- *   qmp_events.c    events, queued from any thread, out to every client
- *   qmp_dispatch.c  where a request goes: inline, a worker, held, refused
+ *   qmp_output.c    replies to a client, in order, never blocking; the
+ *                   I/O thread's wake-up
+ *   qmp_events.c    events, queued from any thread, out to every client;
+ *                   a reply made by the I/O thread, after the events
  *   qmp_worker.c    the query and operation threads, their jobs, bursts
+ *   qmp_dispatch.c  where a request goes: inline, a worker, held, refused
+ *   qmp_input.c     a client's bytes to requests
+ *   qmp_replies.c   the workers' replies back, and what waited behind them
  *   qmp_access.c    the socket, who may connect, how many, for how long
  *   qmp_server.c    create, register, start, stop; the I/O thread's loop
  *
@@ -155,9 +160,28 @@ struct qmp_server {
 	struct qmp_worker workers[QMP_NR_WORKERS];
 };
 
+/* c's request of cost bytes is held or on a worker: counted until it is not. */
+static inline void qmp_charge(struct qmp_server *s, struct qmp_conn *c,
+			      size_t cost)
+{
+	c->queued += cost;
+	atomic_fetch_add(&s->queued, cost);
+}
+
+/* c: NULL once the client is gone (only the server's share is counted). */
+static inline void qmp_uncharge(struct qmp_server *s, struct qmp_conn *c,
+				size_t cost)
+{
+	if (c)
+		c->queued -= cost;
+	atomic_fetch_sub(&s->queued, cost);
+}
+
 /* ---- qmp_output.c ---- */
 
 long long qmp_now_ms(void);
+/* Wakes the I/O thread: a reply or an event is waiting. */
+void qmp_wake(struct qmp_server *s);
 
 /* Bytes queued for c and not yet sent. */
 static inline size_t qmp_conn_backlog(const struct qmp_conn *c)
@@ -174,12 +198,6 @@ void qmp_conn_send_json(struct qmp_server *s, struct qmp_conn *c,
 			struct json_object *o);
 void qmp_conn_send_error(struct qmp_server *s, struct qmp_conn *c,
 			 const char *desc);
-/*
- * A reply made by the I/O thread, in its place among c's replies: now, or
- * once every earlier one is out.  Takes resp.
- */
-void qmp_conn_reply(struct qmp_server *s, struct qmp_conn *c,
-		    struct json_object *resp);
 /* {"error": {"class", "desc"}}: a new object. */
 struct json_object *qmp_error_object(const char *class, const char *desc);
 
@@ -190,36 +208,12 @@ void qmp_deliver_events(struct qmp_server *s);
 /* c caught up after skipping lossy events: tells it how many. */
 void qmp_report_lost(struct qmp_server *s, struct qmp_conn *c);
 void qmp_events_free(struct qmp_server *s);
-
-/* ---- qmp_input.c ---- */
-
-/* Reads what c sent and goes on as qmp_conn_process(). */
-void qmp_conn_read(struct qmp_server *s, struct qmp_conn *c);
-/* Parses and dispatches what c sent, until it needs more or is stalled. */
-void qmp_conn_process(struct qmp_server *s, struct qmp_conn *c);
-/* Whether c has sent something that must wait for its earlier replies. */
-bool qmp_conn_stalled(const struct qmp_conn *c);
-
-/* ---- qmp_dispatch.c ---- */
-
-/* What a parsed request holds in memory, about (qmp_lex.h). */
-size_t qmp_request_cost(struct json_object *req);
 /*
- * Answers req at once, hands it to a worker, holds it until the client's
- * earlier requests are answered, or, read ahead past a limit, refuses it.
- * Takes over req (cost: its estimated bytes).
+ * A reply made by the I/O thread, in its place among c's replies: now, or
+ * once every earlier one is out.  Takes resp.
  */
-void qmp_dispatch(struct qmp_server *s, struct qmp_conn *c,
-		  struct json_object *req, size_t cost);
-/* Replies from the workers, after the events their commands raised. */
-void qmp_deliver_replies(struct qmp_server *s);
-/* c's request of cost bytes is held or on a worker: counted until not. */
-void qmp_charge(struct qmp_server *s, struct qmp_conn *c, size_t cost);
-void qmp_uncharge(struct qmp_server *s, struct qmp_conn *c, size_t cost);
-/* The server's own commands (qmp_capabilities, query-commands). */
-bool qmp_is_builtin(const char *name);
-const struct qmp_entry *qmp_find_command(struct qmp_server *s,
-					 const char *name);
+void qmp_conn_reply(struct qmp_server *s, struct qmp_conn *c,
+		    struct json_object *resp);
 
 /* ---- qmp_worker.c ---- */
 
@@ -255,6 +249,36 @@ int qmp_workers_start(struct qmp_server *s);
 void qmp_workers_stop(struct qmp_server *s);
 void qmp_workers_destroy(struct qmp_server *s);
 
+/* ---- qmp_dispatch.c ---- */
+
+/* What a parsed request holds in memory, about (qmp_lex.h). */
+size_t qmp_request_cost(struct json_object *req);
+/*
+ * Answers req at once, hands it to a worker, holds it until the client's
+ * earlier requests are answered, or, read ahead past a limit, refuses it.
+ * Takes over req (cost: its estimated bytes).
+ */
+void qmp_dispatch(struct qmp_server *s, struct qmp_conn *c,
+		  struct json_object *req, size_t cost);
+/* The server's own commands (qmp_capabilities, query-commands). */
+bool qmp_is_builtin(const char *name);
+const struct qmp_entry *qmp_find_command(struct qmp_server *s,
+					 const char *name);
+
+/* ---- qmp_input.c ---- */
+
+/* Reads what c sent and goes on as qmp_conn_process(). */
+void qmp_conn_read(struct qmp_server *s, struct qmp_conn *c);
+/* Parses and dispatches what c sent, until it needs more or is stalled. */
+void qmp_conn_process(struct qmp_server *s, struct qmp_conn *c);
+/* Whether c has sent something that must wait for its earlier replies. */
+bool qmp_conn_stalled(const struct qmp_conn *c);
+
+/* ---- qmp_replies.c ---- */
+
+/* Replies from the workers, after the events their commands raised. */
+void qmp_deliver_replies(struct qmp_server *s);
+
 /* ---- qmp_access.c ---- */
 
 /* Binds s->path (qmp_server_create()'s rules) into s->listen_fd. */
@@ -268,10 +292,5 @@ void qmp_accept_clients(struct qmp_server *s);
  * timeout until the next such deadline (-1: none).
  */
 int qmp_expire_idle(struct qmp_server *s);
-
-/* ---- qmp_server.c ---- */
-
-/* Wakes the I/O thread: a reply or an event is waiting. */
-void qmp_wake(struct qmp_server *s);
 
 #endif

@@ -10,9 +10,19 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "qmp_internal.h"
 #include "log.h"
+
+/* Wakes the I/O thread: a reply or an event is waiting. */
+void qmp_wake(struct qmp_server *s)
+{
+	uint64_t one = 1;
+
+	while (write(s->wake_fd, &one, sizeof(one)) < 0 && errno == EINTR)
+		;
+}
 
 long long qmp_now_ms(void)
 {
@@ -115,25 +125,4 @@ void qmp_conn_send_error(struct qmp_server *s, struct qmp_conn *c,
 
 	qmp_conn_send_json(s, c, e);
 	json_object_put(e);
-}
-
-/*
- * A reply made by the I/O thread, in its place among c's replies: now, or
- * once every earlier one is out.  Takes resp.
- */
-void qmp_conn_reply(struct qmp_server *s, struct qmp_conn *c,
-		    struct json_object *resp)
-{
-	const char *text =
-		c->inflight
-			? json_object_to_json_string_ext(resp, QMP_JSON_FLAGS)
-			: NULL;
-
-	if (text && (c->held_reply = strdup(text))) {
-		json_object_put(resp);
-		return;
-	}
-	qmp_deliver_events(s);
-	qmp_conn_send_json(s, c, resp);
-	json_object_put(resp);
 }

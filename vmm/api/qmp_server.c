@@ -30,14 +30,6 @@
 #define QMP_QEMU_MINOR 2
 #define QMP_QEMU_MICRO 0
 
-void qmp_wake(struct qmp_server *s)
-{
-	uint64_t one = 1;
-
-	while (write(s->wake_fd, &one, sizeof(one)) < 0 && errno == EINTR)
-		;
-}
-
 static void conn_free(struct qmp_server *s, struct qmp_conn *c)
 {
 	close(c->fd);
