@@ -85,3 +85,24 @@ int qc_arg_state(struct qmp_cmds *qc, struct json_object *args, const char *key,
 				     json_object_get_string(o));
 	return 0;
 }
+
+/*
+ * device_add's: any other member is a property the CPU lacks.  Here,
+ * beneath the table and qmp_cmds_qemu.c's handler, which both read it.
+ */
+const struct qmp_arg qc_device_add_args[] = {
+	{ .name = "driver",
+	  .type = QMP_ARG_STR,
+	  .help = "a CPU model, \"" QMP_CMDS_CPU_TYPE "\" (any *" QC_X86_SUFFIX
+		  ")" },
+	{ .name = "id",
+	  .type = QMP_ARG_STR,
+	  .optional = true,
+	  .help = "device id for device_del and DEVICE_DELETED" },
+	QC_ARG_TOPO("socket-id"),
+	QC_ARG_TOPO("die-id"),
+	QC_ARG_TOPO("core-id"),
+	QC_ARG_TOPO("thread-id"),
+	QC_ARG_WAIT,
+	{ 0 },
+};

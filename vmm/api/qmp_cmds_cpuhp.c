@@ -171,9 +171,8 @@ int qc_cpu_hotplug(void *ctx, struct json_object *args,
 
 		if (!qc_view(qc, cpu, &v) && !hotplug_cpu_plugged(&v)) {
 			rc = 0; /* already offline */
-		} else if (!guest_cpu_removable(cpu)) {
-			return qmp_error_set(err, QMP_ERROR_GENERIC,
-					     "Boot CPU is unpluggable");
+		} else if ((rc = qc_check_removable(cpu, err))) {
+			return rc;
 		} else {
 			rc = qc_remove_cpu(qc, cpu, timeout, &rep, err);
 			if (rc)

@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * What the command files share (see vmm/api/qmp_cmds.h):
+ * What the command files share (see vmm/api/qmp_cmds.h).  Each calls
+ * only those above it in this list:
  *
- *   qmp_cmds.c          the command state: register, detach, free; state
- *                       names and QOM paths as QEMU would give them
- *   qmp_cmds_table.c    every command declared once: arguments, reply
- *   qmp_cmds_args.c     reading hotvm's arguments (cpu, side, state, ...)
+ *   qmp_cmds.c          what every family reads of the command state:
+ *                       state names and QOM paths as QEMU would give
+ *                       them; the replies' JSON helpers
+ *   qmp_cmds_args.c     reading hotvm's arguments (cpu, side, state, ...);
+ *                       the declarations more than one file reads
  *   qmp_cmds_report.c   an operation's report and its error, in words
  *   qmp_cmds_events.c   the controller's events as QMP events
  *   qmp_cmds_qemu.c     QEMU's operations: device_add/del (and their
@@ -13,6 +15,8 @@
  *   qmp_cmds_query.c    the queries, QEMU's and hotvm's
  *   qmp_cmds_cpuhp.c    hotvm's operations: cpuhp-*, cpu-hotplug,
  *                       cpu-resize
+ *   qmp_cmds_table.c    every command declared once: arguments, reply
+ *   qmp_cmds_register.c the command state's life: register, detach, free
  *
  * One struct qmp_cmds per registration is every handler's and event
  * callback's ctx; what a call needs beyond it (its report, its burst)
@@ -85,6 +89,21 @@ struct qmp_cmds {
 /* "host", "guest": the words for enum hp_side. */
 extern const char *const qc_side_names[];
 
+/* Arguments more than one declaration has (qmp_cmds_args.c). */
+#define QC_ARG_WAIT                                                            \
+	{                                                                      \
+		.name = "wait", .type = QMP_ARG_STR, .optional = true,         \
+		.values = hotplug_wait_words,                                  \
+		.help = "with a guest that does not report: what to wait "     \
+			"for (default --hotplug-wait)"                         \
+	}
+#define QC_ARG_TOPO(n)                                                         \
+	{                                                                      \
+		.name = n, .type = QMP_ARG_INT_STR, .optional = true,          \
+		.help = "topology property, as query-hotpluggable-cpus "       \
+			"gives it"                                             \
+	}
+
 /* ---- qmp_cmds.c ---- */
 
 void qc_add_int(struct json_object *o, const char *k, int64_t v);
@@ -135,6 +154,8 @@ enum hotplug_wait qc_arg_wait(struct json_object *args);
 int qc_arg_state(struct qmp_cmds *qc, struct json_object *args, const char *key,
 		 enum hp_side side, bool clear, int *state,
 		 struct qmp_error *err);
+/* device_add's declared arguments: any other member is a property. */
+extern const struct qmp_arg qc_device_add_args[];
 
 /* ---- qmp_cmds_report.c ---- */
 
@@ -158,6 +179,12 @@ void qc_report_json(struct qmp_cmds *qc, struct json_object *o,
  */
 int qc_op_error(struct qmp_cmds *qc, struct qmp_error *err, unsigned int cpu,
 		const char *what, int rc, const struct hp_report *rep);
+/*
+ * Whether cpu may be hot-removed at all (guest_cpu_removable(): the boot
+ * CPU may not): 0, or -EINVAL with QEMU's words, "Boot CPU is unpluggable",
+ * in err.  The one place that decides and words it.
+ */
+int qc_check_removable(unsigned int cpu, struct qmp_error *err);
 /*
  * A hot-remove that ended with rc: err in QEMU's words where it has them
  * (the boot CPU, a CPU not plugged), else qc_op_error()'s.  Returns rc.
@@ -187,8 +214,6 @@ int qc_remove_cpu(struct qmp_cmds *qc, unsigned int cpu, int timeout_ms,
 		  struct hp_report *rep, struct qmp_error *err);
 void qc_device_add_burst(void *ctx, struct qmp_call *calls, size_t n);
 void qc_device_del_burst(void *ctx, struct qmp_call *calls, size_t n);
-/* device_add's declared arguments: any other member is a property. */
-extern const struct qmp_arg qc_device_add_args[];
 
 /* qmp_cmds_query.c */
 QC_HANDLER(qc_query_hotpluggable_cpus);

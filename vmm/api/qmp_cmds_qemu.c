@@ -182,10 +182,7 @@ static int device_del_check(struct qmp_cmds *qc, struct json_object *args,
 	if (find_device(qc, id, cpu))
 		return qmp_error_set(err, QMP_ERROR_DEVICE_NOT_FOUND,
 				     "Device '%s' not found", id);
-	if (!guest_cpu_removable(*cpu))
-		return qmp_error_set(err, QMP_ERROR_GENERIC,
-				     "Boot CPU is unpluggable");
-	return 0;
+	return qc_check_removable(*cpu, err);
 }
 
 /*

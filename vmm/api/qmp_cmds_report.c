@@ -142,13 +142,19 @@ int qc_op_error(struct qmp_cmds *qc, struct qmp_error *err, unsigned int cpu,
 	return -EINVAL;
 }
 
+int qc_check_removable(unsigned int cpu, struct qmp_error *err)
+{
+	if (guest_cpu_removable(cpu))
+		return 0;
+	return qmp_error_set(err, QMP_ERROR_GENERIC, "Boot CPU is unpluggable");
+}
+
 int qc_remove_error(struct qmp_cmds *qc, unsigned int cpu, int rc,
 		    const struct hp_report *rep, struct qmp_error *err)
 {
 	/* QEMU's words for the boot CPU only: a hook's veto is -EPERM too. */
-	if (rc == -EPERM && !guest_cpu_removable(cpu))
-		return qmp_error_set(err, QMP_ERROR_GENERIC,
-				     "Boot CPU is unpluggable");
+	if (rc == -EPERM && qc_check_removable(cpu, err))
+		return -EINVAL;
 	if (rc == -ENODEV)
 		return qmp_error_set(err, QMP_ERROR_GENERIC,
 				     "cpu %u is not plugged", cpu);

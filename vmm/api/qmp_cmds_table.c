@@ -13,7 +13,6 @@
 
 static const char *const side_values[] = { "host", "guest", NULL };
 static const char *const online_values[] = { "online", "offline", NULL };
-static const char *const wait_values[] = { "acknowledged", "started", NULL };
 
 #define ARG_CPU                                                                \
 	{                                                                      \
@@ -33,20 +32,6 @@ static const char *const wait_values[] = { "acknowledged", "started", NULL };
 		.help = "bound on each wait for the guest; 0 or absent: "      \
 			"--hotplug-timeout"                                    \
 	}
-#define ARG_WAIT                                                               \
-	{                                                                      \
-		.name = "wait", .type = QMP_ARG_STR, .optional = true,         \
-		.values = wait_values,                                         \
-		.help = "with a guest that does not report: what to wait "     \
-			"for (default --hotplug-wait)"                         \
-	}
-#define ARG_TOPO(n)                                                            \
-	{                                                                      \
-		.name = n, .type = QMP_ARG_INT_STR, .optional = true,          \
-		.help = "topology property, as query-hotpluggable-cpus "       \
-			"gives it"                                             \
-	}
-
 #define RET(n, t)                                                              \
 	{                                                                      \
 		.name = n, .type = t                                           \
@@ -129,24 +114,6 @@ static const struct qmp_field hotpluggable_ret[] = {
 	RET("vcpus-count", QMP_T_INT),
 	RET_OBJ("props", props_ret),
 	RET_OPT("qom-path", QMP_T_STR), /* plugged only */
-	{ 0 },
-};
-
-/* Any other member is a property the CPU lacks (qmp_cmds_qemu.c). */
-const struct qmp_arg qc_device_add_args[] = {
-	{ .name = "driver",
-	  .type = QMP_ARG_STR,
-	  .help = "a CPU model, \"" QMP_CMDS_CPU_TYPE "\" (any *" QC_X86_SUFFIX
-		  ")" },
-	{ .name = "id",
-	  .type = QMP_ARG_STR,
-	  .optional = true,
-	  .help = "device id for device_del and DEVICE_DELETED" },
-	ARG_TOPO("socket-id"),
-	ARG_TOPO("die-id"),
-	ARG_TOPO("core-id"),
-	ARG_TOPO("thread-id"),
-	ARG_WAIT,
 	{ 0 },
 };
 
@@ -316,7 +283,7 @@ static const struct qmp_arg cpu_hotplug_args[] = {
 	  .values = online_values,
 	  .help = "where the vCPU is to be" },
 	ARG_TIMEOUT,
-	ARG_WAIT,
+	QC_ARG_WAIT,
 	{ 0 },
 };
 

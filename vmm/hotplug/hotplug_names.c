@@ -9,16 +9,13 @@
 
 #include "hotplug.h"
 
-static const char *const wait_names[] = {
-	[HOTPLUG_WAIT_ACKNOWLEDGED] = "acknowledged",
-	[HOTPLUG_WAIT_STARTED] = "started",
-};
+const char *const hotplug_wait_words[] = { "acknowledged", "started", NULL };
 
 int hotplug_wait_parse(const char *name)
 {
-	for (int w = HOTPLUG_WAIT_ACKNOWLEDGED; w <= HOTPLUG_WAIT_STARTED; w++)
-		if (!strcmp(name, wait_names[w]))
-			return w;
+	for (int i = 0; hotplug_wait_words[i]; i++)
+		if (!strcmp(name, hotplug_wait_words[i]))
+			return HOTPLUG_WAIT_ACKNOWLEDGED + i;
 	return -EINVAL;
 }
 

@@ -77,7 +77,11 @@ enum hotplug_guest_eject {
 	HOTPLUG_GUEST_EJECT_DENY,
 };
 
-/* HOTPLUG_WAIT_* for a name, or -EINVAL. */
+/*
+ * The words for HOTPLUG_WAIT_ACKNOWLEDGED and STARTED, in order, NULL-ended
+ * (QMP's "wait" values); HOTPLUG_WAIT_* for a name, or -EINVAL.
+ */
+extern const char *const hotplug_wait_words[];
 int hotplug_wait_parse(const char *name);
 
 /*
