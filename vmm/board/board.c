@@ -26,6 +26,9 @@
  * the vCPUs stopped and reset, the kernel and initrd loaded again, the
  * tables rebuilt for the CPUs the guest has, the vCPUs booted.
  */
+static void board_reset(struct board *b, enum vm_cause cause);
+static int board_start_machine_work(struct board *b);
+
 struct board_step {
 	const char *name;
 	int (*setup)(struct board *b);
@@ -130,7 +133,7 @@ static const struct board_step board_steps[] = {
 	 * hotplug_shutdown() has ended whatever it waited for.
 	 */
 	{ .name = "machine:work",
-	  .setup = board_start_work,
+	  .setup = board_start_machine_work,
 	  .teardown = board_stop_work,
 	  .status = ABI_STATUS_VMFAIL },
 };
@@ -185,7 +188,7 @@ static int board_build(struct board *b)
  * told to stop meanwhile is not set up again (the final unwind copes with
  * a step down twice).
  */
-void board_reset(struct board *b, enum vm_cause cause)
+static void board_reset(struct board *b, enum vm_cause cause)
 {
 	pr_err("resetting the VM (%s)", vm_cause_name(cause));
 	qmp_cmds_event_cause(b->qmp_cmds, "RESET", cause);
@@ -206,6 +209,12 @@ void board_reset(struct board *b, enum vm_cause cause)
 			return;
 		}
 	}
+}
+
+/* The work thread runs resets with board_reset(), which walks the table. */
+static int board_start_machine_work(struct board *b)
+{
+	return board_start_work(b, board_reset);
 }
 
 /*

@@ -5,23 +5,15 @@
  * Debian's qemu-guest-agent unit waits for), or a 16550 (the UART model,
  * described as the console's is; --agent-channel com2), whose host end is
  * the agent protocol (vmm/agent) instead of a file.  A board-level device
- * because it joins two layers: devices' port and the agent above it.  The
- * controller gets the agent from its state (board_agent()).  With
- * --agent it is one more row after board_devices()'s: VCON, the window
- * after the disks', or COM2, the PC's second port (board_devices_for()).  With --agent-socket, other
- * clients reach the same agent through hotvm (qga_mux.h).  And the
- * periodic check of Linux's CPUs through it runs on a thread of its own,
- * so that a slow or lying agent never holds the machine thread.
+ * because it joins two layers: devices' port and the agent above it.
+ * With --agent it is one more row after board_devices()'s (board_rows.c);
+ * the controller, --agent-socket (qga_mux.h) and the periodic check of
+ * Linux's CPUs (board_setup.c) get the agent behind it (board_agent()).
  */
-#include <errno.h>
-#include <string.h>
 
 #include "board_internal.h"
-#include "hotplug_vmm.h"
 #include "hotvm/abi.h"
-#include "log.h"
 #include "qga.h"
-#include "qga_mux.h"
 #include "serial.h"
 #include "virtio_blk.h"
 #include "virtio_console.h"
@@ -161,110 +153,13 @@ const struct dev_desc board_agent_vcon_desc = {
 	.aml = agent_vcon_aml,
 };
 
-struct qga *board_agent(struct board *b)
+struct qga *board_agent_of(const struct dev_desc *desc, void *state)
 {
-	struct board_agent *u = board_device_state(b, &board_agent_desc);
-	struct board_agent_vcon *v =
-		board_device_state(b, &board_agent_vcon_desc);
-
-	return u ? &u->qga : v ? &v->qga : NULL;
-}
-
-static const struct dev_instance agent_vcon = {
-	.desc = &board_agent_vcon_desc,
-	.name = "VCON",
-	.base = ABI_VCON_MMIO,
-	.irq = ABI_VCON_IRQ,
-	.uid = ABI_VIRTIO_MAX, /* LNRO0005's _UID after the disks' */
-};
-
-static const struct dev_instance agent_port = {
-	.desc = &board_agent_desc,
-	.name = "COM2",
-	.base = ABI_COM2_PORT,
-	.irq = ABI_COM2_IRQ,
-	.uid = 1,
-};
-
-const struct dev_instance *board_devices_for(const struct board_config *c,
-					     size_t *n)
-{
-	static struct dev_instance rows[BOARD_MAX_DEVICES];
-	const struct dev_instance *d = board_devices(n);
-
-	if (!c->agent && !c->nr_disks && !c->nr_nets)
-		return d;
-	for (size_t i = 0; i < *n; i++)
-		rows[i] = d[i];
-	if (c->agent)
-		rows[(*n)++] = c->agent_channel == BOARD_AGENT_COM2
-				       ? agent_port
-				       : agent_vcon;
-	for (unsigned int i = 0; i < c->nr_disks && i < BOARD_MAX_DISKS; i++)
-		rows[(*n)++] = board_disk_row(i);
-	for (unsigned int i = 0; i < c->nr_nets && i < BOARD_MAX_NETS; i++)
-		rows[(*n)++] = board_net_row(i);
-	return rows;
-}
-
-/*
- * --agent-socket: bound and served from before the guest runs to the
- * end.  A bad path is bad input (status 2), said with the option's name.
- */
-int board_start_agent_socket(struct board *b)
-{
-	const char *path = b->cfg->agent_socket;
-	struct qga *g;
-	int ret;
-
-	if (!path) {
-		if (b->cfg->agent_allow) {
-			pr_err("--agent-allow needs --agent-socket");
-			return -EINVAL;
-		}
-		return 0;
-	}
-	g = board_agent(b);
-	if (!g) {
-		pr_err("--agent-socket needs --agent");
-		return -EINVAL;
-	}
-	ret = qga_mux_create(g, path, b->cfg->agent_allow, &b->agent_mux);
-	if (ret) {
-		pr_err("--agent-socket %s: %s", path, strerror(-ret));
-		return ret;
-	}
-	ret = qga_mux_start(b->agent_mux);
-	if (ret) {
-		pr_err("--agent-socket: cannot start its threads: %s",
-		       strerror(-ret));
-		board_stop_agent_socket(b);
-	}
-	return ret;
-}
-
-/* Before the agent's port goes (devices): the socket's threads call it. */
-void board_stop_agent_socket(struct board *b)
-{
-	qga_mux_stop(b->agent_mux);
-	b->agent_mux = NULL;
-}
-
-/* With --agent: how often Linux's own view of its CPUs is asked for. */
-#define BOARD_AGENT_PERIOD_MS 2000
-
-int board_start_agent_watch(struct board *b)
-{
-	int ret = hotplug_agent_watch_start(b->hp, BOARD_AGENT_PERIOD_MS);
-
-	if (ret)
-		pr_err("cannot start the guest agent's check: %s",
-		       strerror(-ret));
-	return ret;
-}
-
-/* Before the vCPUs and the agent's port go: it calls into both. */
-void board_stop_agent_watch(struct board *b)
-{
-	hotplug_agent_watch_stop(b->hp);
+	if (!state)
+		return NULL;
+	if (desc == &board_agent_desc)
+		return &((struct board_agent *)state)->qga;
+	if (desc == &board_agent_vcon_desc)
+		return &((struct board_agent_vcon *)state)->qga;
+	return NULL;
 }

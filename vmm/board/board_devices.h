@@ -37,12 +37,14 @@ struct dev_instance board_net_row(unsigned int n);
 
 /*
  * --agent's port (board_agent.c): COM2 or the virtio-console; and the
- * agent behind whichever the board has (NULL: none).
+ * agent behind whichever the board has (NULL: none; board_rows.c).
  */
 extern const struct dev_desc board_agent_desc;
 extern const struct dev_desc board_agent_vcon_desc;
 struct qga;
 struct board;
 struct qga *board_agent(struct board *b);
+/* The agent in a port's state (desc: one of the two above), or NULL. */
+struct qga *board_agent_of(const struct dev_desc *desc, void *state);
 
 #endif

@@ -50,6 +50,7 @@ struct board {
 	pthread_mutex_t work_lock;
 	pthread_cond_t work_cond;
 	bool work_pending, work_quit; /* under work_lock */
+	void (*work_reset)(struct board *b, enum vm_cause cause);
 
 	struct image kernel, initrd;
 	enum hotplug_boot_mode boot_mode;
@@ -93,18 +94,20 @@ int board_create_hotplug(struct board *b);
 void board_destroy_hotplug(struct board *b);
 int board_boot_vcpus(struct board *b);
 void board_unboot_vcpus(struct board *b);
-/* The state of the first row of desc (NULL: none set up). */
-void *board_device_state(struct board *b, const struct dev_desc *desc);
 
-/* board.c: the .reset steps down and up again (on the work thread). */
-void board_reset(struct board *b, enum vm_cause cause);
-
-/* board_work.c: the thread that runs resets and the guest's own ejects. */
-int board_start_work(struct board *b);
+/*
+ * board_work.c: the thread that runs resets (@reset: board.c's walk of
+ * the .reset steps, which start this thread) and the guest's own ejects.
+ */
+int board_start_work(struct board *b,
+		     void (*reset)(struct board *b, enum vm_cause cause));
 void board_kick_work(struct board *b);
 void board_stop_work(struct board *b);
 
-/* board_agent.c: --agent-socket, the guest agent for other clients. */
+/* board_rows.c: the state of the first row of desc (NULL: none set up). */
+void *board_device_state(struct board *b, const struct dev_desc *desc);
+
+/* board_setup.c: --agent-socket, the guest agent for other clients. */
 int board_start_agent_socket(struct board *b);
 void board_stop_agent_socket(struct board *b);
 /* With --agent: the periodic check of Linux's CPUs, on its own thread. */

@@ -18,8 +18,10 @@
 #include "cpuhp_regs.h"
 #include "ged.h"
 #include "hotvm/abi.h"
+#include "hotplug_vmm.h"
 #include "log.h"
 #include "qmp.h"
+#include "qga_mux.h"
 #include "qmp_cmds.h"
 #include "seccomp_policy.h"
 #include "vcpu.h"
@@ -328,17 +330,6 @@ void board_reset_devices(struct board *b)
 		dev_reset(&d[i], b->dev_state[i]);
 }
 
-void *board_device_state(struct board *b, const struct dev_desc *desc)
-{
-	size_t n;
-	const struct dev_instance *d = board_devices_for(b->cfg, &n);
-
-	for (size_t i = 0; i < n; i++)
-		if (d[i].desc == desc)
-			return b->dev_state[i];
-	return NULL;
-}
-
 int board_create_hotplug(struct board *b)
 {
 	const struct board_config *o = b->cfg;
@@ -393,4 +384,66 @@ int board_boot_vcpus(struct board *b)
 void board_unboot_vcpus(struct board *b)
 {
 	hotplug_unboot(b->hp);
+}
+
+/*
+ * --agent-socket: bound and served from before the guest runs to the
+ * end.  A bad path is bad input (status 2), said with the option's name.
+ */
+int board_start_agent_socket(struct board *b)
+{
+	const char *path = b->cfg->agent_socket;
+	struct qga *g;
+	int ret;
+
+	if (!path) {
+		if (b->cfg->agent_allow) {
+			pr_err("--agent-allow needs --agent-socket");
+			return -EINVAL;
+		}
+		return 0;
+	}
+	g = board_agent(b);
+	if (!g) {
+		pr_err("--agent-socket needs --agent");
+		return -EINVAL;
+	}
+	ret = qga_mux_create(g, path, b->cfg->agent_allow, &b->agent_mux);
+	if (ret) {
+		pr_err("--agent-socket %s: %s", path, strerror(-ret));
+		return ret;
+	}
+	ret = qga_mux_start(b->agent_mux);
+	if (ret) {
+		pr_err("--agent-socket: cannot start its threads: %s",
+		       strerror(-ret));
+		board_stop_agent_socket(b);
+	}
+	return ret;
+}
+
+/* Before the agent's port goes (devices): the socket's threads call it. */
+void board_stop_agent_socket(struct board *b)
+{
+	qga_mux_stop(b->agent_mux);
+	b->agent_mux = NULL;
+}
+
+/* With --agent: how often Linux's own view of its CPUs is asked for. */
+#define BOARD_AGENT_PERIOD_MS 2000
+
+int board_start_agent_watch(struct board *b)
+{
+	int ret = hotplug_agent_watch_start(b->hp, BOARD_AGENT_PERIOD_MS);
+
+	if (ret)
+		pr_err("cannot start the guest agent's check: %s",
+		       strerror(-ret));
+	return ret;
+}
+
+/* Before the vCPUs and the agent's port go: it calls into both. */
+void board_stop_agent_watch(struct board *b)
+{
+	hotplug_agent_watch_stop(b->hp);
 }

@@ -34,7 +34,7 @@ static void *board_work_thread(void *arg)
 		pthread_mutex_unlock(&b->work_lock);
 		reset = vm_take_reset(&b->vm);
 		if (reset != VM_CAUSE_NONE && !vm_stopping(&b->vm))
-			board_reset(b, reset);
+			b->work_reset(b, reset);
 		hotplug_guest_work(b->hp);
 		pthread_mutex_lock(&b->work_lock);
 	}
@@ -42,10 +42,12 @@ static void *board_work_thread(void *arg)
 	return NULL;
 }
 
-int board_start_work(struct board *b)
+int board_start_work(struct board *b,
+		     void (*reset)(struct board *b, enum vm_cause cause))
 {
 	int ret;
 
+	b->work_reset = reset;
 	pthread_mutex_init(&b->work_lock, NULL);
 	pthread_cond_init(&b->work_cond, NULL);
 	b->work_pending = b->work_quit = false;
