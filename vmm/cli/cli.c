@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * The values `hotvm run`'s options take: sizes, vCPU counts, milliseconds,
- * console sinks.  Each parser only reads text and says what is wrong; the
- * option table (cli_options.c) names the option in its message.
+ * console sinks, disks, NICs.  Each parser only reads text and says what is
+ * wrong; the option table (cli_options.c) names the option in its message.
  */
 #include <errno.h>
 #include <limits.h>
@@ -190,4 +190,154 @@ int cli_parse_serial(const char *s, struct serial_config *out)
 int cli_parse_count(const char *s, unsigned int *out)
 {
 	return s ? parse_uint(s, strlen(s), out) : -EINVAL;
+}
+
+int cli_parse_disk(char *text, struct vblk_config *out, char *why,
+		   size_t whylen)
+{
+	bool seen_ro = false;
+	char *save = NULL;
+
+	*out = (struct vblk_config){ 0 };
+	for (char *kv = strtok_r(text, ",", &save); kv;
+	     kv = strtok_r(NULL, ",", &save)) {
+		char *v = strchr(kv, '=');
+
+		if (!v) {
+			snprintf(why, whylen, "'%s' is not key=value", kv);
+			return -EINVAL;
+		}
+		*v++ = 0;
+		if (!strcmp(kv, "path") && !out->path) {
+			if (!*v) {
+				snprintf(why, whylen, "empty path");
+				return -EINVAL;
+			}
+			out->path = v;
+		} else if (!strcmp(kv, "readonly") && !seen_ro) {
+			if (strcmp(v, "on") && strcmp(v, "off")) {
+				snprintf(why, whylen,
+					 "readonly=%s: give on or off", v);
+				return -EINVAL;
+			}
+			out->readonly = !strcmp(v, "on");
+			seen_ro = true;
+		} else if (!strcmp(kv, "id") && !out->id) {
+			size_t n = strlen(v);
+
+			if (!n || n > 20 ||
+			    strspn(v, "abcdefghijklmnopqrstuvwxyz"
+				      "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+				      "0123456789._-") != n) {
+				snprintf(why, whylen,
+					 "id=%s: give 1 to 20 of A-Z a-z 0-9 "
+					 ". _ -",
+					 v);
+				return -EINVAL;
+			}
+			out->id = v;
+		} else {
+			snprintf(why, whylen, "%s: %s", kv,
+				 strcmp(kv, "path") && strcmp(kv, "readonly") &&
+						 strcmp(kv, "id")
+					 ? "unknown key"
+					 : "given twice");
+			return -EINVAL;
+		}
+	}
+	if (!out->path) {
+		snprintf(why, whylen, "no path");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* "on" or "off" into *out: 0, or -EINVAL with the reason. */
+static int on_off(const char *key, const char *v, bool *out, char *why,
+		  size_t whylen)
+{
+	if (strcmp(v, "on") && strcmp(v, "off")) {
+		snprintf(why, whylen, "%s=%s: give on or off", key, v);
+		return -EINVAL;
+	}
+	*out = !strcmp(v, "on");
+	return 0;
+}
+
+int cli_parse_net(char *text, struct vnet_config *out, char *why, size_t whylen)
+{
+	static const char *const keys[] = { "tap", "mac", "id", "offload",
+					    "mrg_rxbuf" };
+	unsigned int seen = 0;
+	char *save = NULL;
+
+	*out = (struct vnet_config){ 0 };
+	for (char *kv = strtok_r(text, ",", &save); kv;
+	     kv = strtok_r(NULL, ",", &save)) {
+		char *v = strchr(kv, '=');
+		unsigned int k = 0;
+		bool on;
+
+		if (!v) {
+			snprintf(why, whylen, "'%s' is not key=value", kv);
+			return -EINVAL;
+		}
+		*v++ = 0;
+		while (k < 5 && strcmp(kv, keys[k]))
+			k++;
+		if (k == 5 || (seen & (1u << k))) {
+			snprintf(why, whylen, "%s: %s", kv,
+				 k == 5 ? "unknown key" : "given twice");
+			return -EINVAL;
+		}
+		seen |= 1u << k;
+		switch (k) {
+		case 0:
+			if (!*v) {
+				snprintf(why, whylen, "empty tap name");
+				return -EINVAL;
+			}
+			out->tap = v;
+			break;
+		case 1:
+			if (vnet_parse_mac(v, out->mac)) {
+				snprintf(why, whylen,
+					 "mac=%s: not a unicast MAC (six hex "
+					 "pairs with colons, e.g. "
+					 "02:00:00:00:00:01)",
+					 v);
+				return -EINVAL;
+			}
+			out->mac_set = true;
+			break;
+		case 2: {
+			size_t n = strlen(v);
+
+			if (!n || n > VNET_ID_MAX ||
+			    strspn(v, "abcdefghijklmnopqrstuvwxyz"
+				      "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+				      "0123456789._-") != n) {
+				snprintf(why, whylen,
+					 "id=%s: give 1 to %d of A-Z a-z 0-9 "
+					 ". _ -",
+					 v, VNET_ID_MAX);
+				return -EINVAL;
+			}
+			out->id = v;
+			break;
+		}
+		default:
+			if (on_off(kv, v, &on, why, whylen))
+				return -EINVAL;
+			if (k == 3)
+				out->no_offload = !on;
+			else
+				out->no_mrg_rxbuf = !on;
+		}
+	}
+	if (!out->tap) {
+		snprintf(why, whylen, "no tap");
+		return -EINVAL;
+	}
+	return 0;
 }
