@@ -2,29 +2,37 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """Which files of a layer call each other in a circle.
 
-    file-circles.py [-v] LIB.a...
+    file-circles.py [-v] [--check] LIB.a|DIR...
 
-For each static library (one a layer: build/vmm/*/lib*.a), reads nm's
-symbol tables: file A uses file B when A's object refers to a global
-symbol (function or data) that B's object defines.  Prints the number of
-files and of circles (strongly connected groups of more than one file),
-each circle, and each pair that uses each other directly; -v adds every
-file's uses.  Static functions and inline ones in headers are not seen.
-Exit status 0 whatever it finds: it measures, it does not judge.
+For each static library (one a layer: build/vmm/*/lib*.a), or each folder
+of object files (one program: the tiny guest's build/guest/hotvm-tiny.elf.p),
+reads nm's symbol tables: file A uses file B when A's object refers to a
+global symbol (function or data) that B's object defines.  Prints the
+number of files and of circles (strongly connected groups of more than one
+file), each circle, and each pair that uses each other directly; -v adds
+every file's uses.  Static functions and inline ones in headers are not
+seen.  Exit status 0 whatever it finds (it measures), but with --check 1
+when any circle is found (the test file-circles, tools/meson.build).
 """
 import collections
+import glob
+import os
 import subprocess
 import sys
 
 
 def uses_of(lib):
-    out = subprocess.run(['nm', '-A', lib], capture_output=True, text=True,
-                         check=True).stdout
+    objs = sorted(glob.glob(os.path.join(lib, '*.o'))) \
+        if os.path.isdir(lib) else [lib]
+    if not objs:
+        sys.exit(f'{lib}: no object files')
+    out = subprocess.run(['nm', '-A'] + objs, capture_output=True,
+                         text=True, check=True).stdout
     defs, refs = {}, collections.defaultdict(set)
     for line in out.splitlines():
         head, _, rest = line.rpartition(':')
         obj = head.split(':')[-1].rsplit('/', 1)[-1]
-        name = obj[:-4] if obj.endswith('.c.o') else obj
+        name = obj[:-4] if obj.endswith(('.c.o', '.S.o')) else obj
         parts = rest.split()
         if len(parts) == 3 and parts[1] in 'TDBRCG':
             defs[parts[2]] = name
@@ -82,13 +90,17 @@ def circles(files, uses):
 
 def main(argv):
     verbose = '-v' in argv
-    libs = [a for a in argv if a != '-v']
+    check = '--check' in argv
+    libs = [a for a in argv if a not in ('-v', '--check')]
     if not libs:
         print(__doc__.strip(), file=sys.stderr)
         return 2
+    status = 0
     for lib in libs:
         files, uses = uses_of(lib)
         found = circles(files, uses)
+        if check and found:
+            status = 1
         print(f'{lib}: {len(files)} files, {len(found)} circles')
         for c in found:
             print('  circle:', ' '.join(c))
@@ -99,7 +111,7 @@ def main(argv):
         if verbose:
             for a in files:
                 print(f'  {a} -> {" ".join(sorted(uses[a]))}')
-    return 0
+    return status
 
 
 if __name__ == '__main__':
