@@ -118,6 +118,13 @@
 	}
 #define ABI_NET_UID 16
 
+/*
+ * --vsock's virtio-vsock: the last window of the page after the disks',
+ * ISA IRQ 11, edge-triggered, active high.  DSDT device VSCK, LNRO0005.
+ */
+#define ABI_VSOCK_MMIO 0xfeb02e00UL
+#define ABI_VSOCK_IRQ  11
+
 /* hotvm's own exit statuses are even, so they never collide with the guest's. */
 #define ABI_STATUS_SIGNAL 0 /* stopped by SIGINT or SIGTERM */
 #define ABI_STATUS_USAGE  2 /* bad command line, kernel image or configuration */

@@ -285,6 +285,37 @@ static void test_agent_port(void)
 	CHECK(len > 0 && !memmem(buf, (size_t)len, "COM2", 4));
 }
 
+/*
+ * --vsock: VSCK, LNRO0005 with its window and IRQ 11 in _CRS, after the
+ * other rows; with --agent-channel vsock the agent adds no row of its own.
+ */
+static void test_vsock(void)
+{
+	/* _CRS: Memory32Fixed at 0xfeb02e00, 0x200; Interrupt, edge, 11. */
+	static const char crs[] = "\x86\x09\x00\x01\x00\x2e\xb0\xfe"
+				  "\x00\x02\x00\x00\x89\x06\x00\x03"
+				  "\x01\x0b\x00\x00\x00";
+	struct acpi_config cfg = { .base = BASE,
+				   .boot_cpus = 1,
+				   .max_cpus = 2 };
+	struct board_config bc;
+	size_t n;
+	long len;
+
+	board_config_init(&bc);
+	board_devices(&n);
+	bc.vsock = (struct vsock_config){ .cid = 3, .path = "/v" };
+	bc.agent = true;
+	bc.agent_channel = BOARD_AGENT_VSOCK;
+	cfg.devs = board_devices_for(&bc, &cfg.nr_devs);
+	CHECK_EQ(cfg.nr_devs, n + 1);
+	len = acpi_build(buf, sizeof(buf), &cfg);
+	CHECK(len > 0 &&
+	      memmem(buf, (size_t)len, "VSCK\x08_HID\x0dLNRO0005", 18));
+	CHECK(len > 0 && memmem(buf, (size_t)len, crs, sizeof(crs) - 1));
+	CHECK(len > 0 && !memmem(buf, (size_t)len, "VCON", 4));
+}
+
 static void test_checksum(void)
 {
 	uint8_t t[4] = { 1, 2, 3, 0 };
@@ -295,4 +326,4 @@ static void test_checksum(void)
 
 CHECK_MAIN(TEST(test_one_cpu), TEST(test_hotplug_slots), TEST(test_x2apic),
 	   TEST(test_present_set), TEST(test_errors), TEST(test_agent_port),
-	   TEST(test_checksum))
+	   TEST(test_vsock), TEST(test_checksum))

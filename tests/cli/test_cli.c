@@ -370,6 +370,35 @@ static void test_net(void)
 	CHECK_EQ(cli_parse_run(11, five, &o), -EINVAL);
 }
 
+/* --vsock and --agent-channel vsock[:PORT]: reserved CIDs refused. */
+static void test_vsock(void)
+{
+	struct cli_run_opts o;
+	char *good[] = { "run", "--vsock", "cid=3,socket=/run/v.sock",
+			 "--agent-channel", "vsock:4000" };
+	char *dflt[] = { "run", "--agent-channel", "vsock" };
+	char *bad[][3] = {
+		{ "run", "--vsock", "cid=0,socket=/v" },
+		{ "run", "--vsock", "cid=1,socket=/v" },
+		{ "run", "--vsock", "cid=2,socket=/v" },
+		{ "run", "--vsock", "cid=4294967295,socket=/v" },
+		{ "run", "--vsock", "cid=3" },
+		{ "run", "--agent-channel", "vsock:" },
+		{ "run", "--agent-channel", "vsock:4294967296" },
+		{ "run", "--agent-channel", "vsock:1x" },
+	};
+
+	CHECK_EQ(cli_parse_run(5, good, &o), 0);
+	CHECK_EQ(o.board.vsock.cid, 3);
+	CHECK_STREQ(o.board.vsock.path, "/run/v.sock");
+	CHECK_EQ(o.board.agent_channel, BOARD_AGENT_VSOCK);
+	CHECK_EQ(o.board.agent_vsock_port, 4000);
+	CHECK_EQ(cli_parse_run(3, dflt, &o), 0);
+	CHECK_EQ(o.board.agent_vsock_port, CLI_AGENT_VSOCK_PORT);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		CHECK_EQ(cli_parse_run(3, bad[i], &o), -EINVAL);
+}
+
 /* Options without a value: no "=value"; --help ends parsing. */
 static void test_flags(void)
 {
@@ -393,4 +422,4 @@ static void test_flags(void)
 CHECK_MAIN(TEST(test_size), TEST(test_memory), TEST(test_cpus),
 	   TEST(test_serial), TEST(test_run), TEST(test_hotplug_opts),
 	   TEST(test_table), TEST(test_usage), TEST(test_readme),
-	   TEST(test_disk), TEST(test_net), TEST(test_flags))
+	   TEST(test_disk), TEST(test_net), TEST(test_vsock), TEST(test_flags))

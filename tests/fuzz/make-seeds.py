@@ -327,6 +327,32 @@ def vcon():
           bytes([1, 3, 2, 1, 4, 4, 8]))
 
 
+# ---- fuzz_vsock.c: ops (packet, send, flush, receive buffer, reset) ----
+def vsock():
+    import struct as st
+
+    def pkt(op, ports, data=b"", flags=0, sel=0, credit=0x1000):
+        return (bytes([0, sel, ports, op, flags, len(data)]) +
+                st.pack("<HH", credit, 0) + data)
+
+    agent = 8 | 16  # the guest's port 5 to hotvm's endpoint's port
+    rx = bytes([3, 200])
+    connect = bytes([1, 20]) + rx + pkt(2, agent) + rx
+    write("vsock", "agent-both-ways",
+          connect + pkt(5, agent, b'{"return": {}}\n') + bytes([1, 60]) +
+          rx + rx + pkt(6, agent) + pkt(7, agent) + rx)
+    write("vsock", "agent-closed-reopened",
+          connect + pkt(3, agent) + bytes([1, 5, 2, 1, 7]) + rx +
+          pkt(2, agent) + rx + pkt(4, agent, flags=3) + rx)
+    # Guest requests, a packet for nobody, bad CIDs, a wrong type, a
+    # lying length, a credit of zero.
+    write("vsock", "guest-garbage",
+          pkt(1, 1 | 32) + pkt(1, 1 | 32) + pkt(5, 2, b"xx") +
+          pkt(1, 3, sel=1) + pkt(1, 3, sel=2) + pkt(1, 3, sel=4) +
+          pkt(5, agent, b"abc", sel=8) + rx + rx + rx + rx +
+          bytes([1, 100]) + pkt(2, agent, credit=0) + rx + bytes([4]) + rx)
+
+
 if __name__ == "__main__":
     if len(sys.argv) != 3:
         sys.exit(__doc__)
@@ -338,3 +364,4 @@ if __name__ == "__main__":
     agent()
     virtio()
     vcon()
+    vsock()

@@ -18,6 +18,7 @@
 #include "serial.h"
 #include "virtio_blk.h"
 #include "virtio_net.h"
+#include "vsock.h"
 
 #define BOARD_DEFAULT_MEMORY (256ULL << 20)
 #define BOARD_DEFAULT_NAME   "hotvm"
@@ -59,14 +60,17 @@ struct board_config {
 	enum board_agent_channel {
 		BOARD_AGENT_VIRTIO,
 		BOARD_AGENT_COM2,
+		BOARD_AGENT_VSOCK, /* a connection to qemu-ga's vsock port */
 	} agent_channel;
-	const char *agent_socket; /* that agent for other clients (--agent) */
-	const char *agent_allow;  /* what they may ask; NULL: everything */
-	bool agent_trace;	  /* Linux's cpuhp trace through the agent */
+	uint32_t agent_vsock_port; /* --agent-channel vsock:PORT */
+	const char *agent_socket;  /* that agent for other clients (--agent) */
+	const char *agent_allow;   /* what they may ask; NULL: everything */
+	bool agent_trace;	   /* Linux's cpuhp trace through the agent */
 	struct vblk_config disks[BOARD_MAX_DISKS]; /* --disk, in order */
 	unsigned int nr_disks;
 	struct vnet_config nets[BOARD_MAX_NETS]; /* --net, in order */
 	unsigned int nr_nets;
+	struct vsock_config vsock; /* --vsock; path NULL: none */
 };
 
 /* The defaults: 256M, one vCPU, the console on stdio, named "hotvm". */

@@ -140,8 +140,9 @@ struct dev_instance board_net_row(unsigned int n)
 	};
 }
 
+/* The agent's port, the disks, the NICs, the vsock. */
 _Static_assert(sizeof(devices) / sizeof(devices[0]) + 1 + BOARD_MAX_DISKS +
-			       BOARD_MAX_NETS <=
+			       BOARD_MAX_NETS + 1 <=
 		       BOARD_MAX_DEVICES,
 	       "board.dev_state[] holds every row");
 

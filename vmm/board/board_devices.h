@@ -17,15 +17,16 @@
 /* dev_env.machine, which the rows' config functions read. */
 struct board_config;
 
-#define BOARD_MAX_DEVICES 20
+#define BOARD_MAX_DEVICES 24
 
 /* The table, start-up order; *n rows. */
 const struct dev_instance *board_devices(size_t *n);
 /*
  * The table of the machine @c describes: board_devices(), with --agent
- * the guest agent's port (COM2 or a virtio-console) after it, then one virtio-blk row per
- * --disk (board_disk_row()), then one virtio-net row per --net
- * (board_net_row()).  Machine thread only.
+ * the guest agent's port (COM2 or a virtio-console) after it, then one
+ * virtio-blk row per --disk (board_disk_row()), then one virtio-net row
+ * per --net (board_net_row()), then with --vsock its row
+ * (board_vsock_row).  Machine thread only.
  */
 const struct dev_instance *board_devices_for(const struct board_config *c,
 					     size_t *n);
@@ -46,5 +47,13 @@ struct board;
 struct qga *board_agent(struct board *b);
 /* The agent in a port's state (desc: one of the two above), or NULL. */
 struct qga *board_agent_of(const struct dev_desc *desc, void *state);
+
+/*
+ * --vsock's row (board_vsock.c).
+ */
+extern const struct dev_desc board_vsock_desc;
+extern const struct dev_instance board_vsock_row;
+/* The agent in the vsock row's state (with --agent-channel vsock). */
+struct qga *board_vsock_agent_of(void *state);
 
 #endif

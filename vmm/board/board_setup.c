@@ -294,6 +294,11 @@ int board_setup_devices(struct board *b)
 	size_t n;
 	const struct dev_instance *d = board_devices_for(b->cfg, &n);
 
+	if (b->cfg->agent && b->cfg->agent_channel == BOARD_AGENT_VSOCK &&
+	    !b->cfg->vsock.path) {
+		pr_err("--agent-channel vsock needs --vsock cid=N,socket=PATH");
+		return -EINVAL;
+	}
 	/* The exit counters name the device each exit reached. */
 	b->vm.exits.bus[VMEXIT_SPACE_PIO] = &b->io;
 	b->vm.exits.bus[VMEXIT_SPACE_MMIO] = &b->mmio;

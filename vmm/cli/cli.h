@@ -14,8 +14,9 @@
 #include "board.h"
 
 /* What `hotvm run` was asked: a machine, or one of the other modes. */
-#define CLI_DISK_TEXT 4200 /* a --disk's value: a path and its options */
-#define CLI_NET_TEXT  128  /* a --net's value: names and a MAC */
+#define CLI_DISK_TEXT	     4200 /* a --disk's value: a path and its options */
+#define CLI_NET_TEXT	     128  /* a --net's value: names and a MAC */
+#define CLI_AGENT_VSOCK_PORT 1024 /* --agent-channel vsock's default */
 
 struct cli_run_opts {
 	struct board_config board;
@@ -23,6 +24,7 @@ struct cli_run_opts {
 	char disk_text[BOARD_MAX_DISKS][CLI_DISK_TEXT];
 	/* --net values, split in place: board.nets' strings point here. */
 	char net_text[BOARD_MAX_NETS][CLI_NET_TEXT];
+	char vsock_text[CLI_DISK_TEXT]; /* --vsock's, split in place */
 	const char *dump_acpi; /* write the ACPI tables here, boot nothing */
 	bool help;
 };

@@ -14,6 +14,7 @@
 #include "hotplug.h"
 #include "log.h"
 #include "qga_mux.h"
+#include "vsock.h"
 
 #define CLI_MAX_NAME 64
 
@@ -200,14 +201,56 @@ static int opt_agent(struct cli_run_opts *o, const char *v)
 	return 0;
 }
 
+/* A decimal port, 0 .. 4294967295. */
+static int parse_u32(const char *v, uint32_t *out)
+{
+	uint64_t n = 0;
+
+	if (!*v)
+		return -EINVAL;
+	for (; *v; v++) {
+		if (*v < '0' || *v > '9')
+			return -EINVAL;
+		n = n * 10 + (uint64_t)(*v - '0');
+		if (n > UINT32_MAX)
+			return -EINVAL;
+	}
+	*out = (uint32_t)n;
+	return 0;
+}
+
 static int opt_agent_channel(struct cli_run_opts *o, const char *v)
 {
 	if (!strcmp(v, "virtio")) {
 		o->board.agent_channel = BOARD_AGENT_VIRTIO;
 	} else if (!strcmp(v, "com2")) {
 		o->board.agent_channel = BOARD_AGENT_COM2;
+	} else if (!strcmp(v, "vsock")) {
+		o->board.agent_channel = BOARD_AGENT_VSOCK;
+		o->board.agent_vsock_port = CLI_AGENT_VSOCK_PORT;
+	} else if (!strncmp(v, "vsock:", 6) &&
+		   !parse_u32(v + 6, &o->board.agent_vsock_port)) {
+		o->board.agent_channel = BOARD_AGENT_VSOCK;
 	} else {
-		pr_err("--agent-channel '%s': give virtio or com2", v);
+		pr_err("--agent-channel '%s': give virtio, com2, vsock or "
+		       "vsock:PORT",
+		       v);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int opt_vsock(struct cli_run_opts *o, const char *v)
+{
+	char why[160];
+
+	if (strlen(v) >= sizeof(o->vsock_text)) {
+		pr_err("--vsock: too long; give a shorter path");
+		return -EINVAL;
+	}
+	strcpy(o->vsock_text, v);
+	if (vsock_parse(o->vsock_text, &o->board.vsock, why, sizeof(why))) {
+		pr_err("--vsock '%s': %s; use cid=N,socket=PATH", v, why);
 		return -EINVAL;
 	}
 	return 0;
@@ -416,13 +459,17 @@ static const struct cli_opt options[] = {
 		  "the guest sees no agent port",
 	  .parse = opt_agent },
 	{ .name = "--agent-channel",
-	  .arg = "virtio|com2",
+	  .arg = "virtio|com2|vsock[:PORT]",
 	  .help = "`--agent`'s port: `virtio`, a virtio-console (virtio-MMIO, "
 		  "LNRO0005) with one port named org.qemu.guest_agent.0, "
 		  "which Debian's qemu-guest-agent unit starts on by itself "
 		  "(`qemu-ga -m virtio-serial`); `com2`, a second UART (I/O "
 		  "0x2f8, IRQ 3) for guests without virtio (`qemu-ga -m "
-		  "isa-serial -p /dev/ttyS1`)",
+		  "isa-serial -p /dev/ttyS1`); `vsock`, a connection through "
+		  "`--vsock` to the guest's PORT (default " STR(
+			  CLI_AGENT_VSOCK_PORT) ", `qemu-ga -m vsock-listen -p "
+						"CID:PORT`, started in the "
+						"guest by hand)",
 	  .def = "virtio",
 	  .parse = opt_agent_channel },
 	{ .name = "--agent-socket",
@@ -492,6 +539,16 @@ static const struct cli_opt options[] = {
 		  "them off) and mergeable receive buffers "
 		  "(`mrg_rxbuf=off`); repeatable, up to 4",
 	  .parse = opt_net },
+	{ .name = "--vsock",
+	  .arg = "cid=N,socket=PATH",
+	  .help = "a virtio-vsock device (virtio-MMIO, LNRO0005) whose guest "
+		  "CID is N (3 to 4294967294), its host end unix sockets as "
+		  "Firecracker's hybrid vsock: a host program connects to "
+		  "PATH and sends `CONNECT <port>\\n` (answered `OK "
+		  "<hostport>\\n`) to reach the guest's listener on <port>; "
+		  "the guest's connections to the host's port P reach the "
+		  "unix socket PATH_P",
+	  .parse = opt_vsock },
 	{ .name = "--help",
 	  .alias = "-h",
 	  .help = "show this help",

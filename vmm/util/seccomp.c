@@ -124,6 +124,19 @@ static const int calls_virtio_net[] = {
 	SC_END,
 };
 
+/*
+ * virtio-vsock's I/O thread: accepting host clients on its socket,
+ * connecting the guest's requests to PATH_<port> (socket and connect),
+ * shutting a socket's write side when the guest will send no more.
+ */
+static const int calls_vsock[] = {
+	SCMP_SYS(accept4),
+	SCMP_SYS(connect),
+	SCMP_SYS(socket),
+	SCMP_SYS(shutdown),
+	SC_END,
+};
+
 /* After set-up: the signalfd, joins, the socket file, unmapping RAM. */
 static const int calls_main[] = {
 	SCMP_SYS(fstat), SCMP_SYS(lstat),  SCMP_SYS(newfstatat),
@@ -266,6 +279,11 @@ static const struct seccomp_spec seccomp_specs[SECCOMP_NR_THREADS] = {
 		.name = "virtio-net",
 		.calls = { calls_base, calls_fds, calls_virtio_net },
 		.ioctls = { ioctls_virtio_net },
+	},
+	/* virtio-vsock's sockets: no KVM call either (vsock_io.c). */
+	[SECCOMP_THREAD_VSOCK] = {
+		.name = "vsock",
+		.calls = { calls_base, calls_fds, calls_vsock },
 	},
 };
 

@@ -42,6 +42,7 @@ enum seccomp_thread {
 	SECCOMP_THREAD_AGENT_CHECK, /* the periodic check of Linux's CPUs */
 	SECCOMP_THREAD_VIRTIO,	    /* a virtio device's queues and backend */
 	SECCOMP_THREAD_VIRTIO_NET,  /* a virtio-net queue and its tap */
+	SECCOMP_THREAD_VSOCK,	    /* virtio-vsock's host sockets */
 	SECCOMP_NR_THREADS,
 };
 
