@@ -18,16 +18,6 @@
 #include "smp.h"
 #include "tsc.h"
 
-void __noreturn guest_exit(u8 code)
-{
-	outb(ABI_DEBUG_EXIT_PORT, code);
-	/* Only reached without a debug-exit device: stop here. */
-	for (;;) {
-		local_irq_disable();
-		halt();
-	}
-}
-
 /* 16 TiB: canonical, but far above the 4 GiB identity map. */
 #define UNMAPPED_ADDR 0x100000000000UL
 
@@ -55,46 +45,6 @@ static void __noreturn idle(void)
 		} else {
 			safe_halt();
 		}
-	}
-}
-
-/* An exception with no IDT to deliver it through: a shutdown. */
-static void triple_fault(void)
-{
-	static const struct {
-		u16 limit;
-		u64 base;
-	} __attribute__((packed)) none = { 0, 0 };
-
-	local_irq_disable();
-	asm volatile("lidt %0; int3" : : "m"(none));
-}
-
-/* The power button, as an OS's power-key handler, per pwrbtn=. */
-void guest_power_button(void)
-{
-	static const char *const what[] = { "powering off", "rebooting",
-					    "triple fault", "ignored",
-					    "ejecting a CPU" };
-
-	printk("power button: %s\n", what[cmdline.pwrbtn]);
-	switch (cmdline.pwrbtn) {
-	case CMDLINE_PWRBTN_POWEROFF:
-		outb(ABI_PM_PORT + ABI_PM_SLEEP_CTL,
-		     ABI_PM_SLP_EN |
-			     (ABI_PM_SLP_TYP_S5 << ABI_PM_SLP_TYP_SHIFT));
-		break;
-	case CMDLINE_PWRBTN_REBOOT:
-		outb(ABI_PM_PORT + ABI_PM_RESET, ABI_PM_RESET_VALUE);
-		break;
-	case CMDLINE_PWRBTN_TRIPLE_FAULT:
-		triple_fault();
-		break;
-	case CMDLINE_PWRBTN_IGNORE:
-		break;
-	case CMDLINE_PWRBTN_EJECT:
-		hotplug_eject_own();
-		break;
 	}
 }
 
@@ -134,7 +84,7 @@ void __noreturn guest_main(u32 start_info)
 	       "%u\n",
 	       platform.source, nr_possible, percpu[0].apic_id);
 
-	ret = hp_init(nr_possible, cmdline.trace);
+	ret = hp_init(nr_possible, cmdline.trace, hotplug_report);
 	if (ret) {
 		printk("hotvm-tiny: cpuhp table rejected: %d\n", ret);
 		guest_exit(ABI_EXIT_PANIC);

@@ -22,7 +22,6 @@ _Static_assert((GUEST_TRAMPOLINE & 0xfff) == 0 && GUEST_TRAMPOLINE < 0x100000,
 #define WAKE_SLICE_US	10000	 /* the longest halt of a wait: a safety net */
 #define SIPI_RETRY_US	100000	 /* not alive this long: SIPI again */
 
-struct percpu percpu[GUEST_MAX_CPUS];
 unsigned int smp_nr_possible;
 
 /* Read by ap_long_entry (entry.S) before the AP has a stack. */

@@ -1,15 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Platform discovery, FDT first.  The FDT describes a possible CPU as
+ * The platform's record (platform.h), its defaults and the CPUs found,
+ * and its discovery from an FDT, which describes a possible CPU as
  * /cpus/cpu@N with reg = <APIC ID> and status "okay" (present at boot) or
- * "disabled" (possible: may be hot-added later).
+ * "disabled" (possible: may be hot-added later).  ACPI's is acpi.c.
  */
 #include "dt.h"
 #include "hotvm/abi.h"
 #include "hotvm/ring.h"
 #include "printf.h"
 #include "platform.h"
-#include "pvh.h"
 
 struct platform platform;
 
@@ -149,20 +149,4 @@ int platform_from_fdt(const void *blob)
 		return -1;
 	platform_hotplug_from_fdt(blob, root);
 	return 0;
-}
-
-int platform_init(void)
-{
-	platform_set_defaults();
-	if (boot_info.fdt_paddr &&
-	    !platform_from_fdt((const void *)(uintptr_t)boot_info.fdt_paddr)) {
-		platform.source = "fdt";
-		return 0;
-	}
-	platform.nr_cpus = 0;
-	if (!platform_from_acpi(boot_info.rsdp_paddr)) {
-		platform.source = "acpi";
-		return 0;
-	}
-	return -1;
 }

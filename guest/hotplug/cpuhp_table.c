@@ -9,7 +9,6 @@
 #include "cpuhp_table.h"
 #include "gring.h"
 #include "hotvm/guest_states.h"
-#include "hotplug.h"
 #include "idt.h"
 #include "lapic.h"
 #include "printf.h"
@@ -33,6 +32,9 @@ struct hp_state {
 
 static struct cpuhp_cpu hp_cpus[GUEST_MAX_CPUS];
 static bool hp_trace;
+static bool hp_parallel; /* inside a parallel bring-up */
+/* Where every notice goes (hp_init()): the host's report, hotplug.c. */
+static void (*hp_report)(const struct cpuhp_notice *n);
 /*
  * Each AP's own TSC when it entered its first starting state and left its
  * last: whether the APs of a batch really ran them at the same time.
@@ -166,7 +168,7 @@ static int online_up(unsigned int cpu)
 {
 	cpumask_set(&cpu_online_mask, cpu);
 	/* A parallel bring-up says its list once, when it is over. */
-	if (!hotplug_in_parallel())
+	if (!hp_parallel)
 		hp_print_online();
 	return 0;
 }
@@ -312,7 +314,7 @@ static void hp_plat_notify(void *ctx, const struct cpuhp_notice *n)
 {
 	(void)ctx;
 	/* The host mirrors the table from these: every step, every DONE. */
-	hotplug_report(n);
+	hp_report(n);
 	if (n->kind != CPUHP_NOTICE_STEP)
 		return;
 	/* Injected faults, rollbacks and failures always; the rest on trace. */
@@ -350,11 +352,13 @@ void hp_print_online(void)
 	printk("%s", line);
 }
 
-int hp_init(unsigned int nr_cpus, bool trace)
+int hp_init(unsigned int nr_cpus, bool trace,
+	    void (*report)(const struct cpuhp_notice *n))
 {
 	int ret;
 
 	hp_trace = trace;
+	hp_report = report;
 	idt_set_handler(VEC_LAPIC_TIMER, timer_irq);
 
 	ret = cpuhp_init(&hp_machine, &hp_platform, hp_steps, GUEST_NR_STATES,
@@ -392,6 +396,31 @@ unsigned int hp_starting_overlaps(unsigned int cpu, const unsigned int *cpus,
 	return k;
 }
 
+bool hp_in_parallel(void)
+{
+	return hp_parallel;
+}
+
+/*
+ * A DONE for an operation the library did not walk (no-op or refused), or
+ * the one result of a parallel bring-up.
+ */
+void hp_report_done(unsigned int cpu, bool up, int ret)
+{
+	struct cpuhp_cpu st = { .state = 0 };
+	struct cpuhp_notice n;
+
+	cpuhp_cpu_info(&hp_machine, cpu, &st);
+	n = (struct cpuhp_notice){
+		.kind = CPUHP_NOTICE_DONE,
+		.cpu = cpu,
+		.state = st.state,
+		.bringup = up,
+		.ret = ret,
+	};
+	hp_report(&n);
+}
+
 int hp_bringup_batch(const unsigned int *cpus, unsigned int n, int *results)
 {
 	int first;
@@ -399,9 +428,9 @@ int hp_bringup_batch(const unsigned int *cpus, unsigned int n, int *results)
 	for (unsigned int i = 0; i < n; i++)
 		if (cpus[i] < GUEST_MAX_CPUS)
 			hp_starting_to[cpus[i]] = 0;
-	hotplug_set_parallel(true);
+	hp_parallel = true;
 	first = cpuhp_bringup_cpus(&hp_machine, cpus, n, GUEST_ONLINE, results);
-	hotplug_set_parallel(false);
+	hp_parallel = false;
 	hp_print_online();
 	return first;
 }
@@ -414,7 +443,7 @@ int hp_bringup(const unsigned int *cpus, unsigned int n, bool parallel)
 	if (parallel) {
 		first = hp_bringup_batch(cpus, n, results);
 		for (unsigned int i = 0; i < n; i++)
-			hotplug_report_done(cpus[i], true, results[i]);
+			hp_report_done(cpus[i], true, results[i]);
 		return first;
 	}
 	for (unsigned int i = 0; i < n; i++) {

@@ -20,8 +20,12 @@
 extern struct cpuhp_machine hp_machine;
 extern struct cpumask cpu_online_mask;
 
-/* Build the machine for @nr_cpus logical CPUs; CPU 0 (boot) is online. */
-int hp_init(unsigned int nr_cpus, bool trace);
+/*
+ * Build the machine for @nr_cpus logical CPUs; CPU 0 (boot) is online.
+ * Every notice of the table goes to @report (the host's mirror, hotplug.c).
+ */
+int hp_init(unsigned int nr_cpus, bool trace,
+	    void (*report)(const struct cpuhp_notice *n));
 
 /* Bring @n CPUs up, in parallel (kick all, then finish each) or not. */
 int hp_bringup(const unsigned int *cpus, unsigned int n, bool parallel);
@@ -53,5 +57,14 @@ void hp_print_online(void);
 int hp_check_cpu(unsigned int cpu);
 
 const char *hp_state_name(int state);
+
+/* Inside a parallel bring-up: its kick-phase DONEs are not reported. */
+bool hp_in_parallel(void);
+/*
+ * Reports @cpu's operation as over, with its result: a DONE for an
+ * operation the library did not walk (no-op or refused), or the one
+ * result of a parallel bring-up.
+ */
+void hp_report_done(unsigned int cpu, bool up, int ret);
 
 #endif

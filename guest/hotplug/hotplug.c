@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * Host-driven CPU hotplug: see hotplug.h.  Everything here runs on the
- * boot CPU, outside interrupt context, one event batch at a time.
+ * boot CPU, outside interrupt context, one event batch at a time; the
+ * GED's other event, the power button, is handled here too (pwrbtn=).
  *
  * Selectors of the register block are the VMM's CPU indices; the guest's
  * logical CPU ids are its own (0 = boot CPU, then the platform's order).
@@ -40,7 +41,6 @@ static u32 hp_sel[GUEST_MAX_CPUS];  /* logical CPU -> selector */
 static u32 hp_done[GUEST_MAX_CPUS]; /* DONE notices seen, per CPU */
 static struct cpumask hp_present;   /* possible and plugged */
 static bool hp_ready;
-static bool hp_parallel; /* inside a parallel bring-up */
 /*
  * QEMU q35: block at I/O port 0xcd8, SCI/GPE0 bit 2, no extension
  * commands (no reports, no faults, no targets), _OST after each
@@ -66,16 +66,6 @@ static int hp_cpu_of_sel(u32 sel)
 	return -1;
 }
 
-void hotplug_set_parallel(bool on)
-{
-	hp_parallel = on;
-}
-
-bool hotplug_in_parallel(void)
-{
-	return hp_parallel;
-}
-
 void hotplug_report(const struct cpuhp_notice *n)
 {
 	/*
@@ -85,7 +75,7 @@ void hotplug_report(const struct cpuhp_notice *n)
 	 * DONE must not take one for it.  hp_insert reports each CPU's result
 	 * once the bring-up is over.
 	 */
-	if (n->kind == CPUHP_NOTICE_DONE && hp_parallel)
+	if (n->kind == CPUHP_NOTICE_DONE && hp_in_parallel())
 		return;
 	if (n->kind == CPUHP_NOTICE_DONE && n->cpu < GUEST_MAX_CPUS)
 		hp_done[n->cpu]++;
@@ -96,26 +86,6 @@ void hotplug_report(const struct cpuhp_notice *n)
 		gring_report(hp_sel[n->cpu], hpio_report_value(n), n->ret);
 	else
 		hpio_report(&hp_io, hp_sel[n->cpu], hpio_report_value(n));
-}
-
-/*
- * A DONE for an operation the library did not walk (no-op or refused), or
- * the one result of a parallel bring-up.
- */
-void hotplug_report_done(unsigned int cpu, bool up, int ret)
-{
-	struct cpuhp_cpu st = { .state = 0 };
-	struct cpuhp_notice n;
-
-	cpuhp_cpu_info(&hp_machine, cpu, &st);
-	n = (struct cpuhp_notice){
-		.kind = CPUHP_NOTICE_DONE,
-		.cpu = cpu,
-		.state = st.state,
-		.bringup = up,
-		.ret = ret,
-	};
-	hotplug_report(&n);
 }
 
 /*
@@ -232,7 +202,7 @@ void hotplug_init(bool ignore)
 	 * guest that does.
 	 */
 	if (!ignore) {
-		hotplug_report_done(0, true, 0);
+		hp_report_done(0, true, 0);
 		gring_flush();
 	}
 
@@ -308,7 +278,7 @@ static void hp_insert(const u32 *sels, unsigned int n)
 	hp_bringup_batch(cpus, nr, results);
 	us = tsc_to_us(rdtsc() - t0);
 	for (unsigned int i = 0; i < nr; i++) {
-		hotplug_report_done(cpus[i], true, results[i]);
+		hp_report_done(cpus[i], true, results[i]);
 		hp_ost(cpus[i], HP_OST_EV_DEVICE_CHECK,
 		       results[i] ? HP_OST_FAILURE : HP_OST_SUCCESS);
 		if (results[i] || cmdline.verbose)
@@ -335,7 +305,7 @@ static void hp_remove(u32 sel)
 	if (cpu == 0) {
 		/* Never: report the refusal so the host does not wait. */
 		printk("hotplug: remove of the boot CPU refused\n");
-		hotplug_report_done(0, false, -EPERM);
+		hp_report_done(0, false, -EPERM);
 		hp_ost(0, HP_OST_EV_EJECT_REQUEST, HP_OST_EJECT_UNSUPPORTED);
 		return;
 	}
@@ -344,7 +314,7 @@ static void hp_remove(u32 sel)
 	t0 = rdtsc();
 	ret = cpuhp_cpu_down(&hp_machine, (unsigned int)cpu, CPUHP_OFFLINE);
 	if (hp_done[cpu] == seen)
-		hotplug_report_done((unsigned int)cpu, false, ret);
+		hp_report_done((unsigned int)cpu, false, ret);
 	if (ret) {
 		/* The host sees DONE+FAILED and fails the removal itself. */
 		printk("hotplug: cpu %d down failed: %d, not ejected\n", cpu,
@@ -424,13 +394,13 @@ static void hp_targets(void)
 		target = (int)t - 1;
 		if (c == 0 && target == GUEST_ONLINE && !recover) {
 			/* Where the boot CPU always is: a no-op. */
-			hotplug_report_done(c, true, 0);
+			hp_report_done(c, true, 0);
 			continue;
 		}
 		if (c == 0 || t > GUEST_NR_STATES || !t) {
 			printk("hotplug: cpu %u: target %d refused\n", c,
 			       target);
-			hotplug_report_done(c, false, -EINVAL);
+			hp_report_done(c, false, -EINVAL);
 			continue;
 		}
 		if (target > CPUHP_OFFLINE &&
@@ -438,7 +408,7 @@ static void hp_targets(void)
 			printk("hotplug: cpu %u: target %d (%s) refused: not "
 			       "plugged\n",
 			       c, target, hp_state_name(target));
-			hotplug_report_done(c, true, -ENODEV);
+			hp_report_done(c, true, -ENODEV);
 			continue;
 		}
 		if (recover) {
@@ -451,10 +421,50 @@ static void hp_targets(void)
 		seen = hp_done[c];
 		ret = cpuhp_set_target(&hp_machine, c, target);
 		if (hp_done[c] == seen)
-			hotplug_report_done(c, true, ret);
+			hp_report_done(c, true, ret);
 		if (ret || cmdline.verbose)
 			printk("hotplug: cpu %u: target %d (%s): %d\n", c,
 			       target, hp_state_name(target), ret);
+	}
+}
+
+/* An exception with no IDT to deliver it through: a shutdown. */
+static void triple_fault(void)
+{
+	static const struct {
+		u16 limit;
+		u64 base;
+	} __attribute__((packed)) none = { 0, 0 };
+
+	local_irq_disable();
+	asm volatile("lidt %0; int3" : : "m"(none));
+}
+
+/* The power button, as an OS's power-key handler, per pwrbtn=. */
+static void hp_power_button(void)
+{
+	static const char *const what[] = { "powering off", "rebooting",
+					    "triple fault", "ignored",
+					    "ejecting a CPU" };
+
+	printk("power button: %s\n", what[cmdline.pwrbtn]);
+	switch (cmdline.pwrbtn) {
+	case CMDLINE_PWRBTN_POWEROFF:
+		outb(ABI_PM_PORT + ABI_PM_SLEEP_CTL,
+		     ABI_PM_SLP_EN |
+			     (ABI_PM_SLP_TYP_S5 << ABI_PM_SLP_TYP_SHIFT));
+		break;
+	case CMDLINE_PWRBTN_REBOOT:
+		outb(ABI_PM_PORT + ABI_PM_RESET, ABI_PM_RESET_VALUE);
+		break;
+	case CMDLINE_PWRBTN_TRIPLE_FAULT:
+		triple_fault();
+		break;
+	case CMDLINE_PWRBTN_IGNORE:
+		break;
+	case CMDLINE_PWRBTN_EJECT:
+		hotplug_eject_own();
+		break;
 	}
 }
 
@@ -467,7 +477,7 @@ void hotplug_work(void)
 	if (ev & ABI_GED_EVT_GUEST)
 		hp_targets();
 	if (ev & ABI_GED_EVT_PWRBTN)
-		guest_power_button();
+		hp_power_button();
 	ev &= ~(u32)(ABI_GED_EVT_CPU | ABI_GED_EVT_GUEST | ABI_GED_EVT_PWRBTN);
 	if (ev)
 		printk("hotplug: GED events 0x%x not handled\n", ev);

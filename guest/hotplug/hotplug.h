@@ -23,13 +23,6 @@ void hotplug_init(bool ignore);
 /* The table's notify hook: one report per STEP and DONE notice. */
 void hotplug_report(const struct cpuhp_notice *n);
 
-/* Around a parallel bring-up: its kick-phase DONEs are not reported. */
-void hotplug_set_parallel(bool on);
-/* Inside one: the "online:" list is printed once, at its end. */
-bool hotplug_in_parallel(void);
-/* Reports @cpu's operation as over, with its result. */
-void hotplug_report_done(unsigned int cpu, bool up, int ret);
-
 /* Events waiting for hotplug_work(); boot CPU, interrupts on. */
 bool hotplug_pending(void);
 void hotplug_work(void);
@@ -44,8 +37,5 @@ u32 hotplug_sel_of(unsigned int cpu);
  * "guest's own eject").
  */
 void hotplug_eject_own(void);
-
-/* main.c: what a press of the power button does (pwrbtn=). */
-void guest_power_button(void);
 
 #endif

@@ -12,6 +12,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "hotvm/abi.h"
+
 typedef uint8_t u8;
 typedef uint16_t u16;
 typedef uint32_t u32;
@@ -212,6 +214,14 @@ int strcmp(const char *a, const char *b);
 int strncmp(const char *a, const char *b, size_t n);
 
 /* Leave the VM through the debug-exit port with an ABI_EXIT_* value. */
-void __noreturn guest_exit(u8 code);
+static inline void __noreturn guest_exit(u8 code)
+{
+	outb(ABI_DEBUG_EXIT_PORT, code);
+	/* Only reached without a debug-exit device: stop here. */
+	for (;;) {
+		local_irq_disable();
+		halt();
+	}
+}
 
 #endif

@@ -109,7 +109,7 @@ static void sim_notify(void *ctx, const struct cpuhp_notice *n)
 
 static const struct cpuhp_platform sim_platform = { .notify = sim_notify };
 
-/* As hotplug_report_done(): the DONE of a walk the library did not make. */
+/* As hp_report_done(): the DONE of a walk the library did not make. */
 static void sim_report_done(unsigned int cpu, bool up, int ret)
 {
 	struct cpuhp_notice n = {
