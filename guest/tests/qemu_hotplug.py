@@ -12,13 +12,13 @@ GPE0 bit 2:
 
 (Its figures on /dev/kvm next to hotvm's: tools/bench tiny.)
 
-QMP runs over a socketpair handed to QEMU (-chardev socket,fd=N), the
-serial console over QEMU's stdout; both are read by threads that stamp
-every line, and every wait is on those with a deadline: no sleeps.
+QMP runs over a socketpair handed to QEMU (-chardev socket,fd=N), through
+tools/hotvm_qmp.py, the serial console over QEMU's stdout; both are read
+by threads that stamp every line, and every wait is on those with a
+deadline: no sleeps.
 Environment: HOTVM_QEMU (binary), HOTVM_QEMU_ACCEL (tcg), HOTVM_QEMU_CPU
 (max), HOTVM_QEMU_TIMEOUT (seconds per wait, 120).
 """
-import json
 import os
 import queue
 import re
@@ -27,6 +27,10 @@ import subprocess
 import sys
 import threading
 import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                '..', '..', 'tools'))
+from hotvm_qmp import Qmp  # noqa: E402
 
 ONLINE_RE = re.compile(r'^online: (\S+)')
 
@@ -39,8 +43,6 @@ class Guest:
         self.timeout = float(os.environ.get('HOTVM_QEMU_TIMEOUT', '120'))
         self.log = []
         self.lines = queue.Queue()   # (t, serial line)
-        self.events = queue.Queue()  # (t, QMP event)
-        self.replies = queue.Queue()
         ours, theirs = socket.socketpair()
         self.sock = ours
         smp = '1,maxcpus=%d,sockets=%d,cores=1,threads=1' % (maxcpus, maxcpus)
@@ -58,12 +60,8 @@ class Guest:
                                      pass_fds=(theirs.fileno(),))
         theirs.close()
         threading.Thread(target=self._serial, daemon=True).start()
-        self.qmp = self.sock.makefile('rw')
-        threading.Thread(target=self._qmp, daemon=True).start()
-        greeting = self.replies.get(timeout=self.timeout)
-        if 'QMP' not in greeting:
-            raise RuntimeError('no QMP greeting: %r' % greeting)
-        self.cmd('qmp_capabilities')
+        self.qmp = Qmp(self.sock, reader=True)
+        self.qmp.negotiate(self.timeout)
 
     def _serial(self):
         for raw in self.proc.stdout:
@@ -77,28 +75,8 @@ class Guest:
             self.lines.put((t, line))
         self.lines.put((time.monotonic(), None))
 
-    def _qmp(self):
-        try:
-            for raw in self.qmp:
-                t = time.monotonic()
-                msg = json.loads(raw)
-                if 'event' in msg:
-                    self.events.put((t, msg))
-                else:
-                    self.replies.put(msg)
-        except OSError:
-            pass  # QEMU quit or died: the waiters see the end below
-        self.replies.put({'error': {'desc': 'QMP closed'}})
-        self.events.put((time.monotonic(), None))
-
     def cmd(self, name, **args):
-        self.qmp.write(json.dumps({'execute': name, 'arguments': args}) +
-                       '\n')
-        self.qmp.flush()
-        r = self.replies.get(timeout=self.timeout)
-        if 'error' in r:
-            raise RuntimeError('%s: %s' % (name, r['error'].get('desc')))
-        return r['return']
+        return self.qmp.execute(name, args, self.timeout)
 
     def wait_line(self, pred, what):
         """The first serial line with pred(line) true: (t, line)."""
@@ -126,13 +104,11 @@ class Guest:
         times = [None] * len(want)
         end = time.monotonic() + self.timeout
         while None in times:
-            left = end - time.monotonic()
-            try:
-                t, ev = self.events.get(timeout=max(left, 0))
-            except queue.Empty:
-                raise RuntimeError('timeout waiting for %s' % what)
-            if ev is None:
-                raise RuntimeError('QMP closed waiting for %s' % what)
+            got = self.qmp.next_event(max(end - time.monotonic(), 0))
+            if not got:
+                raise RuntimeError('%s waiting for %s' % (
+                    'QMP closed' if self.qmp.closed else 'timeout', what))
+            t, ev = got
             for i, p in enumerate(want):
                 if times[i] is None and p(ev):
                     times[i] = t
@@ -159,6 +135,7 @@ class Guest:
         except subprocess.TimeoutExpired:
             self.proc.kill()
             self.proc.wait()
+        self.qmp.close()
 
 
 def deleted(dev, child_ok=False):

@@ -20,7 +20,6 @@ import json
 import os
 import queue
 import shutil
-import socket
 import subprocess
 import sys
 import tempfile
@@ -28,6 +27,11 @@ import threading
 import xml.etree.ElementTree as ET
 
 TIMEOUT = int(os.environ.get("HOTVM_TEST_TIMEOUT", "300"))
+
+# The scripts' QMP client: tools/ in the tree, beside this file in the lab.
+sys.path.insert(1, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "..", "tools"))
+from hotvm_qmp import Qmp  # noqa: E402
 HOTVM = sys.argv[1] if len(sys.argv) > 1 else ""
 SVG_OUT = sys.argv[2] if len(sys.argv) > 2 else None
 
@@ -75,32 +79,6 @@ class Lines:
                 return False
             if pred(line):
                 return True
-
-
-class Qmp:
-    """A raw QMP connection, for what the CLI does not print as is."""
-
-    def __init__(self, path):
-        self.s = socket.socket(socket.AF_UNIX)
-        self.s.settimeout(TIMEOUT)
-        self.s.connect(path)
-        self.f = self.s.makefile("rw")
-        json.loads(self.f.readline())
-        self.execute("qmp_capabilities")
-
-    def execute(self, cmd, args=None):
-        msg = {"execute": cmd}
-        if args is not None:
-            msg["arguments"] = args
-        self.f.write(json.dumps(msg) + "\n")
-        self.f.flush()
-        while True:
-            r = json.loads(self.f.readline())
-            if "event" not in r:
-                return r
-
-    def close(self):
-        self.s.close()
 
 
 def cli(*args, stdin=None):
@@ -306,8 +284,10 @@ try:
           ["online"], "and every guest state", t2 and lane(t2, "guest"))
 
     # 3. A removal, run over raw QMP: trace --from its reply.
-    q = Qmp(sock)
-    reply = q.execute("cpu-hotplug", {"cpu": 1, "state": "offline"})
+    q = Qmp.connect(sock)
+    q.negotiate(TIMEOUT)
+    _, reply = q.reply(q.send("cpu-hotplug", {"cpu": 1, "state": "offline"}),
+                       TIMEOUT)
     q.close()
     path = os.path.join(tmp, "reply.json")
     with open(path, "w") as f:
@@ -387,8 +367,9 @@ try:
           out + err)
 
     # The VM goes: the watchers end, having seen it all.
-    q = Qmp(sock)
-    q.execute("quit")
+    q = Qmp.connect(sock)
+    q.negotiate(TIMEOUT)
+    q.execute("quit", timeout=TIMEOUT)
     q.close()
     rcs = [w.wait(timeout=TIMEOUT) for w, _ in watchers]
     errs = [w.stderr.read().decode() for w, _ in watchers]

@@ -72,6 +72,7 @@ status=0
 "$top/tools/lab/lab.sh" --cache "$build/lab-cache" --smp 1 --linux-guest \
 	--with-qemu --with-python --silence 180 --retries 2 $hotvm_args \
 	--add "$top/tools/lab/bench-guest-word.py:/lab/bench-guest-word.py" \
+	--add "$top/tools/hotvm_qmp.py:/lab/hotvm_qmp.py" \
 	--run "$run" --log "$log" --quiet --timeout "$timeout" || status=$?
 
 grep -a '^GW-PROGRESS' "$log" | tr -d '\r' >&2 || :

@@ -106,8 +106,10 @@ status=0
 grep -a '^BENCH-ERROR' "$log" | tr -d '\r' >&2 || :
 
 pstatus=0
-python3 - "$log" "$json" "$reps" "$max" "$status" "$agent" "$before" <<'EOF' || pstatus=$?
+python3 - "$log" "$json" "$reps" "$max" "$status" "$agent" "$before" "$top/tools" <<'EOF' || pstatus=$?
 import json, statistics, sys, time, platform
+sys.path.insert(0, sys.argv[8])
+from bench_table import table as print_table
 
 logf, out, reps, mx, status = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5])
 vmms = ('hotvm',) + (('hotvm-agent',) if sys.argv[6] else ()) + \
@@ -175,13 +177,8 @@ def fmt(v, r=False):
 
 n = {v: sum(1 for r in runs if r['vmm'] == v) for v in vmms}
 main, more = table(rows), table(extra)
-print('Linux guest in the nested lab, median ms over %s runs (%s)'
-      % (' / '.join('%d %s' % (n[v], v) for v in vmms), time.strftime('%Y-%m-%d')))
 for i in info:
-    print('  ' + i)
-print()
-print('| operation | %s | hotvm/QEMU |' % ' | '.join(heads[v] for v in vmms))
-print('|---|%s---:|' % ('---:|' * len(vmms)))
+    print('# ' + i)
 # What a hot-add costs beyond Linux's own bring-up of the CPU.
 beyond = {}
 for vmm in vmms:
@@ -191,12 +188,14 @@ for vmm in vmms:
 main.append(('hot-add beyond the soft online (add, all k - soft online)', beyond,
              beyond['hotvm'] / beyond['qemu']
              if beyond['hotvm'] is not None and beyond['qemu'] else None))
-for label, m, ratio in main:
-    print('| %s | %s | %s |' % (label, ' | '.join(fmt(m[v]) for v in vmms), fmt(ratio, True)))
-print()
-print('Also (medians; hotplug rows over all k):')
-for label, m, ratio in more:
-    print('  %-38s %s  ratio %s' % (label, '  '.join('%s %8s' % (v, fmt(m[v])) for v in vmms), fmt(ratio, True)))
+head = ['operation'] + [heads[v] for v in vmms] + ['hotvm/QEMU']
+print_table('linux: Linux guest in the nested lab, median ms over %s runs (%s)'
+            % (' / '.join('%d %s' % (n[v], v) for v in vmms), time.strftime('%Y-%m-%d')),
+            head, [[label] + [fmt(m[v]) for v in vmms] + [fmt(ratio, True)]
+                   for label, m, ratio in main])
+print_table('linux: also (medians; hotplug rows over all k)', head,
+            [[label] + [fmt(m[v]) for v in vmms] + [fmt(ratio, True)]
+             for label, m, ratio in more])
 
 doc = {
     'benchmark': 'tools/bench linux',

@@ -60,7 +60,6 @@ import os
 import queue
 import re
 import shutil
-import socket
 import subprocess
 import sys
 import tempfile
@@ -71,6 +70,7 @@ TOP = os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(TOP, 'tools'))
 from bench_table import table as print_table  # noqa: E402
+from hotvm_qmp import Qmp, QmpError  # noqa: E402
 TIMEOUT = float(os.environ.get('BENCH_TIMEOUT', '120'))
 
 
@@ -93,8 +93,7 @@ class VM:
     def __init__(self, kind, args, maxcpus, tmp):
         self.kind = kind
         self.lines = queue.Queue()
-        self.events = queue.Queue()
-        self.replies = queue.Queue()
+        self.pending = collections.deque()  # ids sent, not yet replied
         self.online = None
         self.tail = collections.deque(maxlen=40)  # the console, for errors
         path = os.path.join(tmp, '%s-%d.sock' % (kind, time.monotonic_ns()))
@@ -124,13 +123,9 @@ class VM:
         threading.Thread(target=self._serial, daemon=True).start()
         self.t_ready = self.wait_line(lambda l: l.startswith('ready'),
                                       "'ready'")
-        self.sock = socket.socket(socket.AF_UNIX)
-        self.sock.connect(path)  # both create it before the guest runs
-        self.qmp = self.sock.makefile('rw')
-        threading.Thread(target=self._qmp, daemon=True).start()
-        if 'QMP' not in self.replies.get(timeout=TIMEOUT):
-            raise RuntimeError('%s: no QMP greeting' % kind)
-        self.cmd('qmp_capabilities')
+        # Both create the socket before the guest runs.
+        self.qmp = Qmp.connect(path, timeout=0, reader=True)
+        self.qmp.negotiate(TIMEOUT)
         self.slots = sorted(
             (c for c in self.cmd('query-hotpluggable-cpus')),
             key=lambda c: c['props']['socket-id'])
@@ -146,20 +141,6 @@ class VM:
             self.lines.put((t, line[i:] if i > 0 else line))
         self.lines.put((time.monotonic(), None))
 
-    def _qmp(self):
-        try:
-            for raw in self.qmp:
-                t = time.monotonic()
-                msg = json.loads(raw)
-                if 'event' in msg:
-                    self.events.put((t, msg))
-                else:
-                    self.replies.put(msg)
-        except (OSError, ValueError):
-            pass
-        self.replies.put({'error': {'desc': 'QMP closed'}})
-        self.events.put((time.monotonic(), None))
-
     def send(self, name, **args):
         self.send_all([(name, args)])
 
@@ -167,20 +148,17 @@ class VM:
         """@cmds [(name, args)] in one write: a burst the VMM reads
         together (one at a time, hotvm may start the first before the
         next has come, and that one is not in the batch)."""
-        self.qmp.write(''.join(json.dumps({'execute': n, 'arguments': a}) +
-                               '\n' for n, a in cmds))
-        self.qmp.flush()
+        self.pending.extend(self.qmp.send_all(cmds))
 
     def reply(self, name):
-        r = self.replies.get(timeout=TIMEOUT)
-        if 'error' in r:
+        try:
+            return self.qmp.result(self.pending.popleft(), name, TIMEOUT)
+        except QmpError as e:
             # The guest's console says why a hot-add failed.
             raise RuntimeError('%s %s: %s\n# the console\'s last lines:\n'
-                               '%s' % (self.kind, name,
-                                       r['error'].get('desc'),
+                               '%s' % (self.kind, name, e.desc,
                                        '\n'.join('#   ' + l
                                                   for l in self.tail)))
-        return r['return']
 
     def cmd(self, name, **args):
         self.send(name, **args)
@@ -214,14 +192,13 @@ class VM:
         left, last = set(ids), 0.0
         end = time.monotonic() + TIMEOUT
         while left:
-            try:
-                t, ev = self.events.get(timeout=max(end - time.monotonic(),
-                                                    0))
-            except queue.Empty:
+            got = self.qmp.next_event(max(end - time.monotonic(), 0))
+            if not got and self.qmp.closed:
+                raise RuntimeError('%s: QMP closed' % self.kind)
+            if not got:
                 raise RuntimeError('%s: timeout waiting for DEVICE_DELETED '
                                    'of %s' % (self.kind, sorted(left)))
-            if ev is None:
-                raise RuntimeError('%s: QMP closed' % self.kind)
+            t, ev = got
             if ev['event'] == 'DEVICE_DELETED':
                 dev = ev['data'].get('device')
                 if dev in left:
@@ -279,6 +256,7 @@ class VM:
         except subprocess.TimeoutExpired:
             self.proc.kill()
             self.proc.wait()
+        self.qmp.close()
 
 
 class KvmTrace:

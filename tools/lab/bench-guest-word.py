@@ -32,10 +32,15 @@ import json
 import os
 import re
 import select
-import socket
 import subprocess
 import sys
 import time
+
+# The scripts' QMP client: beside this file in the lab, in tools/ on the
+# host.
+sys.path.insert(1, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                '..'))
+from hotvm_qmp import Qmp  # noqa: E402
 
 ONLINE = re.compile(r'online: ([0-9][0-9,-]*)')
 MAX_CPUS = 4
@@ -53,12 +58,8 @@ class VM:
         self.sock = os.path.join(a.dir, '%s-%s.qmp' % (a.vmm, tag))
         self.errf = os.path.join(a.dir, '%s-%s.stderr' % (a.vmm, tag))
         self.lines = []   # (t, text)
-        self.events = []  # (t, message)
-        self.replies = {}  # id -> (t, message)
         self.partial = b''
-        self.qbuf = b''
-        self.q = None
-        self.next_id = 1
+        self.q = None  # Qmp (tools/hotvm_qmp.py), read by pump()
         self.status = None  # exit status once it has ended
         self.t_exit = None
 
@@ -113,25 +114,15 @@ class VM:
                       flush=True)
         return True
 
+    @property
+    def events(self):
+        """QMP's events so far: (t, message)."""
+        return self.q.events if self.q else []
+
     def _qmp(self, t):
-        data = self.q.recv(65536)
-        if not data:
+        if not self.q.pump(0):
             self.q.close()
             self.q = None
-            return
-        self.qbuf += data
-        *whole, self.qbuf = self.qbuf.split(b'\n')
-        for ln in whole:
-            try:
-                m = json.loads(ln)
-            except ValueError:
-                continue
-            if 'event' in m:
-                self.events.append((t, m))
-            elif 'id' in m:
-                self.replies[m['id']] = (t, m)
-            elif 'QMP' in m:
-                self.greeting = m
 
     def pump(self, timeout):
         fds = [f for f in (self.out, self.q, self.pidfd) if f is not None]
@@ -208,36 +199,28 @@ class VM:
     def connect(self):
         deadline = time.monotonic() + 10
         while True:
-            s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
             try:
-                s.connect(self.sock)
+                q = Qmp.connect(self.sock, timeout=0)
                 break
-            except OSError:
-                s.close()
+            except RuntimeError:
                 if time.monotonic() > deadline or self.status is not None:
                     raise RuntimeError('cannot connect to ' + self.sock)
                 self.pump(0.01)
-        self.q = s
-        self.greeting = None
-        self.wait(lambda: self.greeting, 10)
+        self.q = q
+        self.wait(lambda: q.greeting, 10)
         self.execute('qmp_capabilities')
 
     def send(self, cmd, args=None):
-        i = self.next_id
-        self.next_id += 1
-        m = {'execute': cmd, 'id': i}
-        if args is not None:
-            m['arguments'] = args
         t = time.monotonic()
-        self.q.sendall(json.dumps(m).encode() + b'\n')
-        return i, t
+        return self.q.send(cmd, args), t
 
     def execute(self, cmd, args=None, timeout=60):
         """(t sent, return value); RuntimeError for an error reply."""
         if self.q is None:
             raise RuntimeError('%s: no QMP connection' % cmd)
         i, t = self.send(cmd, args)
-        r = self.wait(lambda: self.replies.get(i), timeout)
+        q = self.q
+        r = self.wait(lambda: q.replies.get(i), timeout)
         if not r:
             raise RuntimeError('%s: no reply' % cmd)
         m = r[1]
@@ -564,16 +547,14 @@ def table(logf):
         ('poweroff: QMP socket removed',
          lambda d: yn(g(d, 'poweroff', 'socket_gone'))),
     ]
-    print('The guest\'s own word, Debian\'s 6.1 kernel in the nested lab, '
-          'one run (%s)' % time.strftime('%Y-%m-%d'))
+    from bench_table import table as print_table  # on the host only
     for i in info:
-        print('  ' + i)
-    print()
-    print('| | hotvm | QEMU 7.2 q35 |')
-    print('|---|---|---|')
-    for label, f in rows:
-        print('| %s | %s | %s |' % (label, *(f(d) if d else 'no figures'
-                                             for d in cols)))
+        print('# ' + i)
+    print_table('guest-word: the guest\'s own word, Debian\'s 6.1 kernel in '
+                'the nested lab, one run (%s)' % time.strftime('%Y-%m-%d'),
+                ['', 'hotvm', 'QEMU 7.2 q35'],
+                [[label] + [f(d) if d else 'no figures' for d in cols]
+                 for label, f in rows])
     errs = [(d.get('vmm'), e) for d in cols for e in d.get('errors', [])]
     if errs:
         print()
