@@ -26,7 +26,9 @@
  *                   [--dir DIR] [--rep N] [--timeout S] [--cpu MODEL]
  *                   [--soft N] [--label NAME]
  *
- * Built by tools/bench linux with plain cc (-static, json-c).
+ * Built by meson (build/tools/bench-linux-qmp) on the QMP client of
+ * vmm/api (qmp_client.h), which lab.sh copies into the lab with the
+ * libraries it needs.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -41,12 +43,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/inotify.h>
-#include <sys/socket.h>
 #include <sys/stat.h>
-#include <sys/un.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+
+#include "qmp_client.h"
 
 #define MAX_CPUS 64
 
@@ -88,10 +90,10 @@ static char match_list[256];
 static char soft_line[1024];
 static double soft_at, soft_mark_at;
 
-/* QMP. */
-static int qmp_fd = -1;
-static char qmp_buf[1 << 16];
-static size_t qmp_len;
+/* QMP, and the one request in flight (0: none). */
+static struct qmp_client *qmp;
+static long qmp_seq;
+static const char *qmp_name;
 
 static double now_ms(void)
 {
@@ -238,19 +240,20 @@ static void console_read(void)
 		}
 }
 
-/* QMP: one JSON object per line from the server. */
-static void qmp_send(const char *fmt, ...)
+/*
+ * Sends a request (args: NULL or an object, consumed); its reply is taken
+ * by wait_for() as it comes (struct waiter's reply_at and reply).
+ */
+static void qmp_request(const char *name, struct json_object *args)
 {
-	va_list ap;
-	char buf[2048];
-	int n;
+	struct qmp_client_error err;
+	long seq = qmp_client_send(qmp, name, args, &err);
 
-	va_start(ap, fmt);
-	n = vsnprintf(buf, sizeof(buf) - 1, fmt, ap);
-	va_end(ap);
-	buf[n++] = '\n';
-	if (write(qmp_fd, buf, n) != n)
-		fail("QMP write: %s", strerror(errno));
+	json_object_put(args);
+	if (seq < 0)
+		fail("QMP: %s", err.desc);
+	qmp_seq = seq;
+	qmp_name = name;
 }
 
 static struct json_object *ms(double t, double t0);
@@ -301,26 +304,12 @@ static bool ost_matches(struct json_object *m, struct waiter *w)
 	       json_object_get_int(o) == w->ost_source;
 }
 
-static void qmp_message(struct json_object *m, struct waiter *w, double t)
+/* An event read at t: the step's _OST and DEVICE_DELETED. */
+static void qmp_event(struct json_object *m, struct waiter *w, double t)
 {
 	struct json_object *o, *d;
 
-	if (json_object_object_get_ex(m, "error", &o)) {
-		struct json_object *desc;
-
-		json_object_object_get_ex(o, "desc", &desc);
-		fail("QMP error: %s", json_object_get_string(desc));
-	}
-	if (json_object_object_get_ex(m, "return", &o)) {
-		if (w && !w->reply_at) {
-			w->reply_at = t;
-			w->reply = json_object_get(o);
-		}
-		return;
-	}
-	if (!json_object_object_get_ex(m, "event", &o) || !w)
-		return;
-	if (!w->id)
+	if (!w || !w->id || !json_object_object_get_ex(m, "event", &o))
 		return;
 	if (!strcmp(json_object_get_string(o), "ACPI_DEVICE_OST")) {
 		if (ost_matches(m, w)) {
@@ -347,38 +336,39 @@ static void qmp_message(struct json_object *m, struct waiter *w, double t)
 	}
 }
 
+/*
+ * What QMP has brought, without waiting: the reply to the request in
+ * flight, then the events, all stamped now (they came since the last poll).
+ */
 static void qmp_read(struct waiter *w)
 {
-	ssize_t n =
-		read(qmp_fd, qmp_buf + qmp_len, sizeof(qmp_buf) - 1 - qmp_len);
+	struct qmp_client_error err;
+	struct json_object *m;
 	double t = now_ms();
-	char *nl, *s;
+	int rc;
 
-	if (n == 0)
-		fail("QMP: the VMM closed the socket");
-	if (n < 0) {
-		if (errno == EINTR || errno == EAGAIN)
-			return;
-		fail("QMP read: %s", strerror(errno));
-	}
-	qmp_len += n;
-	qmp_buf[qmp_len] = 0;
-	s = qmp_buf;
-	while ((nl = strchr(s, '\n'))) {
-		struct json_object *m;
-
-		*nl = 0;
-		m = json_tokener_parse(s);
-		if (m) {
-			qmp_message(m, w, t);
-			json_object_put(m);
+	if (qmp_seq) {
+		rc = qmp_client_wait(qmp, qmp_name, qmp_seq, &m, &err, 0);
+		if (rc == -EREMOTEIO)
+			fail("QMP error: %s", err.desc);
+		if (rc && rc != -ETIMEDOUT)
+			fail("QMP: %s", err.desc);
+		if (!rc) {
+			qmp_seq = 0;
+			if (w && !w->reply_at) {
+				w->reply_at = t;
+				w->reply = m;
+			} else {
+				json_object_put(m);
+			}
 		}
-		s = nl + 1;
 	}
-	qmp_len -= s - qmp_buf;
-	memmove(qmp_buf, s, qmp_len);
-	if (qmp_len == sizeof(qmp_buf) - 1)
-		fail("QMP: message too long");
+	while (!(rc = qmp_client_next_event(qmp, &m, 0))) {
+		qmp_event(m, w, t);
+		json_object_put(m);
+	}
+	if (rc != -ETIMEDOUT)
+		fail("QMP: the VMM closed the socket (%s)", strerror(-rc));
 }
 
 /*
@@ -392,11 +382,14 @@ static void wait_for(bool (*done)(struct waiter *), struct waiter *w,
 
 	for (;;) {
 		struct pollfd p[2] = { { .fd = ino_fd, .events = POLLIN },
-				       { .fd = qmp_fd, .events = POLLIN } };
+				       { .fd = qmp ? qmp_client_fd(qmp) : -1,
+					 .events = POLLIN } };
 		double left;
 		int st;
 
 		console_read();
+		if (qmp)
+			qmp_read(w);
 		if (done(w))
 			return;
 		if (waitpid(child, &st, WNOHANG) == child) {
@@ -409,8 +402,8 @@ static void wait_for(bool (*done)(struct waiter *), struct waiter *w,
 			fail("timeout (%u s) waiting for %s", opt.timeout_s,
 			     what);
 		/* The 100 ms cap only notices a VMM that died quietly. */
-		if (poll(p, qmp_fd >= 0 ? 2 : 1,
-			 left < 100 ? (int)left + 1 : 100) < 0 &&
+		if (poll(p, qmp ? 2 : 1, left < 100 ? (int)left + 1 : 100) <
+			    0 &&
 		    errno != EINTR)
 			fail("poll: %s", strerror(errno));
 		if (p[0].revents & POLLIN) {
@@ -419,8 +412,6 @@ static void wait_for(bool (*done)(struct waiter *), struct waiter *w,
 			while (read(ino_fd, ev, sizeof(ev)) > 0)
 				;
 		}
-		if (qmp_fd >= 0 && (p[1].revents & (POLLIN | POLLHUP)))
-			qmp_read(w);
 	}
 }
 
@@ -499,7 +490,7 @@ static struct json_object *soft_phase(void)
 	memset(&w, 0, sizeof(w)); /* no id: no device's events */
 	printf("BENCH-PROGRESS: %s rep %u: soft offline/online of cpu1\n",
 	       opt.label, opt.rep);
-	qmp_send("{\"execute\": \"system_powerdown\"}");
+	qmp_request("system_powerdown", NULL);
 	/* Failed with the console's last lines before the lab, silent for
 	 * 180 s, is taken for frozen. */
 	if (opt.timeout_s > 150)
@@ -546,7 +537,7 @@ static bool agent_answers(void)
 	bool up = false;
 
 	step(&w, 0, NULL, 0);
-	qmp_send("{\"execute\": \"query-hotplug-stats\"}");
+	qmp_request("query-hotplug-stats", NULL);
 	wait_for(has_reply, &w, "query-hotplug-stats");
 	r = w.reply;
 	if (json_object_object_get_ex(r, "agent", &a) &&
@@ -657,33 +648,28 @@ static void spawn(void)
 	}
 }
 
+/* The greeting and qmp_capabilities, with the client's own deadline. */
 static void qmp_connect(void)
 {
-	struct sockaddr_un a = { .sun_family = AF_UNIX };
 	double deadline = now_ms() + 10e3;
-	struct waiter w = { 0 };
+	struct qmp_client_error err;
+	int rc;
 
-	snprintf(a.sun_path, sizeof(a.sun_path), "%s", sock_path);
 	for (;;) {
-		qmp_fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-		if (!connect(qmp_fd, (struct sockaddr *)&a, sizeof(a)))
-			break;
-		close(qmp_fd);
-		qmp_fd = -1;
-		if (now_ms() > deadline)
-			fail("cannot connect to %s: %s", sock_path,
-			     strerror(errno));
+		rc = qmp_client_connect(sock_path, 1, 10000, &qmp, &err);
+		if (!rc)
+			return;
+		if ((rc != -ENOENT && rc != -ECONNREFUSED) ||
+		    now_ms() > deadline)
+			fail("cannot connect to %s: %s", sock_path, err.desc);
 		/* Only before the socket exists; nothing timed waits here. */
 		usleep(2000);
 	}
-	/* The greeting is not a "return"; capabilities negotiation is. */
-	qmp_send("{\"execute\": \"qmp_capabilities\"}");
-	wait_for(has_reply, &w, "qmp_capabilities");
-	json_object_put(w.reply);
 }
 
 struct slot {
-	char type[64], id[16], props[256];
+	char type[64], id[16];
+	struct json_object *props; /* as returned: device_add's arguments */
 	long socket;
 	bool plugged;
 };
@@ -694,13 +680,12 @@ static unsigned int query_slots(struct slot *s)
 	struct waiter w = { 0 };
 	unsigned int n = 0;
 
-	qmp_send("{\"execute\": \"query-hotpluggable-cpus\"}");
+	qmp_request("query-hotpluggable-cpus", NULL);
 	wait_for(has_reply, &w, "query-hotpluggable-cpus");
 	for (size_t i = 0;
 	     i < json_object_array_length(w.reply) && n < MAX_CPUS; i++) {
 		struct json_object *e = json_object_array_get_idx(w.reply, i);
 		struct json_object *t, *p, *sk;
-		const char *ps;
 
 		if (!json_object_object_get_ex(e, "type", &t) ||
 		    !json_object_object_get_ex(e, "props", &p) ||
@@ -710,10 +695,7 @@ static unsigned int query_slots(struct slot *s)
 			 json_object_get_string(t));
 		s[n].socket = json_object_get_int64(sk);
 		snprintf(s[n].id, sizeof(s[n].id), "cpu%ld", s[n].socket);
-		/* The props, as returned, without the braces: device_add's. */
-		ps = json_object_to_json_string_ext(p, JSON_C_TO_STRING_PLAIN);
-		snprintf(s[n].props, sizeof(s[n].props), "%.*s",
-			 (int)strlen(ps) - 2, ps + 1);
+		s[n].props = json_object_get(p);
 		s[n].plugged = json_object_object_get_ex(e, "qom-path", &t);
 		n++;
 	}
@@ -741,7 +723,17 @@ static struct json_object *ms(double t, double t0)
 	return json_object_new_double_s(t - t0, b);
 }
 
-int main(int argc, char **argv)
+static void usage(void)
+{
+	fprintf(stderr, "usage: bench-linux-qmp --vmm hotvm|hotvm-agent|qemu "
+			"--kernel K [--initrd I] [--max 2..64] [--mem MB]"
+			" [--cmdline T] [--bin P] [--dir D] [--rep N]"
+			" [--timeout S] [--cpu QEMU-CPU] [--soft N]"
+			" [--label NAME]\n");
+	exit(2);
+}
+
+static void parse_args(int argc, char **argv)
 {
 	static const struct option lo[] = {
 		{ "vmm", 1, 0, 'v' },	 { "kernel", 1, 0, 'k' },
@@ -752,12 +744,6 @@ int main(int argc, char **argv)
 		{ "cpu", 1, 0, 'C' },	 { "soft", 1, 0, 's' },
 		{ "label", 1, 0, 'L' },	 { 0, 0, 0, 0 },
 	};
-	char soft[48] = "";
-	struct slot slots[MAX_CPUS];
-	struct json_object *out, *adds, *dels;
-	struct waiter w;
-	unsigned int nslots, k;
-	double boot_ms;
 	int c;
 
 	while ((c = getopt_long(argc, argv, "", lo, NULL)) != -1)
@@ -802,20 +788,13 @@ int main(int argc, char **argv)
 			opt.label = optarg;
 			break;
 		default:
-			return 2;
+			usage();
 		}
 	if (!opt.vmm || !opt.kernel || strlen(opt.dir) > 80 ||
 	    (strcmp(opt.vmm, "hotvm") && strcmp(opt.vmm, "hotvm-agent") &&
 	     strcmp(opt.vmm, "qemu")) ||
-	    opt.max < 2 || opt.max > MAX_CPUS) {
-		fprintf(stderr,
-			"usage: bench-linux-qmp --vmm hotvm|hotvm-agent|qemu "
-			"--kernel K [--initrd I] [--max 2..64] [--mem MB]"
-			" [--cmdline T] [--bin P] [--dir D] [--rep N]"
-			" [--timeout S] [--cpu QEMU-CPU] [--soft N]"
-			" [--label NAME]\n");
-		return 2;
-	}
+	    opt.max < 2 || opt.max > MAX_CPUS)
+		usage();
 	/* Another build of the same VMM in one run needs its own name. */
 	if (!opt.label)
 		opt.label = opt.vmm;
@@ -825,9 +804,15 @@ int main(int argc, char **argv)
 			     "abcdefghijklmnopqrstuvwxyz0123456789-")]) {
 		fprintf(stderr, "bench-linux-qmp: --label: 1-32 of a-z, 0-9 "
 				"and '-'\n");
-		return 2;
+		exit(2);
 	}
-	setvbuf(stdout, NULL, _IOLBF, 0);
+}
+
+/* The guest's command line, the run's files, the console's watch. */
+static void prepare(void)
+{
+	char soft[48] = "";
+
 	agent = !strcmp(opt.vmm, "hotvm-agent");
 	/*
 	 * No onlining rule in the guest: the agent is what onlines.  The
@@ -852,6 +837,13 @@ int main(int argc, char **argv)
 	if (ino_fd < 0 ||
 	    inotify_add_watch(ino_fd, opt.dir, IN_CREATE | IN_MODIFY) < 0)
 		fail("inotify on %s: %s", opt.dir, strerror(errno));
+}
+
+/* Boot to "ready" with one CPU online; the run's first figures. */
+static struct json_object *boot(void)
+{
+	struct json_object *out = json_object_new_object();
+	double boot_ms;
 
 	spawn();
 	wait_for(is_ready, NULL, "the guest's \"ready\" line");
@@ -863,15 +855,6 @@ int main(int argc, char **argv)
 	/* Progress, for a lab that takes a silent console for a frozen one. */
 	printf("BENCH-PROGRESS: %s rep %u: ready after %.0f ms\n", opt.label,
 	       opt.rep, boot_ms);
-	qmp_connect();
-	if (agent)
-		wait_agent();
-	nslots = query_slots(slots);
-	if (nslots != opt.max)
-		fail("query-hotpluggable-cpus: %u slots, not %u", nslots,
-		     opt.max);
-
-	out = json_object_new_object();
 	json_object_object_add(out, "vmm", json_object_new_string(opt.label));
 	json_object_object_add(out, "rep", json_object_new_int(opt.rep));
 	json_object_object_add(out, "max", json_object_new_int(opt.max));
@@ -880,78 +863,116 @@ int main(int argc, char **argv)
 			       ms(first_line_at, t_start));
 	json_object_object_add(out, "printk_s",
 			       json_object_new_double(printk_s));
-	adds = json_object_new_array();
-	dels = json_object_new_array();
+	return out;
+}
 
-	/* Add sockets 1..max-1 one by one: k CPUs after each. */
-	for (k = 2; k <= opt.max; k++) {
-		struct slot *s = &slots[k - 1];
-		struct json_object *r = json_object_new_object();
-		double t0;
+/* device_add of slot s, timed to k CPUs online. */
+static struct json_object *add_one(struct slot *s, unsigned int k)
+{
+	struct json_object *r = json_object_new_object();
+	struct json_object *args = json_object_new_object();
+	struct waiter w;
+	double t0;
 
-		if (s->plugged)
-			fail("slot %ld is already plugged", s->socket);
-		t0 = step(&w, k, s->id, 1);
-		qmp_send("{\"execute\": \"device_add\", \"arguments\": "
-			 "{\"driver\": \"%s\", \"id\": \"%s\", %s%s}}",
-			 s->type, s->id, s->props,
-			 agent ? ", \"wait\": \"started\"" : "");
-		wait_for(add_done, &w, "the new CPU online");
-		json_object_object_add(r, "k", json_object_new_int(k));
-		json_object_object_add(r, "online_ms", ms(online_at, t0));
-		json_object_object_add(r, "reply_ms", ms(w.reply_at, t0));
-		json_object_object_add(r, "ost_ms", ms(w.ost_at, t0));
-		json_object_object_add(r, "osts", w.osts);
-		json_object_object_add(r, "online",
-				       json_object_new_string(match_list));
-		json_object_array_add(adds, r);
-		printf("BENCH-PROGRESS: %s rep %u: %u CPUs\n", opt.label,
-		       opt.rep, k);
-		json_object_put(w.reply);
-	}
-	if (opt.soft)
-		json_object_object_add(out, "soft", soft_phase());
-	/* Remove them, the last added first: k CPUs before each. */
-	for (k = opt.max; k >= 2; k--) {
-		struct slot *s = &slots[k - 1];
-		struct json_object *r = json_object_new_object();
-		double t0;
+	if (s->plugged)
+		fail("slot %ld is already plugged", s->socket);
+	json_object_object_add(args, "driver", json_object_new_string(s->type));
+	json_object_object_add(args, "id", json_object_new_string(s->id));
+	json_object_object_foreach(s->props, key, val)
+		json_object_object_add(args, key, json_object_get(val));
+	if (agent)
+		json_object_object_add(args, "wait",
+				       json_object_new_string("started"));
+	t0 = step(&w, k, s->id, 1);
+	qmp_request("device_add", args);
+	wait_for(add_done, &w, "the new CPU online");
+	json_object_object_add(r, "k", json_object_new_int(k));
+	json_object_object_add(r, "online_ms", ms(online_at, t0));
+	json_object_object_add(r, "reply_ms", ms(w.reply_at, t0));
+	json_object_object_add(r, "ost_ms", ms(w.ost_at, t0));
+	json_object_object_add(r, "osts", w.osts);
+	json_object_object_add(r, "online", json_object_new_string(match_list));
+	printf("BENCH-PROGRESS: %s rep %u: %u CPUs\n", opt.label, opt.rep, k);
+	json_object_put(w.reply);
+	return r;
+}
 
-		t0 = step(&w, k - 1, s->id, 3);
-		qmp_send("{\"execute\": \"device_del\", \"arguments\": "
-			 "{\"id\": \"%s\"}}",
-			 s->id);
-		wait_for(del_done, &w, "DEVICE_DELETED and the CPU offline");
-		json_object_object_add(r, "k", json_object_new_int(k));
-		json_object_object_add(r, "deleted_ms", ms(w.deleted_at, t0));
-		json_object_object_add(r, "deleted_stamp_ms",
-				       ms(w.deleted_stamp, w.t0_real));
-		json_object_object_add(r, "reply_ms", ms(w.reply_at, t0));
-		json_object_object_add(r, "ost_ms", ms(w.ost_at, t0));
-		json_object_object_add(r, "offline_ms", ms(online_at, t0));
-		json_object_object_add(r, "osts", w.osts);
-		json_object_object_add(r, "online",
-				       json_object_new_string(match_list));
-		json_object_array_add(dels, r);
-		json_object_put(w.reply);
-	}
-	json_object_object_add(out, "add", adds);
-	json_object_object_add(out, "del", dels);
+/* device_del of slot s, timed to DEVICE_DELETED and k - 1 CPUs online. */
+static struct json_object *del_one(struct slot *s, unsigned int k)
+{
+	struct json_object *r = json_object_new_object();
+	struct json_object *args = json_object_new_object();
+	struct waiter w;
+	double t0;
 
-	/* Quit; a VMM that does not go within 10 s is killed. */
-	qmp_send("{\"execute\": \"quit\"}");
+	json_object_object_add(args, "id", json_object_new_string(s->id));
+	t0 = step(&w, k - 1, s->id, 3);
+	qmp_request("device_del", args);
+	wait_for(del_done, &w, "DEVICE_DELETED and the CPU offline");
+	json_object_object_add(r, "k", json_object_new_int(k));
+	json_object_object_add(r, "deleted_ms", ms(w.deleted_at, t0));
+	json_object_object_add(r, "deleted_stamp_ms",
+			       ms(w.deleted_stamp, w.t0_real));
+	json_object_object_add(r, "reply_ms", ms(w.reply_at, t0));
+	json_object_object_add(r, "ost_ms", ms(w.ost_at, t0));
+	json_object_object_add(r, "offline_ms", ms(online_at, t0));
+	json_object_object_add(r, "osts", w.osts);
+	json_object_object_add(r, "online", json_object_new_string(match_list));
+	json_object_put(w.reply);
+	return r;
+}
+
+/* Quit; a VMM that does not go within 10 s is killed. */
+static bool quit(void)
+{
+	qmp_request("quit", NULL);
 	for (int i = 0; i < 1000 && child > 0; i++) {
 		if (waitpid(child, NULL, WNOHANG) == child)
 			child = -1;
 		else
 			usleep(10000);
 	}
+	return child < 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct slot slots[MAX_CPUS];
+	struct json_object *out, *adds, *dels;
+	unsigned int nslots, k;
+
+	parse_args(argc, argv);
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	prepare();
+	out = boot();
+	qmp_connect();
+	if (agent)
+		wait_agent();
+	nslots = query_slots(slots);
+	if (nslots != opt.max)
+		fail("query-hotpluggable-cpus: %u slots, not %u", nslots,
+		     opt.max);
+
+	/* Add sockets 1..max-1 one by one: k CPUs after each. */
+	adds = json_object_new_array();
+	for (k = 2; k <= opt.max; k++)
+		json_object_array_add(adds, add_one(&slots[k - 1], k));
+	json_object_object_add(out, "add", adds);
+	if (opt.soft)
+		json_object_object_add(out, "soft", soft_phase());
+	/* Remove them, the last added first: k CPUs before each. */
+	dels = json_object_new_array();
+	for (k = opt.max; k >= 2; k--)
+		json_object_array_add(dels, del_one(&slots[k - 1], k));
+	json_object_object_add(out, "del", dels);
+
 	json_object_object_add(out, "quit_clean",
-			       json_object_new_boolean(child < 0));
+			       json_object_new_boolean(quit()));
 	stop_child();
 	printf("BENCH-JSON: %s\n",
 	       json_object_to_json_string_ext(out, JSON_C_TO_STRING_PLAIN));
 	json_object_put(out);
+	qmp_client_close(qmp);
 	unlink(sock_path);
 	return 0;
 }

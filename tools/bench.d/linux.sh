@@ -32,8 +32,8 @@
 #     -o  the JSON file (default BUILD/bench-linux.json)
 #     -l  the lab's console log (default BUILD/bench-linux.log)
 #     -t  the lab's timeout (default from REPS and MAX)
-# Defaults take about 3 minutes on a quiet host (8 on a busy one).  Needs cc with -static and json-c
-# (libjson-c-dev), python3, and what tools/lab/lab.sh needs.
+# Defaults take about 3 minutes on a quiet host (8 on a busy one).  Needs
+# python3 and what tools/lab/lab.sh needs.
 set -eu
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -78,14 +78,11 @@ if [ -n "$before" ]; then
 	before_bin="--bin $before/vmm/hotvm:/bin/hotvm-before"
 fi
 
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT INT TERM
 
-# The QMP driver runs inside the lab: static when the toolchain can.
-drv=$tmp/bench-linux-qmp
-cc -O2 -Wall -static -o "$drv" "$top/tools/bench_linux_qmp.c" -ljson-c 2>"$tmp/cc.err" ||
-	cc -O2 -Wall -o "$drv" "$top/tools/bench_linux_qmp.c" -ljson-c ||
-	{ cat "$tmp/cc.err" >&2; echo "bench-linux: cannot build the QMP driver (libjson-c-dev?)" >&2; exit 2; }
+# The QMP driver runs inside the lab (lab.sh copies its libraries).
+drv=$build/tools/bench-linux-qmp
+ninja -C "$build" tools/bench-linux-qmp >/dev/null ||
+	{ echo "bench-linux: cannot build $drv (ninja -C $build)" >&2; exit 2; }
 
 echo "bench-linux: $reps runs of each VMM, 1..$max CPUs, in the nested lab (timeout ${timeout}s)" >&2
 # The lab's kernel sometimes freezes under TCG with nothing on its console:
