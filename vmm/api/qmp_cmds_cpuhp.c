@@ -42,8 +42,7 @@ static struct json_object *op_reply(struct qmp_cmds *qc, unsigned int cpu,
  * Linux's cpuN/hotplug/target: partial bring-up and take-down on either
  * side, to a state given by name or number.
  */
-int qc_cpuhp_set_target(void *ctx, struct json_object *args,
-			struct json_object **ret, struct qmp_error *err)
+QC_HANDLER(qc_cpuhp_set_target)
 {
 	struct qmp_cmds *qc = ctx;
 	struct hp_report rep = { 0 };
@@ -107,8 +106,7 @@ static int linux_inject(struct qmp_cmds *qc, unsigned int cpu,
  * Linux's cpuN/hotplug/fail: the next callback of that state fails; null,
  * "none" or -1 clears it.
  */
-int qc_cpuhp_inject_fault(void *ctx, struct json_object *args,
-			  struct json_object **ret, struct qmp_error *err)
+QC_HANDLER(qc_cpuhp_inject_fault)
 {
 	struct qmp_cmds *qc = ctx;
 	struct hp_report rep = { 0 }; /* a refusal's reason */
@@ -139,8 +137,7 @@ int qc_cpuhp_inject_fault(void *ctx, struct json_object *args,
  * Replies once the host table reached its target (and with it the guest)
  * or failed and rolled back.
  */
-int qc_cpu_hotplug(void *ctx, struct json_object *args,
-		   struct json_object **ret, struct qmp_error *err)
+QC_HANDLER(qc_cpu_hotplug)
 {
 	struct qmp_cmds *qc = ctx;
 	struct hp_report rep = { 0 };
@@ -192,8 +189,7 @@ int qc_cpu_hotplug(void *ctx, struct json_object *args,
  * what the guest and the host really hold (hotplug.h,
  * hotplug_cpu_recover()): online if the guest has it, else offline.
  */
-int qc_cpuhp_recover(void *ctx, struct json_object *args,
-		     struct json_object **ret, struct qmp_error *err)
+QC_HANDLER(qc_cpuhp_recover)
 {
 	struct qmp_cmds *qc = ctx;
 	struct hp_report rep = { 0 };
@@ -304,8 +300,7 @@ static struct json_object *resize_reply(const struct hotplug_resize_result *r)
  * (never CPU 0) until count are plugged.  All or nothing: if one step
  * fails, the steps already done are undone before the error.
  */
-int qc_cpu_resize(void *ctx, struct json_object *args, struct json_object **ret,
-		  struct qmp_error *err)
+QC_HANDLER(qc_cpu_resize)
 {
 	struct qmp_cmds *qc = ctx;
 	struct hotplug_resize_result res = {

@@ -197,36 +197,23 @@ int qc_remove_error(struct qmp_cmds *qc, unsigned int cpu, int rc,
 /* The callbacks hotplug_set_events() installs, for ctx qc. */
 struct hp_events qc_events(struct qmp_cmds *qc);
 
-/* ---- the handlers, for qmp_cmds_table.c ---- */
+/* ---- the handlers ---- */
 
+/*
+ * A command handler's signature (struct qmp_command's handler), used both
+ * where it is declared, beside its row in qmp_cmds_table.c, and where it
+ * is defined ("QC_HANDLER(qc_quit) { ... }"), so the two cannot differ.
+ * Only the table calls handlers: no header declares them.
+ */
 #define QC_HANDLER(fn)                                                         \
 	int fn(void *ctx, struct json_object *args, struct json_object **ret,  \
 	       struct qmp_error *err)
 
 /* qmp_cmds_qemu.c */
-QC_HANDLER(qc_device_add);
-QC_HANDLER(qc_device_del);
-QC_HANDLER(qc_system_powerdown);
-QC_HANDLER(qc_system_reset);
-QC_HANDLER(qc_quit);
 /* Hot-removes cpu into rep; err in device_del's words (qc_remove_error()). */
 int qc_remove_cpu(struct qmp_cmds *qc, unsigned int cpu, int timeout_ms,
 		  struct hp_report *rep, struct qmp_error *err);
 void qc_device_add_burst(void *ctx, struct qmp_call *calls, size_t n);
 void qc_device_del_burst(void *ctx, struct qmp_call *calls, size_t n);
-
-/* qmp_cmds_query.c */
-QC_HANDLER(qc_query_hotpluggable_cpus);
-QC_HANDLER(qc_query_cpus_fast);
-QC_HANDLER(qc_query_status);
-QC_HANDLER(qc_query_cpuhp);
-QC_HANDLER(qc_query_hotplug_stats);
-
-/* qmp_cmds_cpuhp.c */
-QC_HANDLER(qc_cpuhp_set_target);
-QC_HANDLER(qc_cpuhp_inject_fault);
-QC_HANDLER(qc_cpu_hotplug);
-QC_HANDLER(qc_cpuhp_recover);
-QC_HANDLER(qc_cpu_resize);
 
 #endif

@@ -126,8 +126,7 @@ static int device_add_done(struct qmp_cmds *qc, unsigned int cpu,
  * plugged; here the host table is walked to online first, so the reply
  * means the same and more).
  */
-int qc_device_add(void *ctx, struct json_object *args, struct json_object **ret,
-		  struct qmp_error *err)
+QC_HANDLER(qc_device_add)
 {
 	struct qmp_cmds *qc = ctx;
 	struct hp_report rep = { 0 };
@@ -190,8 +189,7 @@ static int device_del_check(struct qmp_cmds *qc, struct json_object *args,
  * (QEMU replies first and sends the event later; a tool waiting for the
  * event sees it either way).
  */
-int qc_device_del(void *ctx, struct json_object *args, struct json_object **ret,
-		  struct qmp_error *err)
+QC_HANDLER(qc_device_del)
 {
 	struct qmp_cmds *qc = ctx;
 	struct hp_report rep = { 0 };
@@ -375,8 +373,7 @@ void qc_device_del_burst(void *ctx, struct qmp_call *calls, size_t n)
  * "mode": "agent" (libvirt's shutdown --mode agent) asks the guest agent
  * instead (guest-shutdown), answered once the agent has read it.
  */
-int qc_system_powerdown(void *ctx, struct json_object *args,
-			struct json_object **ret, struct qmp_error *err)
+QC_HANDLER(qc_system_powerdown)
 {
 	struct qmp_cmds *qc = ctx;
 	struct hv_err why = { 0 };
@@ -412,8 +409,7 @@ int qc_system_powerdown(void *ctx, struct json_object *args,
  * {} at once; the reset follows, with its RESET event (or, under
  * --no-reboot, the VM stops with SHUTDOWN).
  */
-int qc_system_reset(void *ctx, struct json_object *args,
-		    struct json_object **ret, struct qmp_error *err)
+QC_HANDLER(qc_system_reset)
 {
 	struct qmp_cmds *qc = ctx;
 
@@ -432,8 +428,7 @@ int qc_system_reset(void *ctx, struct json_object *args,
  * the main thread, which sends SHUTDOWN and stops the server after this
  * reply went out.
  */
-int qc_quit(void *ctx, struct json_object *args, struct json_object **ret,
-	    struct qmp_error *err)
+QC_HANDLER(qc_quit)
 {
 	struct qmp_cmds *qc = ctx;
 

@@ -22,8 +22,7 @@
 #include "vm.h"
 
 /* Every slot, highest first as QEMU lists them; a path once plugged. */
-int qc_query_hotpluggable_cpus(void *ctx, struct json_object *args,
-			       struct json_object **ret, struct qmp_error *err)
+QC_HANDLER(qc_query_hotpluggable_cpus)
 {
 	struct qmp_cmds *qc = ctx;
 	struct json_object *a = json_object_new_array();
@@ -48,8 +47,7 @@ int qc_query_hotpluggable_cpus(void *ctx, struct json_object *args,
 }
 
 /* The vCPUs the guest runs (hotplug_cpu_counted()), in index order. */
-int qc_query_cpus_fast(void *ctx, struct json_object *args,
-		       struct json_object **ret, struct qmp_error *err)
+QC_HANDLER(qc_query_cpus_fast)
 {
 	struct qmp_cmds *qc = ctx;
 	struct json_object *a = json_object_new_array();
@@ -78,8 +76,7 @@ int qc_query_cpus_fast(void *ctx, struct json_object *args,
 }
 
 /* QEMU's RunState: before the first boot, running, or shutting down. */
-int qc_query_status(void *ctx, struct json_object *args,
-		    struct json_object **ret, struct qmp_error *err)
+QC_HANDLER(qc_query_status)
 {
 	struct qmp_cmds *qc = ctx;
 	bool stopping = qc->vm && vm_stopping(qc->vm);
@@ -231,8 +228,7 @@ static struct json_object *linux_states_json(const struct lx_states *lx)
 }
 
 /* Both state tables and every vCPU in them; "cpu" limits it to one. */
-int qc_query_cpuhp(void *ctx, struct json_object *args,
-		   struct json_object **ret, struct qmp_error *err)
+QC_HANDLER(qc_query_cpuhp)
 {
 	struct qmp_cmds *qc = ctx;
 	struct json_object *o, *cpus;
@@ -367,8 +363,7 @@ static struct json_object *own_stats_json(struct qmp_cmds *qc)
  * the exits to user space; each operation kind's own share; the guest
  * agent's calls.
  */
-int qc_query_hotplug_stats(void *ctx, struct json_object *args,
-			   struct json_object **ret, struct qmp_error *err)
+QC_HANDLER(qc_query_hotplug_stats)
 {
 	struct qmp_cmds *qc = ctx;
 	struct json_object *o = json_object_new_object();

@@ -401,6 +401,28 @@ static const struct qmp_field stats_ret[] = {
 	{ 0 },
 };
 
+/*
+ * The handlers, one per row below, each defined in its family's file
+ * (qmp_cmds_qemu.c, qmp_cmds_query.c, qmp_cmds_cpuhp.c) as
+ * "QC_HANDLER(name) { ... }": a new command is its row, its declaration
+ * here and its handler, and the server registers it from the row.
+ */
+QC_HANDLER(qc_query_hotpluggable_cpus);
+QC_HANDLER(qc_device_add);
+QC_HANDLER(qc_device_del);
+QC_HANDLER(qc_query_cpus_fast);
+QC_HANDLER(qc_query_status);
+QC_HANDLER(qc_quit);
+QC_HANDLER(qc_system_powerdown);
+QC_HANDLER(qc_system_reset);
+QC_HANDLER(qc_query_cpuhp);
+QC_HANDLER(qc_cpuhp_set_target);
+QC_HANDLER(qc_cpuhp_inject_fault);
+QC_HANDLER(qc_cpu_hotplug);
+QC_HANDLER(qc_cpuhp_recover);
+QC_HANDLER(qc_cpu_resize);
+QC_HANDLER(qc_query_hotplug_stats);
+
 static const struct qmp_command qc_commands[] = {
 	{ .name = "query-hotpluggable-cpus",
 	  .handler = qc_query_hotpluggable_cpus,
