@@ -70,7 +70,8 @@ log=${log:-$build/bench-lab.log}
 
 # What tools/bench tiny reads of a build, at the same paths in the lab.
 lab_args=(--add "$top/tools/bench.d/tiny.py:/lab/tools/bench.d/tiny.py"
-	--add "$top/tools/bench_table.py:/lab/tools/bench_table.py")
+	--add "$top/tools/bench_table.py:/lab/tools/bench_table.py"
+	--add "$top/tools/hotvm_qmp.py:/lab/tools/hotvm_qmp.py")
 copy_build() { # BUILD DEST [e2e]
 	local f
 	for f in vmm/hotvm guest/hotvm-tiny.elf ${3:+tests/e2e/bench-states}; do
