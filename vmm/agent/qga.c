@@ -19,6 +19,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "clock.h"
 #include "qga.h"
 #include "qmp_json.h"
 
@@ -124,20 +125,6 @@ static void qga_drained(void *ctx)
 	g->drained = true;
 	pthread_cond_broadcast(&g->cond);
 	pthread_mutex_unlock(&g->lock);
-}
-
-static struct timespec qga_deadline(int timeout_ms)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	t.tv_sec += timeout_ms / 1000;
-	t.tv_nsec += (long)(timeout_ms % 1000) * 1000000;
-	if (t.tv_nsec >= 1000000000) {
-		t.tv_sec++;
-		t.tv_nsec -= 1000000000;
-	}
-	return t;
 }
 
 /* Counts under the lock: the vCPU thread counts stray bytes meanwhile. */
@@ -551,7 +538,7 @@ static int qga_own(struct qga *g, const char *cmd, struct json_object *args,
 		return hv_err_set(err, -ECANCELED,
 				  "hotvm stops: no more calls to the guest "
 				  "agent");
-	dl = qga_deadline(timeout_ms);
+	dl = hv_deadline(timeout_ms);
 	rc = qga_exchange(g, cmd, args, ret, NULL, answer, &dl, err);
 	qga_end(g, rc);
 	return rc;
@@ -575,7 +562,7 @@ int qga_forward(struct qga *g, const char *cmd, struct json_object *args,
 		bool answer, struct json_object **reply, int timeout_ms,
 		struct hv_err *err)
 {
-	struct timespec dl = qga_deadline(timeout_ms);
+	struct timespec dl = hv_deadline(timeout_ms);
 	int rc;
 
 	*reply = NULL;

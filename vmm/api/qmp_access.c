@@ -15,6 +15,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "qmp_internal.h"
 #include "log.h"
 #include "unix_listen.h"
@@ -103,7 +104,7 @@ void qmp_accept_clients(struct qmp_server *s)
 		qmp_lex_reset(&c->lex, s->max_queued);
 		c->fd = fd;
 		c->id = ++s->next_conn_id;
-		c->since_ms = qmp_now_ms();
+		c->since_ms = hv_now_ms();
 		s->conns[s->n_conns++] = c;
 		atomic_store(&s->n_clients, s->n_conns);
 		qmp_conn_send(s, c, s->greeting, strlen(s->greeting));
@@ -117,7 +118,7 @@ void qmp_accept_clients(struct qmp_server *s)
  */
 int qmp_expire_idle(struct qmp_server *s)
 {
-	long long now = qmp_now_ms(), next = -1;
+	long long now = hv_now_ms(), next = -1;
 
 	for (size_t i = 0; i < s->n_conns; i++) {
 		struct qmp_conn *c = s->conns[i];

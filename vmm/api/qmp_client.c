@@ -18,6 +18,7 @@
 
 #include <json-c/json.h>
 
+#include "clock.h"
 #include "qmp_client.h"
 
 struct qmp_client {
@@ -48,17 +49,9 @@ static int fail(struct qmp_client_error *err, int rc, const char *fmt, ...)
 	return rc;
 }
 
-static long long now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
-}
-
 static long long deadline_of(int timeout_ms)
 {
-	return timeout_ms < 0 ? -1 : now_ms() + timeout_ms;
+	return timeout_ms < 0 ? -1 : hv_now_ms() + timeout_ms;
 }
 
 static int remaining(long long deadline)
@@ -67,7 +60,7 @@ static int remaining(long long deadline)
 
 	if (deadline < 0)
 		return -1;
-	left = deadline - now_ms();
+	left = deadline - hv_now_ms();
 	return left < 0 ? 0 : (int)left;
 }
 

@@ -12,6 +12,7 @@
 #include <sys/time.h>
 #include <time.h>
 
+#include "clock.h"
 #include "qmp_internal.h"
 #include "log.h"
 
@@ -129,11 +130,8 @@ int qmp_emit_event_lossy(struct qmp_server *s, const char *name,
 /* How long before now @at_ns (CLOCK_MONOTONIC) was; 0 for 0. */
 static uint64_t ago(uint64_t at_ns)
 {
-	struct timespec now;
-	uint64_t mono;
+	uint64_t mono = hv_now_ns();
 
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	mono = (uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec;
 	return at_ns && at_ns < mono ? mono - at_ns : 0;
 }
 

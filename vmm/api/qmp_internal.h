@@ -179,7 +179,6 @@ static inline void qmp_uncharge(struct qmp_server *s, struct qmp_conn *c,
 
 /* ---- qmp_output.c ---- */
 
-long long qmp_now_ms(void);
 /* Wakes the I/O thread: a reply or an event is waiting. */
 void qmp_wake(struct qmp_server *s);
 

@@ -24,14 +24,6 @@ void qmp_wake(struct qmp_server *s)
 		;
 }
 
-long long qmp_now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
-}
-
 void qmp_conn_flush(struct qmp_conn *c)
 {
 	while (!c->dead && c->out_pos < c->out_len) {

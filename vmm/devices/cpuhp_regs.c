@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <stdlib.h>
 
+#include "clock.h"
 #include "cpuhp_regs.h"
 #include "hotvm/abi.h"
 #include "hotvm/guest_states.h"
@@ -683,7 +684,7 @@ static int ring_doorbell(void *ctx, uint64_t offset, uint64_t *data,
 	(void)offset;
 	(void)width;
 	(void)is_write;
-	return hpregs_ring_doorbell(ctx, (uint32_t)*data, hpring_now_ns()) < 0;
+	return hpregs_ring_doorbell(ctx, (uint32_t)*data, hv_now_ns()) < 0;
 }
 
 static const struct bus_reg ring_layout[] = {

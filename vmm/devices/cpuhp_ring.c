@@ -9,6 +9,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "clock.h"
 #include "cpuhp_ring.h"
 #include "hotvm/abi.h"
 #include "hotvm/guest_states.h"
@@ -252,21 +253,13 @@ static void console_put(struct hpring *g, const struct con_take *c)
 	pthread_mutex_unlock(&g->lock);
 }
 
-uint64_t hpring_now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 void hpring_drain(struct hpring *g)
 {
 	if (!hpring_enabled(g))
 		return;
 	pthread_mutex_lock(&g->lock);
 	if (atomic_load(&g->enabled))
-		drain_entries(g, hpring_now_ns());
+		drain_entries(g, hv_now_ns());
 	pthread_mutex_unlock(&g->lock);
 }
 
@@ -297,7 +290,7 @@ void hpring_drain_exit(struct hpring *g)
 		console_take_locked(g, &c);
 	pthread_mutex_unlock(&g->lock);
 	if (on)
-		drain_exit(g, &c, hpring_now_ns());
+		drain_exit(g, &c, hv_now_ns());
 	pthread_mutex_unlock(&g->out_lock);
 }
 

@@ -139,8 +139,6 @@ bool hpring_test(struct hpring *g, enum hpring_box box, unsigned int cpu);
 bool hpring_clear_test(struct hpring *g, enum hpring_box box, unsigned int cpu);
 
 void hpring_stats(struct hpring *g, struct hpring_stats *st);
-/* The clock the ring's times are on: CLOCK_MONOTONIC, in ns. */
-uint64_t hpring_now_ns(void);
 const char *hpring_ign_name(int reason);
 
 #endif

@@ -17,6 +17,7 @@
 
 #include <linux/virtio_ids.h>
 
+#include "clock.h"
 #include "vsock.h"
 
 #ifndef VIRTIO_ID_VSOCK
@@ -25,14 +26,6 @@
 
 /* Guest-initiated connections leave this many slots to the host's. */
 #define VSOCK_HOST_RESERVED 8
-
-int64_t vsock_now_ms(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (int64_t)t.tv_sec * 1000 + t.tv_nsec / 1000000;
-}
 
 void vsock_io_wake(struct vsock *s)
 {
@@ -697,7 +690,7 @@ size_t vsock_host_send(void *ctx, const void *buf, size_t len)
 			k->local_port = vsock_local_port(s);
 			k->peer_port = s->host_port;
 			k->pend = VSOCK_P_REQUEST;
-			k->deadline_ms = vsock_now_ms() + VSOCK_CONNECT_MS;
+			k->deadline_ms = hv_now_ms() + VSOCK_CONNECT_MS;
 			s->host_slot = i;
 			vsock_io_wake(s); /* it times the request out */
 		} else {

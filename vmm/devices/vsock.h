@@ -194,8 +194,6 @@ void vsock_conn_close(struct vsock *s, struct vsock_conn *k);
 bool vsock_conn_has_rx(const struct vsock *s, const struct vsock_conn *k);
 /* Lock held: a port for a host-initiated connection, not in use. */
 uint32_t vsock_local_port(struct vsock *s);
-/* Monotonic milliseconds. */
-int64_t vsock_now_ms(void);
 /* The I/O thread has something to do (any thread). */
 void vsock_io_wake(struct vsock *s);
 /* Lock held: a credit update owed if the guest may be waiting for one. */

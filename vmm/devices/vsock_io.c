@@ -22,6 +22,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "log.h"
 #include "seccomp_policy.h"
 #include "unix_listen.h"
@@ -124,7 +125,7 @@ static void handshake(struct vsock *s, struct vsock_conn *k)
 		k->peer_port = (uint32_t)port;
 		k->local_port = vsock_local_port(s);
 		k->pend = VSOCK_P_REQUEST;
-		k->deadline_ms = vsock_now_ms() + VSOCK_CONNECT_MS;
+		k->deadline_ms = hv_now_ms() + VSOCK_CONNECT_MS;
 		return;
 	}
 	s->st.refused++;
@@ -226,7 +227,7 @@ static void accept_all(struct vsock *s)
 			s->c[i].state = VSOCK_HANDSHAKE;
 			s->c[i].host_side = true;
 			s->c[i].fd = fd;
-			s->c[i].deadline_ms = vsock_now_ms() + VSOCK_CONNECT_MS;
+			s->c[i].deadline_ms = hv_now_ms() + VSOCK_CONNECT_MS;
 		}
 		pthread_mutex_unlock(&s->lock);
 	}
@@ -265,7 +266,7 @@ static void *io_thread(void *arg)
 	prctl(PR_SET_NAME, "vsock-io", 0, 0, 0);
 	seccomp_enter(SECCOMP_THREAD_VSOCK);
 	for (;;) {
-		int64_t now = vsock_now_ms(), next = 0;
+		int64_t now = hv_now_ms(), next = 0;
 		unsigned int n = NFIXED;
 		bool rx = false;
 		int timeout;

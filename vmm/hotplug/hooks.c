@@ -31,6 +31,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "hooks.h"
 #include "log.h"
 #include "vcpu.h"
@@ -217,13 +218,9 @@ static int hooks_pidfd_open(pid_t pid)
 	return (int)syscall(SYS_pidfd_open, pid, 0);
 }
 
-static long hooks_elapsed_ms(const struct timespec *t0)
+static long hooks_elapsed_ms(long long t0)
 {
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (t.tv_sec - t0->tv_sec) * 1000 +
-	       (t.tv_nsec - t0->tv_nsec) / 1000000;
+	return (long)(hv_now_ms() - t0);
 }
 
 /* The hook's environment is PATH and the HOTVM_* facts, nothing else. */
@@ -326,12 +323,12 @@ void hooks_cancel(const struct hooks *h)
 static void hooks_terminate(pid_t pid, int pidfd)
 {
 	struct pollfd p = { .fd = pidfd, .events = POLLIN };
-	struct timespec t0;
+	long long t0;
 	long left;
 
 	kill(-pid, SIGTERM);
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	while ((left = HOOKS_CANCEL_GRACE_MS - hooks_elapsed_ms(&t0)) > 0)
+	t0 = hv_now_ms();
+	while ((left = HOOKS_CANCEL_GRACE_MS - hooks_elapsed_ms(t0)) > 0)
 		if (poll(&p, 1, (int)left) >= 0 || errno != EINTR)
 			break;
 }
@@ -353,12 +350,11 @@ static int hooks_wait(pid_t pid, int out_fd, int cancel_fd, int timeout_ms,
 		{ .fd = out_fd, .events = POLLIN },
 		{ .fd = cancel_fd, .events = POLLIN },
 	};
-	struct timespec t0;
+	long long t0 = hv_now_ms();
 	int r;
 
-	clock_gettime(CLOCK_MONOTONIC, &t0);
 	while (!ret) {
-		long left = timeout_ms - hooks_elapsed_ms(&t0);
+		long left = timeout_ms - hooks_elapsed_ms(t0);
 
 		if (left <= 0) {
 			ret = -ETIMEDOUT;

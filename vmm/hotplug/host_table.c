@@ -424,7 +424,7 @@ static int linux_eject_wait(struct hotplug *hp, unsigned int cpu, int ret,
 			HP_AGENT_EJECT_GRACE_MS, hv_err_msg(&why));
 		return -EIO;
 	}
-	left = hp->op_timeout_ms - (int)((hp_now_ns() - t0) / 1000000u);
+	left = hp->op_timeout_ms - (int)((hv_now_ns() - t0) / 1000000u);
 	pthread_mutex_lock(&hp->lock);
 	ret = hp_wait_locked(hp, &hp->slots[cpu], remove_done,
 			     left > 0 ? left : 1);
@@ -452,7 +452,7 @@ static bool linux_grace(struct hotplug *hp)
 static int hp_stop_and_eject(struct hotplug *hp, unsigned int cpu)
 {
 	bool asked, grace = linux_grace(hp);
-	uint64_t t0 = hp_now_ns();
+	uint64_t t0 = hv_now_ns();
 	int ret = ask_guest(hp, cpu, hpregs_request_unplug, remove_done,
 			    grace ? HP_AGENT_EJECT_GRACE_MS : hp->op_timeout_ms,
 			    &asked);
@@ -583,7 +583,7 @@ static int wait_linux_online(struct hotplug *hp, unsigned int cpu, int *left_ms,
 	struct hp_slot *s = &hp->slots[cpu];
 	int grace = hp->op_timeout_ms < HP_AGENT_GRACE_MS ? hp->op_timeout_ms
 							  : HP_AGENT_GRACE_MS;
-	uint64_t t0 = hp_now_ns();
+	uint64_t t0 = hv_now_ns();
 	bool by_guest;
 	int ret;
 
@@ -604,7 +604,7 @@ static int wait_linux_online(struct hotplug *hp, unsigned int cpu, int *left_ms,
 	pthread_mutex_unlock(&hp->lock);
 	if (!ret)
 		ret = hp_linux_set_online(hp, cpu, true, why);
-	*left_ms = hp->op_timeout_ms - (int)((hp_now_ns() - t0) / 1000000u);
+	*left_ms = hp->op_timeout_ms - (int)((hv_now_ns() - t0) / 1000000u);
 	if (ret)
 		return 1;
 	pthread_mutex_lock(&hp->lock);

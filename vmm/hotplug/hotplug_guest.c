@@ -376,7 +376,7 @@ static void guest_report(struct hotplug *hp, unsigned int cpu, uint32_t v,
 
 static void on_guest_state(void *ctx, unsigned int cpu, uint32_t v)
 {
-	guest_report(ctx, cpu, v, 0, hp_now_ns());
+	guest_report(ctx, cpu, v, 0, hv_now_ns());
 }
 
 static void on_ring_entry(void *ctx, unsigned int cpu, uint32_t v, int ret,

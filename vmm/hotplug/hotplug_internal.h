@@ -20,6 +20,7 @@
 #include <stdint.h>
 #include <time.h>
 
+#include "clock.h"
 #include "cpuhp.h"
 #include "cpuhp_regs.h"
 #include "ged.h"
@@ -127,7 +128,7 @@ struct hp_slot {
 
 /* A logical id whose firmware path could not be read (linux_view.c). */
 struct hp_linux_miss {
-	uint64_t retry_ns; /* hp_now_ns() to ask again; 0: no miss */
+	uint64_t retry_ns; /* hv_now_ns() to ask again; 0: no miss */
 	uint32_t wait_ms;  /* the wait after the next miss */
 };
 
@@ -230,7 +231,7 @@ struct hotplug {
 	struct hp_linux_miss *linux_miss;
 	unsigned int linux_miss_first_ms; /* 0: LINUX_MISS_FIRST_MS */
 	/*
-	 * The whole check's deadline (hp_now_ns(); 0: none), which caps
+	 * The whole check's deadline (hv_now_ns(); 0: none), which caps
 	 * every agent call made under agent_lock (hp_agent_cap()).
 	 */
 	uint64_t agent_until_ns;
@@ -281,7 +282,6 @@ struct hotplug {
 
 /* --- slot.c -------------------------------------------------------------- */
 
-uint64_t hp_now_ns(void);
 /* A thread's CPU clock (pthread_getcpuclockid()) in ns; 0 if unreadable. */
 uint64_t hp_cpu_ns(clockid_t clk);
 /* CPU time @cpu_ns spent within @wall_ns, capped at it (slot.c). */

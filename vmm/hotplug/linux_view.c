@@ -28,6 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "clock.h"
 #include "hotplug_internal.h"
 #include "linux_file.h"
 #include "log.h"
@@ -86,7 +87,7 @@ int hp_agent_cap(void *ctx, int want_ms)
 
 	if (!until)
 		return want_ms;
-	now = hp_now_ns();
+	now = hv_now_ns();
 	if (now >= until)
 		return 1;
 	if ((until - now) / 1000000u < (uint64_t)want_ms)
@@ -97,7 +98,7 @@ int hp_agent_cap(void *ctx, int want_ms)
 /* The check's deadline has passed: what is left waits for the next. */
 static bool check_over(const struct hotplug *hp)
 {
-	return hp->agent_until_ns && hp_now_ns() >= hp->agent_until_ns;
+	return hp->agent_until_ns && hv_now_ns() >= hp->agent_until_ns;
 }
 
 /* A miss for @lid: not asked again before its wait, which doubles. */
@@ -108,7 +109,7 @@ static void miss(struct hotplug *hp, long lid)
 	if (!m->wait_ms)
 		m->wait_ms = hp->linux_miss_first_ms ? hp->linux_miss_first_ms
 						     : LINUX_MISS_FIRST_MS;
-	m->retry_ns = hp_now_ns() + (uint64_t)m->wait_ms * 1000000u;
+	m->retry_ns = hv_now_ns() + (uint64_t)m->wait_ms * 1000000u;
 	if (m->wait_ms < LINUX_MISS_MAX_MS)
 		m->wait_ms = m->wait_ms * 2 < LINUX_MISS_MAX_MS
 				     ? m->wait_ms * 2
@@ -126,7 +127,7 @@ static int find_slot(struct hotplug *hp, long lid, struct hv_err *err)
 	long n;
 	int slot;
 
-	if (hp->linux_miss[lid].retry_ns > hp_now_ns())
+	if (hp->linux_miss[lid].retry_ns > hv_now_ns())
 		return -1;
 	if (check_over(hp))
 		return -ETIME;
@@ -328,7 +329,7 @@ int hp_linux_refresh(struct hotplug *hp, bool quick, struct hv_err *err)
 		return -EAGAIN;
 	}
 	gen = linux_sync_gen(hp);
-	hp->agent_until_ns = hp_now_ns() + LINUX_CHECK_MS * 1000000ull;
+	hp->agent_until_ns = hv_now_ns() + LINUX_CHECK_MS * 1000000ull;
 	state = malloc(hp->max_cpus * sizeof(*state));
 	lids = malloc(hp->max_cpus * sizeof(*lids));
 	ret = state && lids ? 0 : -ENOMEM;
@@ -468,13 +469,7 @@ static void *agent_watch(void *arg)
 	seccomp_enter(SECCOMP_THREAD_AGENT_CHECK);
 	pthread_mutex_lock(&hp->lock);
 	while (!hp->watch_stop) {
-		clock_gettime(CLOCK_MONOTONIC, &at);
-		at.tv_sec += period / 1000;
-		at.tv_nsec += (long)(period % 1000) * 1000000;
-		if (at.tv_nsec >= 1000000000) {
-			at.tv_sec++;
-			at.tv_nsec -= 1000000000;
-		}
+		at = hv_deadline(period);
 		/* hp->cond is broadcast at every change: wait out the period. */
 		while (!hp->watch_stop &&
 		       pthread_cond_timedwait(&hp->cond, &hp->lock, &at) !=

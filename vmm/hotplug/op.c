@@ -135,7 +135,7 @@ static int wait_guest_idle(struct hotplug *hp, unsigned int cpu, int timeout,
 			   struct hp_report *rep)
 {
 	struct hp_slot *s = &hp->slots[cpu];
-	uint64_t end = hp_now_ns() + (uint64_t)(timeout < HP_BUSY_GRACE_MS
+	uint64_t end = hv_now_ns() + (uint64_t)(timeout < HP_BUSY_GRACE_MS
 							? timeout
 							: HP_BUSY_GRACE_MS) *
 					     1000000ull;
@@ -195,7 +195,7 @@ int hp_op_begin(struct hotplug *hp, unsigned int cpu, int timeout_ms,
 	hp->op_timeout_ms = timeout;
 	hp->op_wait = hp->wait;
 	hp->rep = rep;
-	hp->op_start_ns = hp->op_last_ns = hp->op_host_last_ns = hp_now_ns();
+	hp->op_start_ns = hp->op_last_ns = hp->op_host_last_ns = hv_now_ns();
 	vmexit_timing(&hp->vm->exits, true);
 	vmexit_read(&hp->vm->exits, &hp->op_exits0);
 	pthread_mutex_unlock(&hp->lock);
@@ -211,9 +211,9 @@ int hp_op_begin(struct hotplug *hp, unsigned int cpu, int timeout_ms,
  */
 static void exits_settle(struct hotplug *hp)
 {
-	uint64_t end = hp_now_ns() + HP_EXIT_SETTLE_NS;
+	uint64_t end = hv_now_ns() + HP_EXIT_SETTLE_NS;
 
-	while (!vmexit_settled(&hp->vm->exits) && hp_now_ns() < end)
+	while (!vmexit_settled(&hp->vm->exits) && hv_now_ns() < end)
 		sched_yield();
 }
 
@@ -224,7 +224,7 @@ static void exits_settle(struct hotplug *hp)
 static void op_account_locked(struct hotplug *hp, uint64_t cpu)
 {
 	struct hp_own_stats *k = &hp->own[hp->op_kind];
-	uint64_t total = hp_now_ns() - hp->op_start_ns;
+	uint64_t total = hv_now_ns() - hp->op_start_ns;
 	struct vmexit_counts x;
 	uint64_t own;
 

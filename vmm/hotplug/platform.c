@@ -63,7 +63,7 @@ static void plat_notify(void *ctx, const struct cpuhp_notice *n)
 {
 	struct hotplug *hp = ctx;
 	struct hp_events ev;
-	uint64_t now = hp_now_ns();
+	uint64_t now = hv_now_ns();
 
 	if (n->cpu < hp->max_cpus)
 		snap_host_at(hp, n->cpu, n);

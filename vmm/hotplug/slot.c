@@ -18,14 +18,6 @@
 #include "hotplug_internal.h"
 #include "log.h"
 
-uint64_t hp_now_ns(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
-}
-
 uint64_t hp_cpu_ns(clockid_t clk)
 {
 	struct timespec t;
@@ -95,7 +87,7 @@ int hp_wait_locked(struct hotplug *hp, struct hp_slot *s,
 		   int (*done)(const struct hp_slot *s), int timeout_ms)
 {
 	struct timespec dl;
-	uint64_t end = hp_now_ns() + (uint64_t)timeout_ms * 1000000ull;
+	uint64_t end = hv_now_ns() + (uint64_t)timeout_ms * 1000000ull;
 
 	dl.tv_sec = (time_t)(end / 1000000000ull);
 	dl.tv_nsec = (long)(end % 1000000000ull);
