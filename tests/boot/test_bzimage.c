@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <stdint.h>
 
+#include "hv_err.h"
 #include "check.h"
 #include "hotvm/abi.h"
 #include "bzimage.h"
@@ -97,8 +98,13 @@ static void make(void)
 
 static int load(size_t len, struct bzimage_kernel *k, char *why)
 {
+	struct hv_err err = { 0 };
+	int ret;
+
 	memset(ram, 0xcc, sizeof(ram));
-	return bzimage_load(img, len, ram, RAM_END, LOAD_MIN, k, why, 200);
+	ret = bzimage_load(img, len, ram, RAM_END, LOAD_MIN, k, &err);
+	snprintf(why, 200, "%.199s", err.msg);
+	return ret;
 }
 
 static bool ram_untouched(void)
@@ -296,17 +302,22 @@ static const struct pvh_memmap_entry memmap[] = {
 static int64_t zero_page(const struct bzimage_kernel *k, const char *cmdline,
 			 uint64_t initrd, uint64_t initrd_size, char *why)
 {
+	struct hv_err err = { 0 };
+	int64_t ret;
+
 	memset(area, 0xcc, sizeof(area));
-	return bzimage_write_zero_page(area, ZP_BASE, ZP_AREA, k,
-				       &(struct bzimage_boot_params){
-					       .cmdline = cmdline,
-					       .initrd_paddr = initrd,
-					       .initrd_size = initrd_size,
-					       .memmap = memmap,
-					       .nr_memmap = 4,
-					       .rsdp_paddr = ABI_ACPI_PADDR,
-				       },
-				       why, 200);
+	ret = bzimage_write_zero_page(area, ZP_BASE, ZP_AREA, k,
+				      &(struct bzimage_boot_params){
+					      .cmdline = cmdline,
+					      .initrd_paddr = initrd,
+					      .initrd_size = initrd_size,
+					      .memmap = memmap,
+					      .nr_memmap = 4,
+					      .rsdp_paddr = ABI_ACPI_PADDR,
+				      },
+				      &err);
+	snprintf(why, 200, "%.199s", err.msg);
+	return ret;
 }
 
 static void test_zero_page(void)
@@ -402,13 +413,13 @@ static void test_zero_page_refused(void)
 	/* No room in the area, or a memory map e820 cannot hold. */
 	CHECK_EQ(bzimage_write_zero_page(area, ZP_BASE, BZ_CMDLINE_OFF, &k,
 					 &(struct bzimage_boot_params){ 0 },
-					 why, sizeof(why)),
+					 NULL),
 		 -EINVAL);
 	CHECK_EQ(bzimage_write_zero_page(area, ZP_BASE, BZ_CMDLINE_OFF + 4, &k,
 					 &(struct bzimage_boot_params){
 						 .cmdline = "four",
 					 },
-					 why, sizeof(why)),
+					 NULL),
 		 -E2BIG);
 	CHECK_EQ(
 		bzimage_write_zero_page(area, ZP_BASE, ZP_AREA, &k,
@@ -416,7 +427,7 @@ static void test_zero_page_refused(void)
 						.memmap = memmap,
 						.nr_memmap = BZ_ZP_E820_MAX + 1,
 					},
-					why, sizeof(why)),
+					NULL),
 		-EINVAL);
 }
 

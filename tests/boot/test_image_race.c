@@ -27,6 +27,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "hv_err.h"
 #include "check.h"
 #include "image.h"
 #include "pvh.h"
@@ -58,8 +59,11 @@ static uint8_t *guarded_ram(void)
 static int load(const uint8_t *img, size_t n, struct pvh_kernel *k, char *why,
 		size_t whylen)
 {
-	why[0] = 0;
-	return pvh_load_elf(img, n, ram, RAM_END, LOAD_MIN, k, why, whylen);
+	struct hv_err err = { 0 };
+	int ret = pvh_load_elf(img, n, ram, RAM_END, LOAD_MIN, k, &err);
+
+	snprintf(why, whylen, "%.*s", (int)whylen - 1, err.msg);
+	return ret;
 }
 
 /*

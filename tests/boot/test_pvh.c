@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <stdint.h>
 
+#include "hv_err.h"
 #include "check.h"
 #include "pvh.h"
 
@@ -65,8 +66,13 @@ static int load(const void *img, size_t len, char *why)
 {
 	struct pvh_kernel k;
 
+	struct hv_err err = { 0 };
+	int ret;
+
 	memset(ram, 0xcc, sizeof(ram));
-	return pvh_load_elf(img, len, ram, RAM_END, LOAD_MIN, &k, why, 200);
+	ret = pvh_load_elf(img, len, ram, RAM_END, LOAD_MIN, &k, &err);
+	snprintf(why, 200, "%.199s", err.msg);
+	return ret;
 }
 
 /* The image must be refused, with a reason naming the problem. */
@@ -89,9 +95,9 @@ static void test_good(void)
 
 	make(&im);
 	memset(ram, 0xcc, sizeof(ram));
-	CHECK_EQ(pvh_load_elf(&im, sizeof(im), ram, RAM_END, LOAD_MIN, &k, why,
-			      sizeof(why)),
-		 0);
+	CHECK_EQ(
+		pvh_load_elf(&im, sizeof(im), ram, RAM_END, LOAD_MIN, &k, NULL),
+		0);
 	CHECK_EQ(k.entry, ENTRY);
 	CHECK_EQ(k.lo, PADDR);
 	CHECK_EQ(k.hi, PADDR + 0x1000);

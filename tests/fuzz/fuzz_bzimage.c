@@ -5,7 +5,7 @@
  * command line, an initrd and a memory map of fuzzed sizes.
  *
  * Contracts checked (vmm/boot/bzimage.h): on error nothing is written
- * to guest RAM and why says something; on success the kernel and its
+ * to guest RAM and err says something; on success the kernel and its
  * init_size lie in [load_min, ram_end), the entry is load + 0x200, the
  * header copy fits its array, and nothing outside [load, end) was touched.
  * The zero page either fails with -E2BIG/-EINVAL and a reason or carries
@@ -17,6 +17,7 @@
  */
 #include <errno.h>
 
+#include "hv_err.h"
 #include "fuzz.h"
 #include "bzimage.h"
 
@@ -38,7 +39,7 @@ static void check_zero_page(const struct bzimage_kernel *k, struct fuzz_in *in)
 	size_t size = BZ_CMDLINE_OFF + fuzz_uint(in, 2) % 4096;
 	size_t clen = fuzz_uint(in, 2) % sizeof(cmdline);
 	uint64_t base = (fuzz_uint(in, 1) & 0x7f) << 12;
-	char why[256] = "";
+	struct hv_err err = { 0 };
 	uint8_t *area;
 	int64_t rc;
 
@@ -55,10 +56,10 @@ static void check_zero_page(const struct bzimage_kernel *k, struct fuzz_in *in)
 
 	area = malloc(size);
 	FUZZ_ASSERT(area);
-	rc = bzimage_write_zero_page(area, base, size, k, &p, why, sizeof(why));
+	rc = bzimage_write_zero_page(area, base, size, k, &p, &err);
 	if (rc < 0) {
 		FUZZ_ASSERT(rc == -E2BIG || rc == -EINVAL);
-		FUZZ_ASSERT(fuzz_why_ok(why, sizeof(why)));
+		FUZZ_ASSERT(fuzz_why_ok(err.msg, sizeof(err.msg)));
 		free(area);
 		return;
 	}
@@ -85,7 +86,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	uint64_t ram_end, load_min;
 	struct fuzz_in boot;
 	const uint8_t *img;
-	char why[256] = "";
+	struct hv_err err = { 0 };
 	size_t len;
 	int rc;
 
@@ -102,11 +103,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	(void)bzimage_detect(img, len);
 	memset(&k, 0, sizeof(k));
-	rc = bzimage_load(img, len, ram, ram_end, load_min, &k, why,
-			  sizeof(why));
+	rc = bzimage_load(img, len, ram, ram_end, load_min, &k, &err);
 	if (rc) {
 		FUZZ_ASSERT(rc == -ENOEXEC);
-		FUZZ_ASSERT(fuzz_why_ok(why, sizeof(why)));
+		FUZZ_ASSERT(fuzz_why_ok(err.msg, sizeof(err.msg)));
 		FUZZ_ASSERT(fuzz_all_zero(ram, RAM_SIZE));
 		return 0;
 	}

@@ -5,7 +5,7 @@
  * memory map of fuzzed sizes.
  *
  * Contracts checked (vmm/boot/pvh.h): on error nothing is written to
- * guest RAM (it stays all zero) and why says something; on success the
+ * guest RAM (it stays all zero) and err says something; on success the
  * loaded range lies in [load_min, ram_end) and nothing outside it was
  * touched.  start_info either fails with -E2BIG/-EINVAL or describes
  * exactly what was asked, inside the area (allocated exactly, for ASan).
@@ -15,6 +15,7 @@
  */
 #include <errno.h>
 
+#include "hv_err.h"
 #include "fuzz.h"
 #include "pvh.h"
 
@@ -26,13 +27,12 @@ static void check_load(const uint8_t *img, size_t len, uint64_t ram_end,
 		       uint64_t load_min)
 {
 	struct pvh_kernel k = { 0 };
-	char why[256] = "";
-	int rc = pvh_load_elf(img, len, ram, ram_end, load_min, &k, why,
-			      sizeof(why));
+	struct hv_err err = { 0 };
+	int rc = pvh_load_elf(img, len, ram, ram_end, load_min, &k, &err);
 
 	if (rc) {
 		FUZZ_ASSERT(rc == -ENOEXEC || rc == -EINVAL || rc == -E2BIG);
-		FUZZ_ASSERT(fuzz_why_ok(why, sizeof(why)));
+		FUZZ_ASSERT(fuzz_why_ok(err.msg, sizeof(err.msg)));
 		FUZZ_ASSERT(fuzz_all_zero(ram, RAM_SIZE));
 		return;
 	}

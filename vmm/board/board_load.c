@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hv_err.h"
 #include "acpi.h"
 #include "acpi_dump.h"
 #include "board_internal.h"
@@ -49,19 +50,19 @@ void board_close_kernel(struct board *b)
 /* A bzImage is never built in: it always has a --kernel name. */
 static int load_bzimage(struct board *b)
 {
-	char why[200];
+	struct hv_err err = { 0 };
 	size_t clen;
 	int ret;
 
 	ret = bzimage_load(b->kernel.data, b->kernel.size, b->vm.ram,
-			   b->low_end, ABI_KERNEL_PADDR, &b->bz, why,
-			   sizeof(why));
+			   b->low_end, ABI_KERNEL_PADDR, &b->bz, &err);
 	if (ret) {
-		pr_err("kernel '%s': %s; %s", b->cfg->kernel, why,
-		       strstr(why, "RAM") ? "give more --memory"
-					  : "give a 64-bit Linux bzImage (boot "
-					    "protocol 2.12 or later) or its "
-					    "vmlinux (PVH entry)");
+		pr_err("kernel '%s': %s; %s", b->cfg->kernel, hv_err_msg(&err),
+		       strstr(err.msg, "RAM")
+			       ? "give more --memory"
+			       : "give a 64-bit Linux bzImage (boot "
+				 "protocol 2.12 or later) or its "
+				 "vmlinux (PVH entry)");
 		return ret;
 	}
 	/*
@@ -90,7 +91,7 @@ static int load_kernel(struct board *b)
 	const char *name = b->cfg->kernel ? b->cfg->kernel : "(built-in)";
 	bool elf = b->kernel.size >= SELFMAG &&
 		   !memcmp(b->kernel.data, ELFMAG, SELFMAG);
-	char why[200];
+	struct hv_err err = { 0 };
 	int ret;
 
 	if (!elf && bzimage_detect(b->kernel.data, b->kernel.size))
@@ -104,13 +105,12 @@ static int load_kernel(struct board *b)
 		return -ENOEXEC;
 	}
 	ret = pvh_load_elf(b->kernel.data, b->kernel.size, b->vm.ram,
-			   b->low_end, ABI_KERNEL_PADDR, &b->k, why,
-			   sizeof(why));
+			   b->low_end, ABI_KERNEL_PADDR, &b->k, &err);
 	if (ret)
 		pr_err("kernel '%s': %s; give an x86 ELF kernel with a PVH "
 		       "entry note (the tiny guest or a vmlinux)%s",
-		       name, why,
-		       strstr(why, "RAM") ? ", or more --memory" : "");
+		       name, hv_err_msg(&err),
+		       strstr(err.msg, "RAM") ? ", or more --memory" : "");
 	return ret;
 }
 
@@ -189,7 +189,7 @@ static void build_memmap(struct board *b)
 /* The Linux 64-bit entry's boot data: its page tables and the zero page. */
 static int write_zero_page(struct board *b)
 {
-	char why[200];
+	struct hv_err err = { 0 };
 	int64_t zp;
 
 	if (bzimage_write_boot_tables(b->vm.ram + ABI_BOOT64_PADDR,
@@ -209,9 +209,9 @@ static int write_zero_page(struct board *b)
 					     .nr_memmap = b->nr_memmap,
 					     .rsdp_paddr = ABI_ACPI_PADDR,
 				     },
-				     why, sizeof(why));
+				     &err);
 	if (zp < 0) {
-		pr_err("kernel '%s': %s%s", b->cfg->kernel, why,
+		pr_err("kernel '%s': %s%s", b->cfg->kernel, hv_err_msg(&err),
 		       zp == -E2BIG ? "; shorten --cmdline" : "");
 		return (int)zp;
 	}

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "hv_err.h"
 #include "hotvm/abi.h"
 #include "bzimage.h"
 #include "vcpu.h"
@@ -47,19 +48,6 @@ struct bz_image {
 	unsigned int hdr_end;
 	uint64_t pm_off, pm_len; /* the protected-mode kernel in the file */
 };
-
-static int fail(char *why, size_t n, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static int fail(char *why, size_t n, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(why, n, fmt, ap);
-	va_end(ap);
-	return -ENOEXEC;
-}
 
 static uint16_t get16(const uint8_t *p)
 {
@@ -110,55 +98,62 @@ bool bzimage_detect(const void *img, size_t len)
 }
 
 /* The setup header: its extent, version and the flags the entry needs. */
-static int check_header(struct bz_image *b, struct bzimage_kernel *k, char *why,
-			size_t n)
+static int check_header(struct bz_image *b, struct bzimage_kernel *k,
+			struct hv_err *err)
 {
 	const uint8_t *p = b->img;
 	uint8_t loadflags;
 	uint16_t xlf;
 
 	if (!bzimage_detect(b->img, b->len))
-		return fail(why, n,
-			    "not a bzImage (no 0xaa55 at 0x1fe and \"HdrS\" "
-			    "at 0x202)");
+		return hv_err_set(
+			err, -ENOEXEC,
+			"not a bzImage (no 0xaa55 at 0x1fe and \"HdrS\" "
+			"at 0x202)");
 	b->hdr_end = BZ_HEADER + p[BZ_JUMP + 1];
 	if (b->hdr_end > b->len)
-		return fail(why, n,
-			    "truncated: %zu bytes, shorter than its setup "
-			    "header (0x%x bytes)",
-			    b->len, b->hdr_end);
+		return hv_err_set(
+			err, -ENOEXEC,
+			"truncated: %zu bytes, shorter than its setup "
+			"header (0x%x bytes)",
+			b->len, b->hdr_end);
 	k->version = get16(p + BZ_VERSION);
 	if (k->version < BZ_MIN_VERSION)
-		return fail(why, n,
-			    "boot protocol %u.%02u is older than 2.12 and has "
-			    "no 64-bit entry",
-			    k->version >> 8, k->version & 0xff);
+		return hv_err_set(
+			err, -ENOEXEC,
+			"boot protocol %u.%02u is older than 2.12 and has "
+			"no 64-bit entry",
+			k->version >> 8, k->version & 0xff);
 	if (b->hdr_end < BZ_HEADER_MIN_END)
-		return fail(why, n,
-			    "its setup header ends at 0x%x, too short for "
-			    "boot protocol %u.%02u",
-			    b->hdr_end, k->version >> 8, k->version & 0xff);
+		return hv_err_set(
+			err, -ENOEXEC,
+			"its setup header ends at 0x%x, too short for "
+			"boot protocol %u.%02u",
+			b->hdr_end, k->version >> 8, k->version & 0xff);
 	if (b->hdr_end > BZ_HEADER_MAX_END)
-		return fail(why, n,
-			    "its setup header runs to 0x%x, past its room in "
-			    "the zero page (0x%x)",
-			    b->hdr_end, BZ_HEADER_MAX_END);
+		return hv_err_set(
+			err, -ENOEXEC,
+			"its setup header runs to 0x%x, past its room in "
+			"the zero page (0x%x)",
+			b->hdr_end, BZ_HEADER_MAX_END);
 	loadflags = p[BZ_LOADFLAGS];
 	if (!(loadflags & BZ_LOADED_HIGH))
-		return fail(why, n,
-			    "a zImage (LOADED_HIGH clear in loadflags), not a "
-			    "bzImage");
+		return hv_err_set(
+			err, -ENOEXEC,
+			"a zImage (LOADED_HIGH clear in loadflags), not a "
+			"bzImage");
 	xlf = get16(p + BZ_XLOADFLAGS);
 	if (!(xlf & BZ_XLF_KERNEL_64))
-		return fail(why, n,
-			    "no 64-bit entry point (XLF_KERNEL_64 clear in "
-			    "xloadflags 0x%x): a 32-bit kernel",
-			    xlf);
+		return hv_err_set(
+			err, -ENOEXEC,
+			"no 64-bit entry point (XLF_KERNEL_64 clear in "
+			"xloadflags 0x%x): a 32-bit kernel",
+			xlf);
 	return 0;
 }
 
 /* Where the protected-mode kernel is in the file, and that it is all there. */
-static int check_extent(struct bz_image *b, char *why, size_t n)
+static int check_extent(struct bz_image *b, struct hv_err *err)
 {
 	const uint8_t *p = b->img;
 	unsigned int sects = p[BZ_SETUP_SECTS];
@@ -167,28 +162,31 @@ static int check_extent(struct bz_image *b, char *why, size_t n)
 	if (!sects)
 		sects = 4; /* as old kernels meant it */
 	if (sects > BZ_SETUP_SECTS_MAX)
-		return fail(why, n,
-			    "setup_sects %u is too big: the real-mode part is "
-			    "at most %u sectors (32K)",
-			    sects, BZ_SETUP_SECTS_MAX + 1);
+		return hv_err_set(
+			err, -ENOEXEC,
+			"setup_sects %u is too big: the real-mode part is "
+			"at most %u sectors (32K)",
+			sects, BZ_SETUP_SECTS_MAX + 1);
 	b->pm_off = (sects + 1) * SECTOR;
 	if (b->pm_off >= b->len)
-		return fail(why, n,
-			    "truncated: %zu bytes, but its protected-mode "
-			    "kernel starts at 0x%llx",
-			    b->len, (unsigned long long)b->pm_off);
+		return hv_err_set(
+			err, -ENOEXEC,
+			"truncated: %zu bytes, but its protected-mode "
+			"kernel starts at 0x%llx",
+			b->len, (unsigned long long)b->pm_off);
 	b->pm_len = b->len - b->pm_off;
 	if (sys > b->pm_len)
-		return fail(why, n,
-			    "truncated: syssize says the protected-mode "
-			    "kernel has 0x%llx bytes, the file holds 0x%llx",
-			    (unsigned long long)sys,
-			    (unsigned long long)b->pm_len);
+		return hv_err_set(
+			err, -ENOEXEC,
+			"truncated: syssize says the protected-mode "
+			"kernel has 0x%llx bytes, the file holds 0x%llx",
+			(unsigned long long)sys, (unsigned long long)b->pm_len);
 	if (b->pm_len <= BZ_ENTRY64_OFF)
-		return fail(why, n,
-			    "truncated: its protected-mode kernel (0x%llx "
-			    "bytes) ends before the 64-bit entry at +0x%x",
-			    (unsigned long long)b->pm_len, BZ_ENTRY64_OFF);
+		return hv_err_set(
+			err, -ENOEXEC,
+			"truncated: its protected-mode kernel (0x%llx "
+			"bytes) ends before the 64-bit entry at +0x%x",
+			(unsigned long long)b->pm_len, BZ_ENTRY64_OFF);
 	return 0;
 }
 
@@ -206,7 +204,7 @@ static bool fits(uint64_t addr, uint64_t size, uint64_t lo, uint64_t hi)
  * fit in RAM.
  */
 static int place(const struct bz_image *b, uint64_t ram_end, uint64_t load_min,
-		 struct bzimage_kernel *k, char *why, size_t n)
+		 struct bzimage_kernel *k, struct hv_err *err)
 {
 	const uint8_t *p = b->img;
 	uint64_t pref = get64(p + BZ_PREF_ADDRESS);
@@ -217,18 +215,19 @@ static int place(const struct bz_image *b, uint64_t ram_end, uint64_t load_min,
 	k->relocatable = p[BZ_RELOCATABLE_KERNEL] != 0;
 	if (k->relocatable) {
 		if (!align || (align & (align - 1)))
-			return fail(why, n,
-				    "kernel_alignment 0x%llx is not a power "
-				    "of two",
-				    (unsigned long long)align);
+			return hv_err_set(
+				err, -ENOEXEC,
+				"kernel_alignment 0x%llx is not a power "
+				"of two",
+				(unsigned long long)align);
 		if (pref && !(pref & (align - 1)) &&
 		    fits(pref, need, load_min, ram_end))
 			k->load = pref;
 		else
 			k->load = (load_min + align - 1) & ~(align - 1);
 		if (!fits(k->load, need, load_min, ram_end))
-			return fail(
-				why, n,
+			return hv_err_set(
+				err, -ENOEXEC,
 				"the kernel needs %llu MiB from 0x%llx (its "
 				"size or init_size), more than guest RAM, "
 				"which ends at %llu MiB",
@@ -238,15 +237,16 @@ static int place(const struct bz_image *b, uint64_t ram_end, uint64_t load_min,
 	} else {
 		k->load = pref ? pref : BZ_DEFAULT_LOAD;
 		if (k->load < load_min)
-			return fail(why, n,
-				    "not relocatable and must run at "
-				    "pref_address 0x%llx, below hotvm's kernel "
-				    "area at 0x%llx",
-				    (unsigned long long)k->load,
-				    (unsigned long long)load_min);
+			return hv_err_set(
+				err, -ENOEXEC,
+				"not relocatable and must run at "
+				"pref_address 0x%llx, below hotvm's kernel "
+				"area at 0x%llx",
+				(unsigned long long)k->load,
+				(unsigned long long)load_min);
 		if (!fits(k->load, need, load_min, ram_end))
-			return fail(
-				why, n,
+			return hv_err_set(
+				err, -ENOEXEC,
 				"not relocatable and needs %llu MiB at "
 				"pref_address 0x%llx (its size or "
 				"init_size), beyond guest RAM, which ends "
@@ -261,18 +261,18 @@ static int place(const struct bz_image *b, uint64_t ram_end, uint64_t load_min,
 }
 
 int bzimage_load(const void *img, size_t len, uint8_t *ram, uint64_t ram_end,
-		 uint64_t load_min, struct bzimage_kernel *k, char *why,
-		 size_t whylen)
+		 uint64_t load_min, struct bzimage_kernel *k,
+		 struct hv_err *err)
 {
 	struct bz_image b = { .img = img, .len = len };
 	int ret;
 
 	*k = (struct bzimage_kernel){ 0 };
-	ret = check_header(&b, k, why, whylen);
+	ret = check_header(&b, k, err);
 	if (!ret)
-		ret = check_extent(&b, why, whylen);
+		ret = check_extent(&b, err);
 	if (!ret)
-		ret = place(&b, ram_end, load_min, k, why, whylen);
+		ret = place(&b, ram_end, load_min, k, err);
 	if (ret)
 		return ret;
 	k->initrd_max = get32(b.img + BZ_INITRD_ADDR_MAX);
@@ -300,8 +300,8 @@ static void put_e820(uint8_t *zp, const struct pvh_memmap_entry *m,
 
 int64_t bzimage_write_zero_page(uint8_t *area, uint64_t base, uint64_t size,
 				const struct bzimage_kernel *k,
-				const struct bzimage_boot_params *p, char *why,
-				size_t whylen)
+				const struct bzimage_boot_params *p,
+				struct hv_err *err)
 {
 	const char *cmdline = p->cmdline ? p->cmdline : "";
 	size_t clen = strlen(cmdline);
@@ -310,33 +310,32 @@ int64_t bzimage_write_zero_page(uint8_t *area, uint64_t base, uint64_t size,
 
 	if (size <= BZ_CMDLINE_OFF || p->nr_memmap > BZ_ZP_E820_MAX ||
 	    k->hdr_len > sizeof(k->hdr)) {
-		snprintf(why, whylen, "no room for the zero page");
-		return -EINVAL;
+		return hv_err_set(err, -EINVAL, "no room for the zero page");
 	}
 	if (clen > k->cmdline_max) {
-		snprintf(why, whylen,
-			 "--cmdline is %zu bytes, more than the %u this kernel "
-			 "takes (cmdline_size)",
-			 clen, k->cmdline_max);
-		return -E2BIG;
+		return hv_err_set(
+			err, -E2BIG,
+			"--cmdline is %zu bytes, more than the %u this kernel "
+			"takes (cmdline_size)",
+			clen, k->cmdline_max);
 	}
 	if (clen >= size - BZ_CMDLINE_OFF) {
-		snprintf(why, whylen,
-			 "--cmdline is %zu bytes, more than the %llu hotvm has "
-			 "room for",
-			 clen, (unsigned long long)(size - BZ_CMDLINE_OFF - 1));
-		return -E2BIG;
+		return hv_err_set(
+			err, -E2BIG,
+			"--cmdline is %zu bytes, more than the %llu hotvm has "
+			"room for",
+			clen, (unsigned long long)(size - BZ_CMDLINE_OFF - 1));
 	}
 	if (p->initrd_size &&
 	    (p->initrd_paddr > k->initrd_max ||
 	     p->initrd_size - 1 > k->initrd_max - p->initrd_paddr)) {
-		snprintf(why, whylen,
-			 "the initrd at 0x%llx (%llu bytes) ends above this "
-			 "kernel's initrd_addr_max 0x%llx",
-			 (unsigned long long)p->initrd_paddr,
-			 (unsigned long long)p->initrd_size,
-			 (unsigned long long)k->initrd_max);
-		return -EINVAL;
+		return hv_err_set(
+			err, -EINVAL,
+			"the initrd at 0x%llx (%llu bytes) ends above this "
+			"kernel's initrd_addr_max 0x%llx",
+			(unsigned long long)p->initrd_paddr,
+			(unsigned long long)p->initrd_size,
+			(unsigned long long)k->initrd_max);
 	}
 
 	memset(zp, 0, BZ_ZP_SIZE);

@@ -13,6 +13,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+struct hv_err;
+
 #include "pvh.h"
 
 /* Offsets in the image file (and in the zero page) of the fields used. */
@@ -87,11 +89,11 @@ bool bzimage_detect(const void *img, size_t len);
  * into ram, which maps guest-physical [0, ram_end).  The kernel and the
  * memory it needs while starting (init_size) must lie in [load_min,
  * ram_end).  On error nothing is written to ram, -ENOEXEC is returned and
- * why says what is wrong.
+ * err (hv_err.h) says what is wrong.
  */
 int bzimage_load(const void *img, size_t len, uint8_t *ram, uint64_t ram_end,
-		 uint64_t load_min, struct bzimage_kernel *k, char *why,
-		 size_t whylen);
+		 uint64_t load_min, struct bzimage_kernel *k,
+		 struct hv_err *err);
 
 struct bzimage_boot_params {
 	const char *cmdline;		       /* may be NULL */
@@ -106,12 +108,12 @@ struct bzimage_boot_params {
  * into the boot data area (area maps guest-physical base, size bytes).
  * Returns the zero page's guest-physical address (base), or -E2BIG (the
  * command line is longer than the kernel accepts) or -EINVAL (the initrd
- * ends above initrd_addr_max, or the memory map is too long), with why set.
+ * ends above initrd_addr_max, or the memory map is too long), with err set.
  */
 int64_t bzimage_write_zero_page(uint8_t *area, uint64_t base, uint64_t size,
 				const struct bzimage_kernel *k,
-				const struct bzimage_boot_params *p, char *why,
-				size_t whylen);
+				const struct bzimage_boot_params *p,
+				struct hv_err *err);
 
 /*
  * Writes the GDT (flat 64-bit code at VCPU_LONG64_CS, data at

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "hv_err.h"
 #include "pvh.h"
 
 #define PVH_MAX_PHNUM 256
@@ -32,19 +33,6 @@ struct pvh_elf {
 	uint64_t phoff;
 	unsigned int phnum;
 };
-
-static int fail(char *why, size_t n, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static int fail(char *why, size_t n, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(why, n, fmt, ap);
-	va_end(ap);
-	return -ENOEXEC;
-}
 
 /* [off, off + size) inside [0, len), without overflow. */
 static bool in_file(uint64_t off, uint64_t size, uint64_t len)
@@ -78,29 +66,32 @@ static void get_phdr(const struct pvh_elf *e, unsigned int i,
 	}
 }
 
-static int parse_header(struct pvh_elf *e, char *why, size_t n)
+static int parse_header(struct pvh_elf *e, struct hv_err *err)
 {
 	const uint8_t *id = e->img;
 	uint16_t type, machine, phentsize;
 
 	if (e->len < EI_NIDENT || memcmp(id, ELFMAG, SELFMAG))
-		return fail(why, n, "not an ELF file (bad magic)");
+		return hv_err_set(err, -ENOEXEC, "not an ELF file (bad magic)");
 	if (id[EI_CLASS] != ELFCLASS64 && id[EI_CLASS] != ELFCLASS32)
-		return fail(why, n, "unknown ELF class %u", id[EI_CLASS]);
+		return hv_err_set(err, -ENOEXEC, "unknown ELF class %u",
+				  id[EI_CLASS]);
 	e->is64 = id[EI_CLASS] == ELFCLASS64;
 	if (id[EI_DATA] != ELFDATA2LSB)
-		return fail(why, n, "not a little-endian ELF");
+		return hv_err_set(err, -ENOEXEC, "not a little-endian ELF");
 	if (id[EI_VERSION] != EV_CURRENT)
-		return fail(why, n, "unknown ELF version %u", id[EI_VERSION]);
+		return hv_err_set(err, -ENOEXEC, "unknown ELF version %u",
+				  id[EI_VERSION]);
 
 	if (e->is64) {
 		Elf64_Ehdr h;
 
 		if (e->len < sizeof(h))
-			return fail(why, n,
-				    "truncated: %zu bytes, shorter than the "
-				    "ELF header",
-				    e->len);
+			return hv_err_set(
+				err, -ENOEXEC,
+				"truncated: %zu bytes, shorter than the "
+				"ELF header",
+				e->len);
 		memcpy(&h, e->img, sizeof(h));
 		type = h.e_type;
 		machine = h.e_machine;
@@ -108,16 +99,18 @@ static int parse_header(struct pvh_elf *e, char *why, size_t n)
 		e->phoff = h.e_phoff;
 		e->phnum = h.e_phnum;
 		if (phentsize != sizeof(Elf64_Phdr))
-			return fail(why, n, "bad program header size %u",
-				    phentsize);
+			return hv_err_set(err, -ENOEXEC,
+					  "bad program header size %u",
+					  phentsize);
 	} else {
 		Elf32_Ehdr h;
 
 		if (e->len < sizeof(h))
-			return fail(why, n,
-				    "truncated: %zu bytes, shorter than the "
-				    "ELF header",
-				    e->len);
+			return hv_err_set(
+				err, -ENOEXEC,
+				"truncated: %zu bytes, shorter than the "
+				"ELF header",
+				e->len);
 		memcpy(&h, e->img, sizeof(h));
 		type = h.e_type;
 		machine = h.e_machine;
@@ -125,25 +118,30 @@ static int parse_header(struct pvh_elf *e, char *why, size_t n)
 		e->phoff = h.e_phoff;
 		e->phnum = h.e_phnum;
 		if (phentsize != sizeof(Elf32_Phdr))
-			return fail(why, n, "bad program header size %u",
-				    phentsize);
+			return hv_err_set(err, -ENOEXEC,
+					  "bad program header size %u",
+					  phentsize);
 	}
 	if (type != ET_EXEC)
-		return fail(why, n, "not an executable ELF (type %u)", type);
+		return hv_err_set(err, -ENOEXEC,
+				  "not an executable ELF (type %u)", type);
 	if (machine != EM_X86_64 && machine != EM_386)
-		return fail(why, n, "not an x86 ELF (machine %u)", machine);
+		return hv_err_set(err, -ENOEXEC, "not an x86 ELF (machine %u)",
+				  machine);
 	if (!e->phnum || e->phnum > PVH_MAX_PHNUM)
-		return fail(why, n, "bad program header count %u", e->phnum);
+		return hv_err_set(err, -ENOEXEC, "bad program header count %u",
+				  e->phnum);
 	if (!in_file(e->phoff, (uint64_t)e->phnum * phentsize, e->len))
-		return fail(why, n,
-			    "truncated: program headers end past the end of "
-			    "the file");
+		return hv_err_set(
+			err, -ENOEXEC,
+			"truncated: program headers end past the end of "
+			"the file");
 	return 0;
 }
 
 /* Walks one PT_NOTE segment for Xen's PHYS32_ENTRY note. */
 static int find_entry_note(const struct pvh_elf *e, const struct pvh_phdr *ph,
-			   uint64_t *entry, bool *found, char *why, size_t n)
+			   uint64_t *entry, bool *found, struct hv_err *err)
 {
 	const uint8_t *p = e->img + ph->offset;
 	uint64_t off = 0;
@@ -153,13 +151,15 @@ static int find_entry_note(const struct pvh_elf *e, const struct pvh_phdr *ph,
 		uint64_t name_off, desc_off, next;
 
 		if (ph->filesz - off < sizeof(nh))
-			return fail(why, n, "malformed ELF note header");
+			return hv_err_set(err, -ENOEXEC,
+					  "malformed ELF note header");
 		memcpy(&nh, p + off, sizeof(nh));
 		name_off = off + sizeof(nh);
 		desc_off = name_off + (((uint64_t)nh.n_namesz + 3) & ~3ULL);
 		next = desc_off + (((uint64_t)nh.n_descsz + 3) & ~3ULL);
 		if (desc_off > ph->filesz || next > ph->filesz)
-			return fail(why, n, "ELF note runs past its segment");
+			return hv_err_set(err, -ENOEXEC,
+					  "ELF note runs past its segment");
 		if (nh.n_namesz == 4 && !memcmp(p + name_off, "Xen", 4) &&
 		    nh.n_type == PVH_XEN_ELFNOTE_PHYS32_ENTRY && !*found) {
 			if (nh.n_descsz == 4) {
@@ -170,8 +170,8 @@ static int find_entry_note(const struct pvh_elf *e, const struct pvh_phdr *ph,
 			} else if (nh.n_descsz == 8) {
 				memcpy(entry, p + desc_off, 8);
 			} else {
-				return fail(
-					why, n,
+				return hv_err_set(
+					err, -ENOEXEC,
 					"PVH entry note has a %u-byte value",
 					nh.n_descsz);
 			}
@@ -183,8 +183,8 @@ static int find_entry_note(const struct pvh_elf *e, const struct pvh_phdr *ph,
 }
 
 static int check_segments(const struct pvh_elf *e, uint64_t ram_end,
-			  uint64_t load_min, struct pvh_kernel *k, char *why,
-			  size_t n)
+			  uint64_t load_min, struct pvh_kernel *k,
+			  struct hv_err *err)
 {
 	bool found = false, entry_loaded = false;
 	unsigned int loads = 0;
@@ -198,13 +198,13 @@ static int check_segments(const struct pvh_elf *e, uint64_t ram_end,
 		if (ph.type != PT_LOAD && ph.type != PT_NOTE)
 			continue;
 		if (!in_file(ph.offset, ph.filesz, e->len))
-			return fail(why, n,
-				    "truncated: segment %u ends past the end "
-				    "of the file",
-				    i);
+			return hv_err_set(
+				err, -ENOEXEC,
+				"truncated: segment %u ends past the end "
+				"of the file",
+				i);
 		if (ph.type == PT_NOTE) {
-			ret = find_entry_note(e, &ph, &k->entry, &found, why,
-					      n);
+			ret = find_entry_note(e, &ph, &k->entry, &found, err);
 			if (ret)
 				return ret;
 			continue;
@@ -212,18 +212,19 @@ static int check_segments(const struct pvh_elf *e, uint64_t ram_end,
 		if (!ph.memsz)
 			continue;
 		if (ph.filesz > ph.memsz)
-			return fail(why, n,
-				    "segment %u has more file data than memory",
-				    i);
+			return hv_err_set(
+				err, -ENOEXEC,
+				"segment %u has more file data than memory", i);
 		if (ph.paddr < load_min || ph.paddr > ram_end ||
 		    ph.memsz > ram_end - ph.paddr)
-			return fail(why, n,
-				    "segment %u at 0x%llx-0x%llx does not fit "
-				    "in guest RAM 0x%llx-0x%llx",
-				    i, (unsigned long long)ph.paddr,
-				    (unsigned long long)(ph.paddr + ph.memsz),
-				    (unsigned long long)load_min,
-				    (unsigned long long)ram_end);
+			return hv_err_set(
+				err, -ENOEXEC,
+				"segment %u at 0x%llx-0x%llx does not fit "
+				"in guest RAM 0x%llx-0x%llx",
+				i, (unsigned long long)ph.paddr,
+				(unsigned long long)(ph.paddr + ph.memsz),
+				(unsigned long long)load_min,
+				(unsigned long long)ram_end);
 		loads++;
 		if (ph.paddr < k->lo)
 			k->lo = ph.paddr;
@@ -231,10 +232,11 @@ static int check_segments(const struct pvh_elf *e, uint64_t ram_end,
 			k->hi = ph.paddr + ph.memsz;
 	}
 	if (!found)
-		return fail(why, n,
-			    "no PVH entry note (Xen ELF note PHYS32_ENTRY)");
+		return hv_err_set(
+			err, -ENOEXEC,
+			"no PVH entry note (Xen ELF note PHYS32_ENTRY)");
 	if (!loads)
-		return fail(why, n, "no loadable segment");
+		return hv_err_set(err, -ENOEXEC, "no loadable segment");
 	for (unsigned int i = 0; i < e->phnum; i++) {
 		get_phdr(e, i, &ph);
 		if (ph.type == PT_LOAD && k->entry >= ph.paddr &&
@@ -242,24 +244,24 @@ static int check_segments(const struct pvh_elf *e, uint64_t ram_end,
 			entry_loaded = true;
 	}
 	if (!entry_loaded)
-		return fail(why, n,
-			    "PVH entry 0x%llx is outside every loaded segment",
-			    (unsigned long long)k->entry);
+		return hv_err_set(
+			err, -ENOEXEC,
+			"PVH entry 0x%llx is outside every loaded segment",
+			(unsigned long long)k->entry);
 	return 0;
 }
 
 int pvh_load_elf(const void *img, size_t len, uint8_t *ram, uint64_t ram_end,
-		 uint64_t load_min, struct pvh_kernel *k, char *why,
-		 size_t whylen)
+		 uint64_t load_min, struct pvh_kernel *k, struct hv_err *err)
 {
 	struct pvh_elf e = { .img = img, .len = len };
 	struct pvh_phdr ph;
 	int ret;
 
-	ret = parse_header(&e, why, whylen);
+	ret = parse_header(&e, err);
 	if (ret)
 		return ret;
-	ret = check_segments(&e, ram_end, load_min, k, why, whylen);
+	ret = check_segments(&e, ram_end, load_min, k, err);
 	if (ret)
 		return ret;
 

@@ -11,6 +11,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+struct hv_err;
+
 #define PVH_XEN_ELFNOTE_PHYS32_ENTRY 18
 #define PVH_START_MAGIC		     0x336ec578U
 
@@ -57,11 +59,10 @@ struct pvh_kernel {
  * Validates the ELF image img[0..len) and loads its PT_LOAD segments into
  * ram, which maps guest-physical [0, ram_end).  Segments must lie in
  * [load_min, ram_end).  On error nothing is written to ram, -ENOEXEC
- * (or -EINVAL, -E2BIG) is returned and why says what is wrong.
+ * (or -EINVAL, -E2BIG) is returned and err (hv_err.h) says what is wrong.
  */
 int pvh_load_elf(const void *img, size_t len, uint8_t *ram, uint64_t ram_end,
-		 uint64_t load_min, struct pvh_kernel *k, char *why,
-		 size_t whylen);
+		 uint64_t load_min, struct pvh_kernel *k, struct hv_err *err);
 
 #define PVH_MAX_MODULES 2
 #define PVH_MAX_MEMMAP	8
