@@ -29,7 +29,9 @@ Boot it with: console=ttyS0 root=/dev/vda.  Root logs in on ttyS0 without a
 password; the unit hotvm-ready prints 'ready: multi-user.target' on the
 console once systemd reaches that target.  hotvm.agent=com2 on the command
 line starts qemu-ga on /dev/ttyS1 (hotvm --agent's COM2 channel; Debian's
-own unit waits for a virtio port).  No network is configured.
+own unit waits for a virtio port), hotvm.agent=vsock a second qemu-ga on
+vsock 3:1024 (hotvm --vsock cid=3 --agent-channel vsock).  socat is there
+for the vsock tests.  No network is configured.
 
   --cache DIR    the lab cache (default: $repo_root/build/lab-cache);
                  the image goes under DIR/debian-image/KEY
@@ -75,6 +77,7 @@ kver=$(apt-cache show --no-all-versions "$kpkg" | sed -n 's/^Version: //p' | hea
 packages=(
 	systemd systemd-sysv udev dbus     # init, device manager, logind's bus
 	qemu-guest-agent                    # the agent hotvm talks to
+	socat                               # vsock's guest ends in the lab tests
 	initramfs-tools kmod e2fsprogs      # the initramfs, fsck.ext4
 	"$kpkg"                             # the lab's kernel
 )
@@ -185,7 +188,25 @@ Restart=always
 [Install]
 WantedBy=multi-user.target
 EOF
-chroot "$1" systemctl enable hotvm-ready.service hotvm-agent-com2.service
+# A second qemu-guest-agent on vsock port 1024, for hotvm --vsock cid=3
+# with --agent-channel vsock (the Debian unit listens on virtio-serial
+# only), when the command line asks for it (hotvm.agent=vsock).  The
+# vsock transport module is loaded first, so that CID 3 exists to bind.
+cat >"$1/etc/systemd/system/hotvm-agent-vsock.service" <<"EOF"
+[Unit]
+Description=QEMU guest agent on vsock 3:1024 (hotvm --agent-channel vsock)
+ConditionKernelCommandLine=hotvm.agent=vsock
+
+[Service]
+ExecStartPre=/sbin/modprobe vmw_vsock_virtio_transport
+ExecStart=/usr/sbin/qemu-ga -m vsock-listen -p 3:1024
+Restart=always
+
+[Install]
+WantedBy=multi-user.target
+EOF
+chroot "$1" systemctl enable hotvm-ready.service hotvm-agent-com2.service \
+	hotvm-agent-vsock.service
 chroot "$1" systemctl mask apt-daily.timer apt-daily-upgrade.timer e2scrub_all.timer \
 	e2scrub_reap.service fstrim.timer 2>/dev/null || true
 rm -rf "$1"/var/lib/apt/lists/* "$1"/var/cache/apt/*.bin "$1"/var/cache/apt/archives/*.deb

@@ -1,0 +1,528 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * hotvm's virtio-vsock (docs/design.md §6.10) with the Debian 12 image
+ * (tools/debian-image.sh) in the nested lab, as test_debian.c boots it:
+ * --vsock cid=3 and --agent-channel vsock, with hotvm.agent=vsock on the
+ * command line, which starts the image's unit hotvm-agent-vsock, a
+ * second qemu-ga (`qemu-ga -m vsock-listen -p 3:1024`; Debian's own unit
+ * listens on virtio-serial only and stays off, there being no such port).
+ *
+ * test_vsock: a vCPU hot-added and onlined by that agent over vsock
+ * (onlined-by agent; /sys/devices/system/cpu/online 0-1, read through
+ * it); the guest's connection to host port 5000 (socat started through
+ * the agent's guest-exec) reaching the unix socket PATH_5000, 108894
+ * bytes checked on the host and echoed back, checked by the guest; a host
+ * client's `CONNECT 6000` reaching the guest's socat listener, and
+ * 100000 bytes through it and back, checked.  More than the 64 KiB of
+ * credit each way, so credit updates are needed.
+ *
+ * bench_agent_channels (run by name, not by default): the agent's share
+ * of a hot-add over COM2, virtio-console and vsock, one boot each: a
+ * hot-add with "wait": "acknowledged" (no agent) and one with
+ * "started" (onlined by the agent), and the agent's round trip
+ * (guest-get-vcpus through --agent-socket, median of 10).
+ *
+ * Usage: test-debian-vsock LINUX IMAGE [CASE...], as test-debian.
+ */
+#include <errno.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <json-c/json.h>
+
+#include "check.h"
+#include "mux_client.h"
+#include "vmproc.h"
+
+#define BOOT_MS	  240000
+#define AGENT_MS  60000
+#define IO_MS	  60000
+#define VPATH	  "/tmp/hotvm-debian-vsock.sock"
+#define ASOCK	  "/tmp/hotvm-debian-vsock-agent.sock"
+#define SEQ_N	  20000	 /* `seq 1 20000`: 108894 bytes */
+#define HOST_SEND 100000 /* bytes a host client sends and gets back */
+
+static const char *linux_dir, *image_dir, *disk;
+
+static const char *path(const char *dir, const char *name)
+{
+	static char buf[2][512];
+	static int i;
+
+	i = (i + 1) % 2;
+	snprintf(buf[i], sizeof(buf[i]), "%s/%s", dir, name);
+	return buf[i];
+}
+
+static long now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000L + ts.tv_nsec / 1000000;
+}
+
+/* Base64 (RFC 4648) @in decoded into @out, NUL-terminated; its length. */
+static size_t unbase64(const char *in, char *out, size_t size)
+{
+	static const char abc[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+				  "abcdefghijklmnopqrstuvwxyz0123456789+/";
+	unsigned int acc = 0, bits = 0;
+	size_t n = 0;
+
+	for (; *in && *in != '=' && n + 1 < size; in++) {
+		const char *p = strchr(abc, *in);
+
+		if (!p)
+			break;
+		acc = (acc << 6) | (unsigned int)(p - abc);
+		bits += 6;
+		if (bits >= 8) {
+			bits -= 8;
+			out[n++] = (char)((acc >> bits) & 0xff);
+		}
+	}
+	out[n] = 0;
+	return n;
+}
+
+/* One agent command through hotvm's agent socket: its "return", or NULL. */
+static struct json_object *agent(const char *cmd, struct json_object *args)
+{
+	struct json_object *req = json_object_new_object(), *r, *ret = NULL;
+	char line[4096];
+	int fd = mux_connect(ASOCK);
+
+	json_object_object_add(req, "execute", json_object_new_string(cmd));
+	if (args)
+		json_object_object_add(req, "arguments", args);
+	snprintf(line, sizeof(line), "%s\n",
+		 json_object_to_json_string_ext(req, JSON_C_TO_STRING_PLAIN));
+	json_object_put(req);
+	if (fd < 0)
+		return NULL;
+	r = mux_ask(fd, line, AGENT_MS, NULL);
+	close(fd);
+	if (r && json_object_object_get_ex(r, "return", &ret))
+		json_object_get(ret);
+	else
+		ret = NULL;
+	json_object_put(r);
+	return ret;
+}
+
+/* Waits (up to AGENT_MS) until the guest's agent answers guest-ping. */
+static bool agent_up(void)
+{
+	long end = now_ms() + AGENT_MS;
+
+	while (now_ms() < end) {
+		struct json_object *r = agent("guest-ping", NULL);
+
+		if (r) {
+			json_object_put(r);
+			return true;
+		}
+	}
+	return false;
+}
+
+/* `sh -c @cmd` in the guest (guest-exec): its pid, or -1. */
+static long guest_sh(const char *cmd)
+{
+	struct json_object *a = json_object_new_object(), *argv, *r, *pid;
+	long p = -1;
+
+	argv = json_object_new_array();
+	json_object_array_add(argv, json_object_new_string("-c"));
+	json_object_array_add(argv, json_object_new_string(cmd));
+	json_object_object_add(a, "path", json_object_new_string("/bin/sh"));
+	json_object_object_add(a, "arg", argv);
+	json_object_object_add(a, "capture-output", json_object_new_boolean(1));
+	r = agent("guest-exec", a);
+	if (r && json_object_object_get_ex(r, "pid", &pid))
+		p = json_object_get_int64(pid);
+	json_object_put(r);
+	return p;
+}
+
+/*
+ * The exit code of guest-exec's @pid (its stdout in @out), polling
+ * guest-exec-status (the agent has no event for it) until @timeout_ms;
+ * -1 if it did not end.
+ */
+static int guest_wait(long pid, char *out, size_t size, int timeout_ms)
+{
+	long end = now_ms() + timeout_ms;
+
+	out[0] = 0;
+	while (now_ms() < end) {
+		struct json_object *a = json_object_new_object(), *r, *x;
+		int code = -1;
+		bool done = false;
+
+		json_object_object_add(a, "pid", json_object_new_int64(pid));
+		r = agent("guest-exec-status", a);
+		if (r && json_object_object_get_ex(r, "exited", &x) &&
+		    json_object_get_boolean(x)) {
+			done = true;
+			if (json_object_object_get_ex(r, "exitcode", &x))
+				code = json_object_get_int(x);
+			if (json_object_object_get_ex(r, "out-data", &x))
+				unbase64(json_object_get_string(x), out, size);
+		}
+		json_object_put(r);
+		if (done)
+			return code;
+		poll(NULL, 0, 200);
+	}
+	return -1;
+}
+
+/* The guest's file @file, first line, through the agent (guest-exec). */
+static bool guest_line(const char *file, char *out, size_t size)
+{
+	char cmd[256];
+	long pid;
+
+	snprintf(cmd, sizeof(cmd), "cat %s", file);
+	pid = guest_sh(cmd);
+	if (pid < 0 || guest_wait(pid, out, size, AGENT_MS))
+		return false;
+	out[strcspn(out, "\n")] = 0;
+	return true;
+}
+
+/* Boots the image with @channel's agent; 0 once multi-user.target. */
+static int boot(struct vmproc *v, const char *channel, const char *cmdline,
+		const char *const *more)
+{
+	static char dspec[300];
+	const char *extra[24] = {
+		"--kernel",	   path(linux_dir, "vmlinux"),
+		"--initrd",	   path(image_dir, "initrd.img"),
+		"--memory",	   "512M",
+		"--disk",	   dspec,
+		"--agent-socket",  ASOCK,
+		"--agent-channel", channel,
+	};
+	size_t n = 12;
+	long t0 = now_ms();
+	int ret;
+
+	snprintf(dspec, sizeof(dspec), "path=%s,id=debian", disk);
+	for (; more && *more && n < 23; more++)
+		extra[n++] = *more;
+	extra[n] = NULL;
+	ret = vmproc_start_ms(v, "boot=1,max=3", cmdline, extra, BOOT_MS);
+	if (ret) {
+		printf("# %s: did not reach multi-user.target: %s\n", channel,
+		       strerror(-ret));
+		vmproc_console_tail(v, 60);
+		vmproc_stop(v);
+		return ret;
+	}
+	printf("# %s: multi-user.target %ld ms after hotvm started\n", channel,
+	       now_ms() - t0);
+	return 0;
+}
+
+/* cpu-hotplug @cpu with @wait: its time, and who onlined it in @by. */
+static long hotadd(struct vmproc *v, int cpu, const char *wait, char *by,
+		   size_t size)
+{
+	struct json_object *r = NULL;
+	char err[256];
+	long t0 = now_ms();
+	int ret = vmproc_qmp(v, "cpu-hotplug", &r, err, sizeof(err),
+			     "{\"cpu\": %d, \"state\": \"online\", "
+			     "\"wait\": \"%s\"}",
+			     cpu, wait);
+	long t = now_ms() - t0;
+
+	if (ret)
+		printf("# cpu-hotplug %d: %s\n", cpu, err);
+	CHECK_EQ(ret, 0);
+	snprintf(by, size, "%s",
+		 r && vmproc_str(r, "onlined-by", NULL)
+			 ? vmproc_str(r, "onlined-by", NULL)
+			 : "-");
+	json_object_put(r);
+	return ret ? -1 : t;
+}
+
+static int listen_unix(const char *p)
+{
+	struct sockaddr_un a = { .sun_family = AF_UNIX };
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+	if (strlen(p) >= sizeof(a.sun_path))
+		return -1;
+	memcpy(a.sun_path, p, strlen(p) + 1);
+	unlink(p);
+	if (fd < 0 || bind(fd, (struct sockaddr *)&a, sizeof(a)) ||
+	    listen(fd, 1)) {
+		perror(p);
+		return -1;
+	}
+	return fd;
+}
+
+/* Reads what is there within IO_MS: bytes, 0 at EOF, -1 for nothing. */
+static ssize_t read_wait(int fd, void *buf, size_t n)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+
+	if (poll(&p, 1, IO_MS) <= 0)
+		return -1;
+	return read(fd, buf, n);
+}
+
+/* `seq 1 SEQ_N`'s bytes into @buf; their count. */
+static size_t seq_text(char *buf, size_t size)
+{
+	size_t n = 0;
+
+	for (int i = 1; i <= SEQ_N && n + 16 < size; i++)
+		n += (size_t)snprintf(buf + n, size - n, "%d\n", i);
+	return n;
+}
+
+/*
+ * The guest connects to host port 5000 and sends `seq 1 SEQ_N`; the host
+ * (PATH_5000) checks the bytes and echoes them; the guest compares what
+ * came back with its own.
+ */
+static void guest_to_host(void)
+{
+	static char want[200000], got[200000];
+	char p5000[128], out[256];
+	size_t wn = seq_text(want, sizeof(want)), gn = 0;
+	int l, c = -1;
+	long pid;
+
+	snprintf(p5000, sizeof(p5000), "%s_5000", VPATH);
+	l = listen_unix(p5000);
+	CHECK(l >= 0);
+	pid = guest_sh("seq 1 20000 | socat -t 30 - VSOCK-CONNECT:2:5000 "
+		       ">/tmp/back; seq 1 20000 | cmp - /tmp/back && "
+		       "echo same $(wc -c </tmp/back)");
+	CHECK(pid >= 0);
+	if (l >= 0 && pid >= 0) {
+		struct pollfd p = { .fd = l, .events = POLLIN };
+
+		if (poll(&p, 1, IO_MS) == 1)
+			c = accept(l, NULL, NULL);
+	}
+	CHECK(c >= 0);
+	while (c >= 0 && gn < sizeof(got)) {
+		ssize_t r = read_wait(c, got + gn, sizeof(got) - gn);
+
+		if (r <= 0)
+			break;
+		/* The echo, as it comes: the guest reads while it sends. */
+		CHECK_EQ(write(c, got + gn, (size_t)r), r);
+		gn += (size_t)r;
+	}
+	printf("# guest to host: %zu bytes (want %zu)\n", gn, wn);
+	CHECK_EQ(gn, wn);
+	CHECK(!memcmp(got, want, wn));
+	if (c >= 0)
+		close(c);
+	CHECK_EQ(pid >= 0 ? guest_wait(pid, out, sizeof(out), IO_MS) : -1, 0);
+	printf("# the guest: %s", out);
+	snprintf(got, sizeof(got), "same %zu\n", wn);
+	CHECK_STREQ(out, got);
+	if (l >= 0)
+		close(l);
+	unlink(p5000);
+}
+
+/* A host client: CONNECT 6000; its "OK <port>" or -1 if refused. */
+static int host_connect(char *ok, size_t size)
+{
+	struct sockaddr_un a = { .sun_family = AF_UNIX };
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	size_t n = 0;
+
+	snprintf(a.sun_path, sizeof(a.sun_path), "%s", VPATH);
+	if (connect(fd, (struct sockaddr *)&a, sizeof(a)) ||
+	    write(fd, "CONNECT 6000\n", 13) != 13) {
+		close(fd);
+		return -1;
+	}
+	/* The reply line, one byte at a time: the bytes after it are data. */
+	while (n + 1 < size && read_wait(fd, ok + n, 1) == 1)
+		if (ok[n++] == '\n')
+			break;
+	ok[n] = 0;
+	if (strncmp(ok, "OK ", 3)) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* A host client through PATH to the guest's echo on port 6000. */
+static void host_to_guest(void)
+{
+	static char send_buf[HOST_SEND], got[HOST_SEND + 1];
+	char ok[64];
+	size_t sent = 0, gn = 0;
+	long pid = guest_sh("socat -t 30 VSOCK-LISTEN:6000 EXEC:cat"), end;
+	int fd = -1;
+
+	CHECK(pid >= 0);
+	for (size_t i = 0; i < sizeof(send_buf); i++)
+		send_buf[i] = (char)('a' + (i * 7) % 26);
+	/* Until the guest's socat listens (the guest's RST closes us). */
+	end = now_ms() + IO_MS;
+	while (pid >= 0 && fd < 0 && now_ms() < end) {
+		fd = host_connect(ok, sizeof(ok));
+		if (fd < 0)
+			poll(NULL, 0, 200);
+	}
+	CHECK(fd >= 0);
+	if (fd < 0)
+		return;
+	printf("# host to guest: %s", ok);
+	while (sent < sizeof(send_buf) || gn < sent) {
+		struct pollfd p = {
+			.fd = fd,
+			.events =
+				(short)(POLLIN |
+					(sent < sizeof(send_buf) ? POLLOUT : 0))
+		};
+		ssize_t r;
+
+		if (poll(&p, 1, IO_MS) <= 0)
+			break;
+		if (p.revents & POLLOUT) {
+			r = write(fd, send_buf + sent, sizeof(send_buf) - sent);
+			if (r > 0)
+				sent += (size_t)r;
+			if (sent == sizeof(send_buf))
+				shutdown(fd, SHUT_WR);
+		}
+		if (p.revents & (POLLIN | POLLHUP)) {
+			r = read(fd, got + gn, sizeof(got) - gn);
+			if (r <= 0)
+				break;
+			gn += (size_t)r;
+		}
+	}
+	printf("# host to guest: sent %zu, got back %zu\n", sent, gn);
+	CHECK_EQ(sent, sizeof(send_buf));
+	CHECK_EQ(gn, sizeof(send_buf));
+	CHECK(!memcmp(got, send_buf, sizeof(send_buf)));
+	close(fd);
+}
+
+static void test_vsock(void)
+{
+	const char *more[] = { "--vsock", "cid=3,socket=" VPATH, NULL };
+	char by[32], online[64];
+	struct vmproc v;
+	long t;
+
+	if (boot(&v, "vsock", "root=/dev/vda console=ttyS0 hotvm.agent=vsock",
+		 more)) {
+		CHECK(!"boot");
+		return;
+	}
+	CHECK(agent_up());
+	t = hotadd(&v, 1, "started", by, sizeof(by));
+	printf("# cpu-hotplug 1 over vsock, onlined by %s: %ld ms\n", by, t);
+	CHECK_STREQ(by, "agent");
+	CHECK(guest_line("/sys/devices/system/cpu/online", online,
+			 sizeof(online)));
+	printf("# the guest's /sys/devices/system/cpu/online: %s\n", online);
+	CHECK_STREQ(online, "0-1");
+	guest_to_host();
+	host_to_guest();
+	vmproc_stop(&v);
+}
+
+static int cmp_long(const void *a, const void *b)
+{
+	long x = *(const long *)a, y = *(const long *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* One channel's boot: the hot-adds and the agent's round trip. */
+static void bench_one(const char *channel, const char *cmdline,
+		      const char *const *more)
+{
+	char by1[32], by2[32];
+	long ack, started, rt[10];
+	struct vmproc v;
+
+	if (boot(&v, channel, cmdline, more)) {
+		CHECK(!"boot");
+		return;
+	}
+	CHECK(agent_up());
+	ack = hotadd(&v, 1, "acknowledged", by1, sizeof(by1));
+	started = hotadd(&v, 2, "started", by2, sizeof(by2));
+	CHECK_STREQ(by2, "agent");
+	for (int i = 0; i < 10; i++) {
+		long t0 = now_ms();
+		struct json_object *r = agent("guest-get-vcpus", NULL);
+
+		CHECK(r != NULL);
+		json_object_put(r);
+		rt[i] = now_ms() - t0;
+	}
+	qsort(rt, 10, sizeof(rt[0]), cmp_long);
+	printf("BENCH-AGENT channel=%s acknowledged_ms=%ld started_ms=%ld "
+	       "agent_share_ms=%ld onlined_by=%s get_vcpus_median_ms=%ld "
+	       "min=%ld max=%ld\n",
+	       channel, ack, started, started - ack, by2, (rt[4] + rt[5]) / 2,
+	       rt[0], rt[9]);
+	vmproc_stop(&v);
+}
+
+static void bench_agent_channels(void)
+{
+	const char *vs[] = { "--vsock", "cid=3,socket=" VPATH, NULL };
+
+	bench_one("com2", "root=/dev/vda console=ttyS0 hotvm.agent=com2", NULL);
+	bench_one("virtio", "root=/dev/vda console=ttyS0", NULL);
+	bench_one("vsock", "root=/dev/vda console=ttyS0 hotvm.agent=vsock", vs);
+}
+
+int check_failures;
+
+int main(int argc, char **argv)
+{
+	static const struct check_case cases[] = {
+		TEST(test_vsock),
+		TEST(bench_agent_channels),
+	};
+	struct stat st;
+
+	linux_dir = argc > 1 ? argv[1] : "/lab/linux";
+	image_dir = argc > 2 ? argv[2] : "/lab/debian";
+	disk = getenv("DISK") ? getenv("DISK") : "/dev/vda";
+	if (access(path(linux_dir, "vmlinux"), R_OK) ||
+	    access(path(image_dir, "initrd.img"), R_OK) || stat(disk, &st) ||
+	    !S_ISBLK(st.st_mode)) {
+		/* The lab puts them there (tests/lab/debian.sh): not a skip. */
+		printf("Bail out! no vmlinux in %s, initrd.img in %s or block "
+		       "device %s: run this under tests/lab/debian.sh\n",
+		       linux_dir, image_dir, disk);
+		return 1;
+	}
+	/* By default the test; the benchmark only by name. */
+	if (argc > 3)
+		return check_run_named(cases, 2, argv + 3, argc - 3);
+	return check_run_named(cases, 2, (char *[]){ "test_vsock" }, 1);
+}
