@@ -6,8 +6,8 @@
  * The image is untrusted input: every header field is checked against the
  * file size and guest RAM before anything is copied.
  */
-#ifndef HOTVM_VMM_BZIMAGE_H
-#define HOTVM_VMM_BZIMAGE_H
+#ifndef HOTVM_BZIMAGE_H
+#define HOTVM_BZIMAGE_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -8,8 +8,8 @@
  * a reset loads the kernel and initrd again from it, as QEMU keeps its
  * loaded images.
  */
-#ifndef HOTVM_VMM_IMAGE_H
-#define HOTVM_VMM_IMAGE_H
+#ifndef HOTVM_IMAGE_H
+#define HOTVM_IMAGE_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -5,8 +5,8 @@
  * input: every field is checked against the file size and guest RAM before
  * anything is copied.
  */
-#ifndef HOTVM_VMM_PVH_H
-#define HOTVM_VMM_PVH_H
+#ifndef HOTVM_PVH_H
+#define HOTVM_PVH_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -4,8 +4,8 @@
  * the parser, --help and README.md's options table.  Pure functions,
  * unit-tested.
  */
-#ifndef HOTVM_VMM_CLI_H
-#define HOTVM_VMM_CLI_H
+#ifndef HOTVM_CLI_H
+#define HOTVM_CLI_H
 
 #include <stdbool.h>
 #include <stdint.h>

@@ -7,8 +7,8 @@
  * needs no libvirt at all.  Without libvirt-dev at build time (meson
  * option -Dlibvirt) the --connect verbs say so and fail.
  */
-#ifndef HOTVM_CLI_LIBVIRT_H
-#define HOTVM_CLI_LIBVIRT_H
+#ifndef HOTVM_LIBVIRT_H
+#define HOTVM_LIBVIRT_H
 
 #include <stdbool.h>
 #include <stdio.h>

@@ -7,8 +7,8 @@
  * to the machine: power off (S5) or reset.  Anything else it writes is
  * counted and ignored: the guest is untrusted.
  */
-#ifndef HOTVM_VMM_ACPI_PM_H
-#define HOTVM_VMM_ACPI_PM_H
+#ifndef HOTVM_ACPI_PM_H
+#define HOTVM_ACPI_PM_H
 
 #include <stdatomic.h>
 #include <stdint.h>

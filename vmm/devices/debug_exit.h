@@ -3,8 +3,8 @@
  * QEMU isa-debug-exit compatible port: a guest write of v stops the VM with
  * process exit status (v << 1) | 1.
  */
-#ifndef HOTVM_VMM_DEBUG_EXIT_H
-#define HOTVM_VMM_DEBUG_EXIT_H
+#ifndef HOTVM_DEBUG_EXIT_H
+#define HOTVM_DEBUG_EXIT_H
 
 #include <stdint.h>
 

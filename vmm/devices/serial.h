@@ -5,8 +5,8 @@
  * (bytes go straight to the sink); what the host sends waits in a
  * receive ring until the guest reads it.
  */
-#ifndef HOTVM_VMM_SERIAL_H
-#define HOTVM_VMM_SERIAL_H
+#ifndef HOTVM_SERIAL_H
+#define HOTVM_SERIAL_H
 
 #include <pthread.h>
 #include <stdbool.h>

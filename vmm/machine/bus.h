@@ -10,8 +10,8 @@
  * (all ones on the port bus, as on ISA; zeros on MMIO) and writes vanish:
  * the guest is untrusted and nothing it touches here is fatal.
  */
-#ifndef HOTVM_VMM_BUS_H
-#define HOTVM_VMM_BUS_H
+#ifndef HOTVM_BUS_H
+#define HOTVM_BUS_H
 
 #include <stdatomic.h>
 #include <stdbool.h>

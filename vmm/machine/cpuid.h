@@ -4,8 +4,8 @@
  * A pure function of its inputs, so that the unit tests can feed it made-up
  * Intel and AMD tables; vcpu.c hands the result to KVM_SET_CPUID2.
  */
-#ifndef HOTVM_VMM_CPUID_H
-#define HOTVM_VMM_CPUID_H
+#ifndef HOTVM_CPUID_H
+#define HOTVM_CPUID_H
 
 #include <stdbool.h>
 #include <stdint.h>

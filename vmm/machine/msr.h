@@ -4,8 +4,8 @@
  * power-on values, which on real machines the firmware then changes before
  * any OS runs; hotvm has no firmware, so it makes those changes itself.
  */
-#ifndef HOTVM_VMM_MSR_H
-#define HOTVM_VMM_MSR_H
+#ifndef HOTVM_MSR_H
+#define HOTVM_MSR_H
 
 #include <stdint.h>
 

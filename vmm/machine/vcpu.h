@@ -4,8 +4,8 @@
  * PVH or the Linux 64-bit entry; the others wait inside KVM for the guest's
  * INIT/SIPI.
  */
-#ifndef HOTVM_VMM_VCPU_H
-#define HOTVM_VMM_VCPU_H
+#ifndef HOTVM_VCPU_H
+#define HOTVM_VCPU_H
 
 #include <pthread.h>
 #include <stdatomic.h>

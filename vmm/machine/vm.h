@@ -4,8 +4,8 @@
  * irqchip, and the machine-wide stop request that every thread can raise and
  * the main thread waits for.
  */
-#ifndef HOTVM_VMM_VM_H
-#define HOTVM_VMM_VM_H
+#ifndef HOTVM_VM_H
+#define HOTVM_VM_H
 
 #include <pthread.h>
 #include <stdatomic.h>

@@ -13,8 +13,8 @@
  * CPUs than threads, an exit that wakes the operation thread may wait for
  * it to run before it gets back to KVM_RUN, and that is not its work.
  */
-#ifndef HOTVM_VMM_VMEXIT_H
-#define HOTVM_VMM_VMEXIT_H
+#ifndef HOTVM_VMEXIT_H
+#define HOTVM_VMEXIT_H
 
 #include <stdatomic.h>
 #include <stdbool.h>

@@ -3,8 +3,8 @@
  * Diagnostics for the VMM.  Messages follow "hotvm: <what is wrong>: <why>;
  * <what to do>" and go to stderr, so stdout stays the guest's console.
  */
-#ifndef HOTVM_VMM_LOG_H
-#define HOTVM_VMM_LOG_H
+#ifndef HOTVM_LOG_H
+#define HOTVM_LOG_H
 
 #include <stdio.h>
 

@@ -19,8 +19,8 @@
  * without hooks they are filtered.  The main thread runs hooks only in
  * the first boot's walk, before it loads its filter.
  */
-#ifndef HOTVM_VMM_SECCOMP_H
-#define HOTVM_VMM_SECCOMP_H
+#ifndef HOTVM_SECCOMP_POLICY_H
+#define HOTVM_SECCOMP_POLICY_H
 
 #include <stdbool.h>
 
