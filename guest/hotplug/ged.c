@@ -12,7 +12,6 @@
 
 static volatile u32 *ged_reg;
 static u32 ged_events; /* pending for the idle loop; atomic ops only */
-static struct ged_stats ged_st;
 
 u32 ged_read(void)
 {
@@ -35,11 +34,6 @@ bool ged_pending(void)
 	return __atomic_load_n(&ged_events, __ATOMIC_RELAXED) != 0;
 }
 
-void ged_get_stats(struct ged_stats *st)
-{
-	*st = ged_st;
-}
-
 /*
  * Edge-triggered: the EOI can come right after the read.  An event the
  * VMM raises after our read comes with a new edge, and a raise whose bits
@@ -51,11 +45,6 @@ static void ged_irq(struct idt_regs *regs)
 
 	(void)regs;
 	lapic_eoi();
-	ged_st.irqs++;
-	if (ev == 0xffffffffu)
-		ged_st.floating++;
-	else if (!ev)
-		ged_st.empty++;
 	ged_note(ev);
 }
 

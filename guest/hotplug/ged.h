@@ -26,11 +26,4 @@ void ged_note(u32 events);
 /* Read (and so clear) the register now; all ones is a floating bus. */
 u32 ged_read(void);
 
-struct ged_stats {
-	u32 irqs;     /* handler runs */
-	u32 empty;    /* ... that read no event */
-	u32 floating; /* ... that read all ones */
-};
-void ged_get_stats(struct ged_stats *st);
-
 #endif

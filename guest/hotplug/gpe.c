@@ -23,13 +23,6 @@ static u16 gpe_en;  /* ... and of its enable byte */
 static u8 gpe_mask;
 static u32 gpe_gsi;
 static u32 gpe_empty_run;
-static struct gpe_stats gpe_st;
-
-void gpe_get_stats(struct gpe_stats *st)
-{
-	*st = gpe_st;
-}
-
 /*
  * Take our status bit: write-1-to-clear, and only that bit.  It happens
  * before the EOI, so the level-triggered line is down by then; an event
@@ -47,11 +40,9 @@ static bool gpe_take(void)
 static void gpe_irq(struct idt_regs *regs)
 {
 	(void)regs;
-	gpe_st.irqs++;
 	if (gpe_take()) {
 		gpe_empty_run = 0;
 	} else {
-		gpe_st.empty++;
 		if (++gpe_empty_run == GPE_MAX_EMPTY) {
 			/* Someone else's event keeps the line up. */
 			ioapic_mask(gpe_gsi);

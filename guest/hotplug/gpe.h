@@ -18,10 +18,4 @@
  */
 int gpe_init(unsigned int bit, u64 ioapic, bool ignore);
 
-struct gpe_stats {
-	u32 irqs;  /* handler runs */
-	u32 empty; /* ... with our status bit clear */
-};
-void gpe_get_stats(struct gpe_stats *st);
-
 #endif

@@ -142,15 +142,11 @@ int qmp_emit_event(struct qmp_server *s, const char *name,
 int qmp_emit_event_lossy(struct qmp_server *s, const char *name,
 			 struct json_object *data);
 /*
- * The same with the timestamp of @at_ns (CLOCK_MONOTONIC, in the past:
- * when the event happened rather than now) on the wall clock.
- */
-int qmp_emit_event_lossy_at(struct qmp_server *s, const char *name,
-			    struct json_object *data, uint64_t at_ns);
-/*
- * ... with @data already as text: a JSON object the caller wrote (for an
- * event of every hotplug step, where building json-c objects cost more
- * than the event's formatting; docs/design.md §14).
+ * A lossy event with @data already as text: a JSON object the caller
+ * wrote (for an event of every hotplug step, where building json-c objects
+ * cost more than the event's formatting; docs/design.md §14), with the
+ * timestamp of @at_ns (CLOCK_MONOTONIC, in the past: when the event
+ * happened rather than now) on the wall clock.
  */
 int qmp_emit_event_text_lossy_at(struct qmp_server *s, const char *name,
 				 const char *data, uint64_t at_ns);

@@ -135,12 +135,6 @@ static uint64_t ago(uint64_t at_ns)
 	return at_ns && at_ns < mono ? mono - at_ns : 0;
 }
 
-int qmp_emit_event_lossy_at(struct qmp_server *s, const char *name,
-			    struct json_object *data, uint64_t at_ns)
-{
-	return emit(s, name, data, true, ago(at_ns));
-}
-
 int qmp_emit_event_text_lossy_at(struct qmp_server *s, const char *name,
 				 const char *data, uint64_t at_ns)
 {
