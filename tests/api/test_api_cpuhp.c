@@ -436,7 +436,7 @@ static void wait_gate(void)
  * A cpu-resize that arrives while a reset has the boot CPUs walked down
  * counts after the reset, inside its own operation: it used to count
  * them as free then, pick slots 0-4, fail with "hot-add refused: it is
- * the boot CPU", and its undo removed boot CPU 1 (issue 32, item 2).
+ * the boot CPU", and its undo removed boot CPU 1.
  */
 void test_resize_during_reset(void)
 {

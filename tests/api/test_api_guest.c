@@ -288,7 +288,7 @@ static int mirror_state(unsigned int cpu, bool *agree, char *why, size_t len)
  * none of them), each is counted in query-hotplug-stats and flagged as
  * the guest's doing, and query-cpus-fast and cpu-resize still count what
  * runs: a resize to 3 adds one CPU, and the flagged CPU 1 can still be
- * removed (issue 32, item 3: one forged report for CPU 0 used to hide it
+ * removed (one forged report for CPU 0 used to hide it
  * from the counts, and cpu-resize gave the guest a vCPU more).
  */
 void test_forged_reports(void)

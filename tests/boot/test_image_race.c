@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The kernel file under a racing writer (issue 21, item 4): hotvm reads
+ * The kernel file under a racing writer: hotvm reads
  * the image once into private memory (image_read()) and the PVH loader
  * checks and copies only that copy.  Another process rewriting, truncating
  * and corrupting the file meanwhile may make a start fail, with a reason,

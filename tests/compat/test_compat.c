@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * The clients that hot-plug vCPUs today, replayed against a real hotvm
- * with the tiny guest (issue 10): each sends what its code sends, framed
+ * with the tiny guest: each sends what its code sends, framed
  * as it frames it, and checks what its code checks.  The facts come from
  * their sources:
  *

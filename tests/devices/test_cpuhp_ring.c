@@ -313,7 +313,7 @@ static void test_console(void)
  * A console sink that blocks (COM1 into a full pipe) holds only the vCPU
  * writing to it: a query still reads the ring's entries and its stats,
  * and the guest still sees the bytes unread until they are written, so
- * it rings before printing to the UART itself (issue 32, item 5).
+ * it rings before printing to the UART itself.
  */
 static struct {
 	pthread_mutex_t lock;

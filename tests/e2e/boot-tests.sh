@@ -528,7 +528,7 @@ fi
 bad "unknown option" "unknown argument" --frobnicate
 bad "bad --serial" "--serial" --serial tty
 
-# --- the kernel file under a racing writer (issue 21, item 4) --------------
+# --- the kernel file under a racing writer --------------
 # hotvm reads the image once into private memory and checks and loads only
 # that copy.  Another process rewriting the file in place, truncating it
 # and writing a hostile p_paddr into it meanwhile may make a start fail

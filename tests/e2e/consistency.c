@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * consistency: the randomized test of issue 21.  One VM (the tiny guest)
+ * consistency: the randomized agreement test.  One VM (the tiny guest)
  * at a time, driven by random steps: single device_add/device_del and
  * cpu-hotplug online/offline, bursts of device_add/device_del pipelined on
  * one connection, cpu-resize, and operations sent by a second connection

@@ -164,7 +164,7 @@ fi
 # STOP_MS: 1 s (issue 32's bound), timed from the signal or the request
 # to the exit (wait(1), not a poll); $HOTVM_TEST_STOP_MS widens it for the
 # sanitizer builds.  hotvm used to wait for good in the reset's stop of
-# that vCPU and then ignored both (issue 32).  Each wait is on an event
+# that vCPU and then ignored both.  Each wait is on an event
 # (the thread's syscall, a log line, the exit).
 STOP_MS=${HOTVM_TEST_STOP_MS:-1000}
 

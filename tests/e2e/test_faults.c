@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * End-to-end hotplug under faults (issue 8): a CPU a failed rollback left
+ * End-to-end hotplug under faults: a CPU a failed rollback left
  * broken, a hot-add that times out while the guest starts the CPU, ids
  * across failed operations, the no-op guest target of CPU 0, and VMs with
  * more than 256 vCPUs.  A real hotvm with the tiny guest, over QMP; after

@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The guest's own word, with the tiny guest (issue 20): a press of the
+ * The guest's own word, with the tiny guest: a press of the
  * power button (system_powerdown) makes it power off, reboot or triple
  * fault (its pwrbtn= option); system_reset resets it.  hotvm must end with
  * status 0 after a poweroff, reset and boot the same guest again after a
  * reboot, a triple fault or system_reset (the hot-added vCPU still there),
  * stop under --no-reboot, and send QEMU's events.  Twenty resets in a row
  * leave fds, threads and RSS where they were.  Hooks at a reset run but
- * cannot veto (issue 32): one that fails or times out is reported and the
+ * cannot veto: one that fails or times out is reported and the
  * guest boots again; and SIGTERM or quit during a reset's hooks, or the
  * hooks of the guest's own eject, ends hotvm at once.
  */

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The control plane of a real hotvm under faults (issue 8, items 1 and 9):
+ * The control plane of a real hotvm under faults:
  *  - SIGTERM while a command runs (query-hotpluggable-cpus with max=1024,
  *    cpu-resize, device_add while a hook runs), many times: exit status 0,
  *    no sanitizer report, no socket file left;

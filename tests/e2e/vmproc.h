@@ -36,7 +36,7 @@ const char *vmproc_hotvm(void);
 
 /*
  * The bound on a stop: SIGTERM or quit ends hotvm within it, whatever runs
- * (issue 32).  1000 ms; $HOTVM_TEST_STOP_MS widens it for the sanitizer
+ *.  1000 ms; $HOTVM_TEST_STOP_MS widens it for the sanitizer
  * builds, whose hotvm runs several times slower in the nested lab.
  */
 int vmproc_stop_bound_ms(void);

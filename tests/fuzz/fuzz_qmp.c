@@ -111,7 +111,7 @@ static size_t read_all(int fd)
 
 /*
  * Strict UTF-8 (RFC 3629): no overlong form, no surrogate, nothing above
- * U+10FFFF (issue 21, item 7: those were echoed raw).
+ * U+10FFFF (those were echoed raw).
  */
 static bool utf8_valid(const unsigned char *s, size_t n)
 {
@@ -182,7 +182,7 @@ static void no_nan(struct json_object *o)
 /*
  * One line: exactly one strict JSON (RFC 8259) object, by json-c's strict
  * mode (no comments, trailing commas, leading zeros, single quotes) and
- * no_nan() (issue 32, item 9: an id of NaN was echoed raw).
+ * no_nan() (an id of NaN was echoed raw).
  */
 static struct json_object *strict_json(const char *line, size_t n)
 {

@@ -883,7 +883,7 @@ static bool check_within(pthread_t t, int ms)
 }
 
 /*
- * A slow, lying agent at max=1024 (issue 32, item 7): it lists every CPU
+ * A slow, lying agent at max=1024: it lists every CPU
  * and answers each file call after 0.7 s with an error.  A check has one
  * deadline for the whole check, not one per call (it was 1024 calls of
  * 0.7 s, some 12 minutes); a path that failed is not asked again at the

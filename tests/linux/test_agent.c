@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * Linux's own word through the QEMU guest agent, with Debian's kernel and
- * Debian's qemu-ga on hotvm --agent in the nested lab (issue 18).  The
+ * Debian's qemu-ga on hotvm --agent in the nested lab.  The
  * console has no input: the guest acts when the ACPI power button is
  * pressed (QMP system_powerdown; tools/lab/guest/pwrbtn's hotvm.pwrbtn=
  * list: offline:N, online:N, agent:kill|garbage|start).
@@ -521,7 +521,7 @@ static bool event_within(const char *name, int timeout_ms)
 }
 
 /*
- * A slow, lying agent at max=1024 (issue 32, item 7): agent-liar lists
+ * A slow, lying agent at max=1024: agent-liar lists
  * LIAR_CPUS CPUs (Linux has 2) and answers every file call, the reads of
  * each CPU's firmware path, after 0.7 s with an error.  The check of
  * Linux's CPUs ran on the main thread and asked every path again at each

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Linux's own cpuhp table beside the host's (issue 18, item 3): Debian's
+ * Linux's own cpuhp table beside the host's: Debian's
  * kernel and qemu-ga on hotvm --agent in the nested lab, traced with
  * `hotvm cpu trace` (the user's command, on its own QMP connection).
  *

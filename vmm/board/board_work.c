@@ -5,7 +5,7 @@
  * vCPU tables, so both may wait on the guest's vCPUs and on hooks; the
  * main thread only reads the stop signals and the machine's events and
  * wakes this thread, so that SIGTERM and `quit` are acted on at once
- * whatever a reset or an eject is waiting for (issue 32).  The thread is
+ * whatever a reset or an eject is waiting for.  The thread is
  * the machine's operation thread: it enters the operation gate as the QMP
  * operation thread does, and hotplug_shutdown() cancels its hooks as it
  * cancels an operation's.
