@@ -462,7 +462,12 @@ static void test_tap_real(void)
 	CHECK(strstr(why, "busy"));
 	CHECK_EQ(tap_open("hvtun0", &off, why, sizeof(why)), -EINVAL);
 	CHECK(strstr(why, "not a tap"));
-	/* Another user's tap, opened by a process without CAP_NET_ADMIN. */
+	/*
+	 * Another user's tap, opened by a process without CAP_NET_ADMIN.
+	 * The TAP lines so far are flushed first: TSan's _exit() flushes
+	 * stdio, and the child would print them a second time.
+	 */
+	fflush(NULL);
 	pid = fork();
 	if (pid == 0) {
 		int r;
