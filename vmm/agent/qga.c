@@ -531,15 +531,25 @@ static int qga_own(struct qga *g, const char *cmd, struct json_object *args,
 		   struct json_object **ret, bool answer, int timeout_ms,
 		   struct hv_err *err)
 {
-	struct timespec dl;
+	struct timespec dl, t0, t1;
+	unsigned long long us;
 	int rc;
 
 	if (qga_claim(g, true, NULL))
 		return hv_err_set(err, -ECANCELED,
 				  "hotvm stops: no more calls to the guest "
 				  "agent");
+	clock_gettime(CLOCK_MONOTONIC, &t0);
 	dl = hv_deadline(timeout_ms);
 	rc = qga_exchange(g, cmd, args, ret, NULL, answer, &dl, err);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	us = (unsigned long long)((t1.tv_sec - t0.tv_sec) * 1000000 +
+				  (t1.tv_nsec - t0.tv_nsec) / 1000);
+	pthread_mutex_lock(&g->lock);
+	g->stats.own_us += us;
+	if (!strcmp(cmd, "guest-set-vcpus"))
+		g->stats.set_vcpus_us += us;
+	pthread_mutex_unlock(&g->lock);
 	qga_end(g, rc);
 	return rc;
 }

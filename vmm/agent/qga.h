@@ -39,6 +39,14 @@ struct qga_stats {
 	unsigned long bad_replies; /* not JSON, wrong shape, too long */
 	unsigned long stray_bytes; /* bytes outside any expected reply */
 	unsigned long skipped;	   /* late replies the handshake passed over */
+	/*
+	 * Wall time of hotvm's own calls (qga_call(), qga_send()), from
+	 * the port's claim to the reply, handshake included, in us; and of
+	 * those, the guest-set-vcpus calls', in which Linux itself brings
+	 * the CPU up or down (its write to cpuN/online returns after it).
+	 */
+	unsigned long long own_us;
+	unsigned long long set_vcpus_us;
 };
 
 /*

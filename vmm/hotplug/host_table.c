@@ -390,10 +390,9 @@ static int plug_and_wait(struct hotplug *hp, unsigned int cpu)
 	return ret;
 }
 
-/* With the guest agent: how long Linux gets to online a CPU by itself. */
-#define HP_AGENT_GRACE_MS 1000
 /*
- * ... and to offline and eject one: Debian's 6.1 took about 1 s for that
+ * With the guest agent: how long Linux gets to offline and eject a CPU by
+ * itself: Debian's 6.1 took about 1 s for that
  * in the nested lab (0.26 s without it), and the agent should help only a
  * guest that is stuck.
  */
@@ -572,28 +571,22 @@ static int guest_started(const struct hp_slot *s)
 
 /*
  * With the guest agent, "started" is Linux's word: the CPU is in Linux's
- * online list.  Linux gets a short grace time to online it by itself
- * (a udev rule); after that the agent onlines it (guest-set-vcpus) and the
- * report says so.  Returns 0, a wait's error, or 1 when the agent failed
- * and the caller should wait as without it (@why says why).
+ * online list.  Linux has acknowledged the CPU (_OST after its ACPI
+ * driver registered it: cpuN/online exists), so the agent is asked at
+ * once, with no grace time: a CPU Linux (a udev rule, RHEL's) has online
+ * already is the guest's; else the agent onlines it (guest-set-vcpus).
+ * A rule that onlines it meanwhile races the agent harmlessly (Linux's
+ * online of an online CPU succeeds), and the report names the agent.
+ * Returns 0, a wait's error, or 1 when the agent failed and the caller
+ * should wait as without it (@why says why).
  */
 static int wait_linux_online(struct hotplug *hp, unsigned int cpu, int *left_ms,
 			     struct hv_err *why)
 {
 	struct hp_slot *s = &hp->slots[cpu];
-	int grace = hp->op_timeout_ms < HP_AGENT_GRACE_MS ? hp->op_timeout_ms
-							  : HP_AGENT_GRACE_MS;
 	uint64_t t0 = hv_now_ns();
-	bool by_guest;
-	int ret;
+	int ret = hp_linux_refresh(hp, false, why);
 
-	pthread_mutex_lock(&hp->lock);
-	ret = hp_wait_locked(hp, s, guest_started, grace);
-	by_guest = s->w.started;
-	pthread_mutex_unlock(&hp->lock);
-	if (ret < 0 && ret != -ETIMEDOUT)
-		return ret; /* the VM stops, or a reset */
-	ret = hp_linux_refresh(hp, false, why);
 	pthread_mutex_lock(&hp->lock);
 	if (!ret && s->linux_online == 1) {
 		if (hp->rep && hp->op_cpu == cpu)
@@ -602,14 +595,16 @@ static int wait_linux_online(struct hotplug *hp, unsigned int cpu, int *left_ms,
 		return 0;
 	}
 	pthread_mutex_unlock(&hp->lock);
+	if (ret == -ECANCELED)
+		return ret; /* the VM stops */
 	if (!ret)
-		ret = hp_linux_set_online(hp, cpu, true, why);
+		ret = hp_linux_set_known(hp, cpu, true, why);
 	*left_ms = hp->op_timeout_ms - (int)((hv_now_ns() - t0) / 1000000u);
 	if (ret)
 		return 1;
 	pthread_mutex_lock(&hp->lock);
 	if (hp->rep && hp->op_cpu == cpu)
-		hp->rep->onlined_by = by_guest ? "guest" : "agent";
+		hp->rep->onlined_by = "agent";
 	ret = s->linux_online == 1 ? 0 : 1;
 	pthread_mutex_unlock(&hp->lock);
 	if (ret)

@@ -358,6 +358,9 @@ int hp_linux_id(struct hotplug *hp, unsigned int cpu, struct hv_err *err);
 /* Has Linux online or offline @cpu (guest-set-vcpus), then refreshes. */
 int hp_linux_set_online(struct hotplug *hp, unsigned int cpu, bool online,
 			struct hv_err *err);
+/* The same with the logical id Linux gave last (a refresh just asked). */
+int hp_linux_set_known(struct hotplug *hp, unsigned int cpu, bool online,
+		       struct hv_err *err);
 /* A reset: Linux's numbers and word are void.  Never waits for a check. */
 void hp_linux_forget(struct hotplug *hp);
 /*

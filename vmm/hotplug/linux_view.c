@@ -388,14 +388,12 @@ int hp_linux_id(struct hotplug *hp, unsigned int cpu, struct hv_err *err)
 	return lid;
 }
 
-int hp_linux_set_online(struct hotplug *hp, unsigned int cpu, bool online,
-			struct hv_err *err)
+/* guest-set-vcpus for Linux's CPU @lid (the slot @cpu), then a refresh. */
+static int set_lid(struct hotplug *hp, int lid, bool online, struct hv_err *err)
 {
 	struct json_object *a, *e, *r = NULL;
-	int lid = hp_linux_id(hp, cpu, err), ret;
+	int ret;
 
-	if (lid < 0)
-		return lid;
 	e = json_object_new_object();
 	json_object_object_add(e, "logical-id", json_object_new_int(lid));
 	json_object_object_add(e, "online", json_object_new_boolean(online));
@@ -416,6 +414,29 @@ int hp_linux_set_online(struct hotplug *hp, unsigned int cpu, bool online,
 	if (!ret)
 		ret = hp_linux_refresh(hp, false, err);
 	return ret;
+}
+
+int hp_linux_set_online(struct hotplug *hp, unsigned int cpu, bool online,
+			struct hv_err *err)
+{
+	int lid = hp_linux_id(hp, cpu, err);
+
+	return lid < 0 ? lid : set_lid(hp, lid, online, err);
+}
+
+int hp_linux_set_known(struct hotplug *hp, unsigned int cpu, bool online,
+		       struct hv_err *err)
+{
+	int lid;
+
+	pthread_mutex_lock(&hp->lock);
+	lid = hp->slots[cpu].linux_cpu;
+	pthread_mutex_unlock(&hp->lock);
+	if (lid < 0)
+		return hv_err_set(err, -ENOENT,
+				  "Linux does not list the CPU (not plugged, "
+				  "or not matched to its slot yet)");
+	return set_lid(hp, lid, online, err);
 }
 
 int hotplug_agent_shutdown(struct hotplug *hp, struct hv_err *err)
