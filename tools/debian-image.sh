@@ -79,6 +79,7 @@ packages=(
 	qemu-guest-agent                    # the agent hotvm talks to
 	socat                               # vsock's guest ends in the lab tests
 	initramfs-tools kmod e2fsprogs      # the initramfs, fsck.ext4
+	fio                                 # tools/bench-debian.sh's disk figures
 	"$kpkg"                             # the lab's kernel
 )
 
@@ -134,14 +135,15 @@ start=$(date +%s)
 # Written before the packages are installed, so that the kernel's own
 # postinst builds the initramfs with them: the modules by list (not all
 # 'most'), virtio_mmio (found through ACPI, LNRO0005) and virtio_blk loaded
-# at once; ext4 for the root.
+# at once; ext4 for the root; virtio_pci for QEMU's q35, whose virtio-blk
+# is a PCI device (tools/bench-debian.sh boots the image on both VMMs).
 setup_hook='mkdir -p "$1/etc/initramfs-tools/conf.d" "$1/etc/initramfs-tools/hooks"
 printf "MODULES=list\nCOMPRESS=gzip\n" >"$1/etc/initramfs-tools/conf.d/hotvm"
 cat >"$1/etc/initramfs-tools/hooks/hotvm" <<"EOF"
 #!/bin/sh
 [ "$1" = prereqs ] && exit 0
 . /usr/share/initramfs-tools/hook-functions
-for m in virtio_mmio virtio_blk ext4; do force_load "$m"; done
+for m in virtio_mmio virtio_pci virtio_blk ext4; do force_load "$m"; done
 EOF
 chmod 0755 "$1/etc/initramfs-tools/hooks/hotvm"'
 
