@@ -62,6 +62,11 @@ struct qga_port {
 	void *ctx;
 	/* How the guest starts its agent on it, for error messages. */
 	const char *hint;
+	/*
+	 * No VM exit per byte (virtio-console, not the UART): a caller may
+	 * ask for large replies in one call.
+	 */
+	bool bulk;
 };
 
 struct qga {

@@ -263,6 +263,7 @@ void board_config_init(struct board_config *c)
 		.cpus = { .boot = 1, .max = 1 },
 		.serial = { .sink = SERIAL_SINK_STDIO, .option = "--serial" },
 		.name = BOARD_DEFAULT_NAME,
+		.agent_trace = -1,
 	};
 }
 

@@ -65,7 +65,12 @@ struct board_config {
 	uint32_t agent_vsock_port; /* --agent-channel vsock:PORT */
 	const char *agent_socket;  /* that agent for other clients (--agent) */
 	const char *agent_allow;   /* what they may ask; NULL: everything */
-	bool agent_trace;	   /* Linux's cpuhp trace through the agent */
+	/*
+	 * Linux's cpuhp trace through the agent: --agent-trace on (1), off
+	 * (0), or by default (-1) off over COM2, where each of its bytes is
+	 * a VM exit, and on over the others.
+	 */
+	int agent_trace;
 	struct vblk_config disks[BOARD_MAX_DISKS]; /* --disk, in order */
 	unsigned int nr_disks;
 	struct vnet_config nets[BOARD_MAX_NETS]; /* --net, in order */

@@ -105,6 +105,7 @@ static int agent_vcon_setup(void *state, const struct dev_instance *d,
 				.ctx = &a->con,
 				.hint = "qemu-ga -m virtio-serial -p "
 					"/dev/virtio-ports/" AGENT_PORT_NAME,
+				.bulk = true,
 			});
 	ret = virtio_mmio_start(&a->mmio, env->vm, env->mmio, d->base, d->irq,
 				d->name);

@@ -360,7 +360,10 @@ int board_create_hotplug(struct board *b)
 			.prestage = o->prestage,
 			.guest_eject = (enum hotplug_guest_eject)o->guest_eject,
 			.agent = board_agent(b),
-			.linux_trace = o->agent_trace,
+			.linux_trace =
+				o->agent_trace < 0
+					? o->agent_channel != BOARD_AGENT_COM2
+					: o->agent_trace,
 		},
 		&b->hp);
 }

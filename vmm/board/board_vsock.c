@@ -57,6 +57,7 @@ static int vsock_setup(void *state, const struct dev_instance *d,
 						 .flush = vsock_host_flush,
 						 .ctx = &a->vs,
 						 .hint = a->hint,
+						 .bulk = true,
 					 });
 	}
 	ret = virtio_mmio_init(&a->mmio, &a->vs.ops, &a->vs, &mem);

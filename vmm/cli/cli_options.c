@@ -500,9 +500,11 @@ static const struct cli_opt options[] = {
 		  "around each hotplug operation (its state list, its "
 		  "cpuhp trace events read from tracefs through the agent) "
 		  "into query-cpuhp, CPUHP_STATE and `hotvm cpu trace`. "
-		  "Off by default: those agent calls delay each "
-		  "operation's start and reply (seconds in the nested lab)",
-	  .def = "off",
+		  "On by default over virtio-console and vsock (eight agent "
+		  "calls an operation); off by default over COM2, where every "
+		  "byte of those calls is a VM exit (seconds in the nested "
+		  "lab)",
+	  .def = "on (off with com2)",
 	  .parse = opt_agent_trace },
 	{ .name = "--no-reboot",
 	  .help = "a reset (the guest's reboot or triple fault, "

@@ -1,12 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * Linux's own cpuhp table, mirrored through the guest agent
- * (docs/design.md §6.7).  Once per boot hotvm reads Linux's state list;
- * around each operation it enables Linux's cpuhp trace events
- * (events/cpuhp/enable: cpuhp_enter, cpuhp_multi_enter and cpuhp_exit),
- * and afterwards reads the trace buffer, clears it and disables them
- * again.  Each enter is paired with its exit into one step of the CPU's
- * "linux" lane, named from the state list.
+ * (docs/design.md §6.7).  Once per boot hotvm reads Linux's state list
+ * and enables Linux's cpuhp trace events (events/cpuhp/enable:
+ * cpuhp_enter, cpuhp_multi_enter and cpuhp_exit), which stay on; before
+ * each operation it empties the trace buffer and writes its mark, and
+ * afterwards it reads the buffer (five calls before, three after, the
+ * buffer in one read over virtio-console).  A window with none of
+ * Linux's steps has the events enabled again before the next.  Each
+ * enter is paired with its exit into one step of the CPU's "linux" lane,
+ * named from the state list.
  *
  * Clocks: Linux stamps its trace with its own clock.  Before the
  * operation hotvm writes a numbered mark to trace_marker and notes the
@@ -43,12 +46,15 @@
 /* The most of the trace buffer read after one operation. */
 #define LX_TRACE_TEXT_MAX (512u << 10)
 /*
- * One read's share: the agent sends it as base64 through a UART, one VM
+ * One read's share: through a UART the agent sends it as base64, one VM
  * exit a byte (measured in the nested lab: a call of 100 bytes each way
  * takes about 50 ms), so one read stays well inside its deadline
  * (vmm/agent/linux_file.c) and a slow one costs little when it fails.
+ * Through virtio-console the bytes cost no exit: the whole trace of an
+ * operation (some 13 KiB for a Linux 6.1 hot-add) comes in one call.
  */
-#define LX_TRACE_CHUNK (2u << 10)
+#define LX_TRACE_CHUNK	    (2u << 10)
+#define LX_TRACE_CHUNK_BULK (128u << 10)
 
 static const char *const lx_tracefs_dirs[] = {
 	"/sys/kernel/tracing",
@@ -61,6 +67,7 @@ struct lx_trace {
 	bool states_read; /* this boot's list is in states (or unusable) */
 	int dir;	  /* index into lx_tracefs_dirs, -1 not found yet */
 	bool no_tracefs;  /* none this boot: said once */
+	bool events_on;	  /* the cpuhp events enabled this boot */
 	int *cpu_state;	  /* per slot: Linux's last state, -1 */
 
 	/* The open window: the operation's thread only. */
@@ -131,6 +138,7 @@ void hp_lx_trace_forget(struct hotplug *hp)
 	t->states_read = false;
 	t->dir = -1;
 	t->no_tracefs = false;
+	t->events_on = false;
 	for (unsigned int i = 0; i < hp->max_cpus; i++)
 		t->cpu_state[i] = -1;
 	pthread_mutex_unlock(&t->lock);
@@ -171,6 +179,8 @@ static long read_all(struct hotplug *hp, long h, bool *truncated,
 		     struct hv_err *err)
 {
 	struct lx_trace *t = hp->lxt;
+	size_t chunk =
+		hp->agent->port.bulk ? LX_TRACE_CHUNK_BULK : LX_TRACE_CHUNK;
 	size_t len = 0;
 	bool eof = false;
 
@@ -183,8 +193,8 @@ static long read_all(struct hotplug *hp, long h, bool *truncated,
 			*truncated = true;
 			break;
 		}
-		if (want > LX_TRACE_CHUNK)
-			want = LX_TRACE_CHUNK;
+		if (want > chunk)
+			want = chunk;
 		n = lx_file_read(&hp->lxa, h, t->text + len, want, &eof, err);
 		if (n < 0)
 			return n;
@@ -307,12 +317,12 @@ static int begin_locked(struct hotplug *hp, struct hv_err *err)
 	if (ret || !t->states.n || t->no_tracefs)
 		return ret ? ret : -ENOENT;
 	ret = clear_trace(hp, err);
-	if (!ret)
+	if (!ret && !t->events_on)
 		ret = set_events(hp, true, err);
 	if (!ret)
+		t->events_on = true;
+	if (!ret)
 		ret = write_mark(hp, err);
-	if (ret && ret != -ETIMEDOUT && t->dir >= 0)
-		set_events(hp, false, NULL);
 	if (!ret)
 		memcpy(t->slot_begin, hp->linux_slot,
 		       hp->max_cpus * sizeof(*t->slot_begin));
@@ -544,25 +554,24 @@ static void pair_all(struct lx_pairing *p, size_t len)
 	p->pairs = NULL;
 }
 
-/* Reads and clears the buffer, events off; agent_lock held. */
+/*
+ * Reads the buffer; agent_lock held.  The events stay on and the text in
+ * the buffer: the next window's start empties it, and between windows
+ * only a hot-plug of Linux's own (a CPU offlined by hand) adds to it.
+ */
 static long end_locked(struct hotplug *hp, bool *truncated, int *slot_end,
 		       struct hv_err *err)
 {
 	struct lx_trace *t = hp->lxt;
 	char path[96];
 	long h, n;
-	int ret = set_events(hp, false, err);
 
-	if (ret)
-		return ret;
 	dir_path(t, "trace", path, sizeof(path));
 	h = lx_file_open(&hp->lxa, path, "r", err);
 	if (h < 0)
 		return h;
 	n = read_all(hp, h, truncated, err);
 	lx_file_close(&hp->lxa, h);
-	if (n >= 0 && clear_trace(hp, NULL) == -ETIMEDOUT)
-		pr_err("the guest agent did not clear Linux's trace buffer");
 	memcpy(slot_end, hp->linux_slot, hp->max_cpus * sizeof(*slot_end));
 	return n;
 }
@@ -606,6 +615,9 @@ void hp_lx_trace_end(struct hotplug *hp, bool begun)
 		p.sum.error = "hotvm's mark is not in Linux's trace buffer "
 			      "(cleared or overwritten): its steps cannot be "
 			      "placed on the host's clock";
+	/* None of Linux's steps: the events may be off (a guest's doing). */
+	if (!p.sum.steps)
+		t->events_on = false;
 	if (p.sum.malformed)
 		pr_err("Linux's trace: %u malformed lines ignored",
 		       p.sum.malformed);
