@@ -87,7 +87,13 @@ struct qga {
 	size_t in_head, in_len, in_scan;
 	char *line;	/* the caller's copy of one line (qga_next_line()) */
 	bool listening; /* a call is in progress: keep the guest's bytes */
-	bool drained;	/* the guest has read all the host sent */
+	/*
+	 * The last of hotvm's calls ended with its one reply line: the
+	 * stream is in step, and the next call of hotvm's needs no
+	 * handshake (the port's claimer only).
+	 */
+	bool in_step;
+	bool drained; /* the guest has read all the host sent */
 	uint64_t sync_id;
 	struct qga_stats stats;
 	/*

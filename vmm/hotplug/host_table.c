@@ -580,12 +580,52 @@ static int guest_started(const struct hp_slot *s)
  * Returns 0, a wait's error, or 1 when the agent failed and the caller
  * should wait as without it (@why says why).
  */
+/* A pause that only the VM's stop or reset ends early. */
+static int pause_only(const struct hp_slot *s)
+{
+	(void)s;
+	return 0;
+}
+
+/*
+ * Asks Linux until it lists @cpu under a logical id (matched to the slot
+ * by its firmware node), pausing 5, 10 ... 160 ms between asks; 0, or
+ * the error.
+ */
+static int linux_lists(struct hotplug *hp, unsigned int cpu, uint64_t t0,
+		       struct hv_err *why)
+{
+	struct hp_slot *s = &hp->slots[cpu];
+	int pause = 5, ret;
+
+	for (;;) {
+		ret = hp_linux_refresh_patient(hp, why);
+		pthread_mutex_lock(&hp->lock);
+		if (ret || s->linux_cpu >= 0) {
+			pthread_mutex_unlock(&hp->lock);
+			return ret;
+		}
+		if (hv_now_ns() - t0 >= hp->op_timeout_ms * 1000000ull) {
+			pthread_mutex_unlock(&hp->lock);
+			return hv_err_set(why, -ENOENT,
+					  "Linux does not list the CPU (or its "
+					  "firmware node cannot be read)");
+		}
+		ret = hp_wait_locked(hp, s, pause_only, pause);
+		pthread_mutex_unlock(&hp->lock);
+		if (ret != -ETIMEDOUT)
+			return ret; /* the VM stops, or a reset */
+		hp_linux_retry_unmatched(hp);
+		pause = pause < 160 ? pause * 2 : pause;
+	}
+}
+
 static int wait_linux_online(struct hotplug *hp, unsigned int cpu, int *left_ms,
 			     struct hv_err *why)
 {
 	struct hp_slot *s = &hp->slots[cpu];
 	uint64_t t0 = hv_now_ns();
-	int ret = hp_linux_refresh(hp, false, why);
+	int ret = linux_lists(hp, cpu, t0, why);
 
 	pthread_mutex_lock(&hp->lock);
 	if (!ret && s->linux_online == 1) {
@@ -595,8 +635,8 @@ static int wait_linux_online(struct hotplug *hp, unsigned int cpu, int *left_ms,
 		return 0;
 	}
 	pthread_mutex_unlock(&hp->lock);
-	if (ret == -ECANCELED)
-		return ret; /* the VM stops */
+	if (ret == -ECANCELED || ret == -ESHUTDOWN || ret == -EINTR)
+		return ret; /* the VM stops, or a reset */
 	if (!ret)
 		ret = hp_linux_set_known(hp, cpu, true, why);
 	*left_ms = hp->op_timeout_ms - (int)((hv_now_ns() - t0) / 1000000u);

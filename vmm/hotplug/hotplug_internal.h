@@ -236,6 +236,11 @@ struct hotplug {
 	 */
 	uint64_t agent_until_ns;
 	/*
+	 * agent_lock: each call of the check in progress may take this long
+	 * (0: LINUX_AGENT_TIMEOUT_MS); longer while Linux brings a CPU up.
+	 */
+	int agent_call_ms;
+	/*
 	 * A reset bumps linux_gen under hp->lock, without waiting for a
 	 * check that holds agent_lock; the next holder forgets the matches
 	 * (linux_gen_seen, under agent_lock).
@@ -353,6 +358,18 @@ void hp_online_changed(struct hotplug *hp, unsigned int cpu, bool online);
  * without an agent.
  */
 int hp_linux_refresh(struct hotplug *hp, bool quick, struct hv_err *err);
+/*
+ * The same with five times the time for each call: right after Linux has
+ * acknowledged a CPU it may be busy onlining it (a udev rule), and its
+ * agent slow to answer over COM2, where each byte is a VM exit.
+ */
+int hp_linux_refresh_patient(struct hotplug *hp, struct hv_err *err);
+/*
+ * The ids Linux lists that are not matched to a slot yet are asked again
+ * at the next refresh, their misses' waits notwithstanding: a CPU Linux
+ * has just acknowledged may list before its firmware node can be read.
+ */
+void hp_linux_retry_unmatched(struct hotplug *hp);
 /* Asks Linux, then its logical id for @cpu, or -ENOENT (said) if none. */
 int hp_linux_id(struct hotplug *hp, unsigned int cpu, struct hv_err *err);
 /* Has Linux online or offline @cpu (guest-set-vcpus), then refreshes. */

@@ -520,13 +520,29 @@ static void pair_event(struct lx_pairing *p, const struct lx_event *e)
  * Steps in the order they began (a nesting one before those inside it);
  * the trace's microseconds tie often: then in the order they ended.
  */
-static int pair_cmp(const void *a, const void *b)
+static bool pair_before(const struct lx_pair *x, const struct lx_pair *y)
 {
-	const struct lx_pair *x = a, *y = b;
-
 	if (x->in.ns != y->in.ns)
-		return x->in.ns < y->in.ns ? -1 : 1;
-	return x->seq < y->seq ? -1 : x->seq > y->seq;
+		return x->in.ns < y->in.ns;
+	return x->seq < y->seq;
+}
+
+/*
+ * An insertion sort: the pairs come nearly in order (by their ends), so
+ * it is about linear; and glibc's qsort() may call sysinfo() to size its
+ * buffer, which the operation thread's seccomp filter forbids (seen: the
+ * VM stopped after a traced removal on the Debian image).
+ */
+static void sort_pairs(struct lx_pair *a, size_t n)
+{
+	for (size_t i = 1; i < n; i++) {
+		struct lx_pair x = a[i];
+		size_t j = i;
+
+		for (; j > 0 && pair_before(&x, &a[j - 1]); j--)
+			a[j] = a[j - 1];
+		a[j] = x;
+	}
 }
 
 /* Every line of t->text; steps before the mark cannot be placed. */
@@ -547,7 +563,7 @@ static void pair_all(struct lx_pairing *p, size_t len)
 		s = nl ? nl + 1 : end;
 	}
 	p->sum.unmatched += p->nopen;
-	qsort(p->pairs, p->npairs, sizeof(*p->pairs), pair_cmp);
+	sort_pairs(p->pairs, p->npairs);
 	for (size_t i = 0; i < p->npairs; i++)
 		report_step(p, &p->pairs[i]);
 	free(p->pairs);

@@ -85,6 +85,8 @@ int hp_agent_cap(void *ctx, int want_ms)
 	struct hotplug *hp = ctx;
 	uint64_t now, until = hp->agent_until_ns;
 
+	if (hp->agent_call_ms > want_ms)
+		want_ms = hp->agent_call_ms;
 	if (!until)
 		return want_ms;
 	now = hv_now_ns();
@@ -309,7 +311,8 @@ static unsigned int linux_sync_gen(struct hotplug *hp)
 	return gen;
 }
 
-int hp_linux_refresh(struct hotplug *hp, bool quick, struct hv_err *err)
+static int refresh_ms(struct hotplug *hp, bool quick, int call_ms,
+		      struct hv_err *err)
 {
 	struct json_object *list = NULL;
 	unsigned int gen;
@@ -329,13 +332,17 @@ int hp_linux_refresh(struct hotplug *hp, bool quick, struct hv_err *err)
 		return -EAGAIN;
 	}
 	gen = linux_sync_gen(hp);
-	hp->agent_until_ns = hv_now_ns() + LINUX_CHECK_MS * 1000000ull;
+	hp->agent_call_ms = call_ms;
+	hp->agent_until_ns =
+		hv_now_ns() + (uint64_t)LINUX_CHECK_MS *
+				      (call_ms / LINUX_AGENT_TIMEOUT_MS) *
+				      1000000ull;
 	state = malloc(hp->max_cpus * sizeof(*state));
 	lids = malloc(hp->max_cpus * sizeof(*lids));
 	ret = state && lids ? 0 : -ENOMEM;
 	if (!ret)
 		ret = qga_call(hp->agent, "guest-get-vcpus", NULL, &list,
-			       LINUX_AGENT_TIMEOUT_MS, err);
+			       call_ms, err);
 	if (!ret && !json_object_is_type(list, json_type_array))
 		ret = hv_err_set(err, -EPROTO,
 				 "the guest agent's CPU list is not a list");
@@ -344,6 +351,7 @@ int hp_linux_refresh(struct hotplug *hp, bool quick, struct hv_err *err)
 	if (!ret)
 		apply_vcpus(hp, state, lids, gen);
 	hp->agent_until_ns = 0;
+	hp->agent_call_ms = 0;
 	if (ret != -ECANCELED)
 		agent_health(hp, ret, err);
 	pthread_mutex_unlock(&hp->agent_lock);
@@ -351,6 +359,16 @@ int hp_linux_refresh(struct hotplug *hp, bool quick, struct hv_err *err)
 	free(state);
 	free(lids);
 	return ret;
+}
+
+int hp_linux_refresh(struct hotplug *hp, bool quick, struct hv_err *err)
+{
+	return refresh_ms(hp, quick, LINUX_AGENT_TIMEOUT_MS, err);
+}
+
+int hp_linux_refresh_patient(struct hotplug *hp, struct hv_err *err)
+{
+	return refresh_ms(hp, false, 5 * LINUX_AGENT_TIMEOUT_MS, err);
 }
 
 int hotplug_agent_refresh(struct hotplug *hp, bool quick)
@@ -370,6 +388,15 @@ int hotplug_agent_refresh(struct hotplug *hp, bool quick)
 		return -EBUSY;
 
 	return hp_linux_refresh(hp, quick, &err);
+}
+
+void hp_linux_retry_unmatched(struct hotplug *hp)
+{
+	pthread_mutex_lock(&hp->agent_lock);
+	for (unsigned int l = 0; l < hp->max_cpus; l++)
+		if (!hp->linux_slot[l])
+			hp->linux_miss[l].retry_ns = 0;
+	pthread_mutex_unlock(&hp->agent_lock);
 }
 
 int hp_linux_id(struct hotplug *hp, unsigned int cpu, struct hv_err *err)
