@@ -569,17 +569,6 @@ static int guest_started(const struct hp_slot *s)
 	return s->w.started;
 }
 
-/*
- * With the guest agent, "started" is Linux's word: the CPU is in Linux's
- * online list.  Linux has acknowledged the CPU (_OST after its ACPI
- * driver registered it: cpuN/online exists), so the agent is asked at
- * once, with no grace time: a CPU Linux (a udev rule, RHEL's) has online
- * already is the guest's; else the agent onlines it (guest-set-vcpus).
- * A rule that onlines it meanwhile races the agent harmlessly (Linux's
- * online of an online CPU succeeds), and the report names the agent.
- * Returns 0, a wait's error, or 1 when the agent failed and the caller
- * should wait as without it (@why says why).
- */
 /* A pause that only the VM's stop or reset ends early. */
 static int pause_only(const struct hp_slot *s)
 {
@@ -620,6 +609,17 @@ static int linux_lists(struct hotplug *hp, unsigned int cpu, uint64_t t0,
 	}
 }
 
+/*
+ * With the guest agent, "started" is Linux's word: the CPU is in Linux's
+ * online list.  Linux has acknowledged the CPU (_OST after its ACPI
+ * driver registered it: cpuN/online exists), so the agent is asked at
+ * once, with no grace time: a CPU Linux (a udev rule, RHEL's) has online
+ * already is the guest's; else the agent onlines it (guest-set-vcpus).
+ * A rule that onlines it meanwhile races the agent harmlessly (Linux's
+ * online of an online CPU succeeds), and the report names the agent.
+ * Returns 0, a wait's error, or 1 when the agent failed and the caller
+ * should wait as without it (@why says why).
+ */
 static int wait_linux_online(struct hotplug *hp, unsigned int cpu, int *left_ms,
 			     struct hv_err *why)
 {
