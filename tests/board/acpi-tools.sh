@@ -24,6 +24,7 @@
 # Skips (TAP "1..0 # SKIP", exit 0: what meson's TAP protocol reads as a
 # skip; 77 would be an error there) when iasl or acpiexec is missing.
 
+. "$(dirname "$0")/../lib.sh"
 HOTVM=$1
 IASL=${2:-$(command -v iasl)}
 ACPIEXEC=${3:-$(command -v acpiexec)}
@@ -37,31 +38,7 @@ if [ -z "$IASL" ] || [ -z "$ACPIEXEC" ]; then
 	exit 0
 fi
 
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/hotvm-acpi.XXXXXX") || exit 1
-trap 'rm -rf "$tmp"' EXIT
-trap 'exit 1' INT TERM
-
-n=0
-failed=0
-
-ok() {
-	n=$((n + 1))
-	echo "ok $n - $1"
-}
-
-# not_ok NAME WHY [FILE]: the reason, then the tail of FILE, as diagnostics.
-not_ok() {
-	n=$((n + 1))
-	failed=$((failed + 1))
-	echo "not ok $n - $1"
-	echo "# $2"
-	[ -n "${3:-}" ] && [ -s "$3" ] && tail -n 20 "$3" | sed 's/^/#   /'
-}
-
-skip() {
-	n=$((n + 1))
-	echo "ok $n - $1 # SKIP $2"
-}
+tap_tmpdir acpi
 
 # check NAME WANT GOT: equal strings pass.
 check() {
@@ -470,5 +447,4 @@ else
 	skip "--dump-acpi to a read-only directory" "root and no setpriv"
 fi
 
-echo "1..$n"
-[ $failed -eq 0 ]
+tap_end

@@ -22,6 +22,7 @@
 # case is skipped without one, and fails when HOTVM_TEST_BZIMAGE names a
 # file that is not there: the lab sets it).
 
+. "$(dirname "$0")/../lib.sh"
 HOTVM=$1
 STUB=${2:-}
 BZSTUB=${3:-}
@@ -32,44 +33,21 @@ if [ -z "$HOTVM" ] || [ ! -x "$HOTVM" ]; then
 	exit 2
 fi
 
-if [ ! -c /dev/kvm ]; then
-	echo "1..0 # SKIP /dev/kvm is absent: these tests need KVM"
-	exit 0
-fi
+tap_need_kvm
 
 # What this KVM cannot run (tests/kvm_probe.c; unset in the lab: a real KVM).
 no_real_mode=
 [ -z "${KVM_PROBE:-}" ] || no_real_mode=$("$KVM_PROBE" --real-mode)
 
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/hotvm-boot.XXXXXX") || exit 1
-trap 'rm -rf "$tmp"' EXIT
-trap 'exit 1' INT TERM
-
-n=0
-failed=0
+tap_tmpdir boot
 status=0
 out=$tmp/out
 err=$tmp/err
 
-ok() {
-	n=$((n + 1))
-	echo "ok $n - $1"
-}
-
-# not_ok NAME WHY: prints the reason and the last VM output as diagnostics.
-not_ok() {
-	n=$((n + 1))
-	failed=$((failed + 1))
-	echo "not ok $n - $1"
-	echo "# $2 (exit status $status)"
-	for f in "$out" "$err"; do
-		[ -s "$f" ] && tail -n 15 "$f" | sed 's/^/#   /'
-	done
-}
-
-skip() {
-	n=$((n + 1))
-	echo "ok $n - $1 # SKIP $2"
+# not_ok NAME WHY: the reason, the last VM's exit status and its output.
+tap_diag() {
+	echo "# (exit status $status)"
+	tap_tail "$out" "$err"
 }
 
 # vm ARGS...: runs `hotvm ARGS` to completion with stdout in $out, stderr
@@ -607,5 +585,4 @@ else
 	not_ok "no hotvm process left behind" "still running:$left"
 fi
 
-echo "1..$n"
-[ "$failed" -eq 0 ]
+tap_end

@@ -19,6 +19,7 @@
 # wait is bounded; nothing sleeps and hopes (the hook's own sleep is what
 # is tested).
 
+. "$(dirname "$0")/../lib.sh"
 HOTVM=$1
 TIMEOUT=${HOTVM_TEST_TIMEOUT:-300}
 
@@ -26,15 +27,12 @@ if [ -z "$HOTVM" ] || [ ! -x "$HOTVM" ]; then
 	echo "usage: $0 HOTVM_BINARY" >&2
 	exit 2
 fi
-if [ ! -c /dev/kvm ]; then
-	echo "1..0 # SKIP /dev/kvm is absent: these tests need KVM"
-	exit 0
-fi
+tap_need_kvm
 
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/hotvm-hooks.XXXXXX") || exit 1
+tap_tmpdir hooks
 kids=$tmp/kids
 pid=
-cleanup() {
+tap_cleanup() {
 	[ -n "$pid" ] && kill -KILL "$pid" 2>/dev/null
 	# A child the fix failed to kill must not outlive the test either, nor
 	# the daemons, nor what SIGKILL of hotvm left.
@@ -44,24 +42,9 @@ cleanup() {
 			kill -KILL "$p" 2>/dev/null
 		done
 	done
-	rm -rf "$tmp"
+	return 0
 }
-trap cleanup EXIT
-trap 'exit 1' INT TERM
-
-n=0
-failed=0
-ok() {
-	n=$((n + 1))
-	echo "ok $n - $1"
-}
-not_ok() {
-	n=$((n + 1))
-	failed=$((failed + 1))
-	echo "not ok $n - $1"
-	echo "# $2"
-	[ -s "$tmp/err" ] && tail -n 15 "$tmp/err" | sed 's/^/#   /'
-}
+TAP_DIAG=$tmp/err
 
 # The hook: the status lines are copied with builtins only, because dash
 # blocks every signal while it forks and waits.
@@ -418,5 +401,4 @@ else
 	kill -KILL "$pgid" "$kid" 2>/dev/null
 fi
 
-echo "1..$n"
-[ "$failed" -eq 0 ]
+tap_end

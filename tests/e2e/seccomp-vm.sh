@@ -13,6 +13,7 @@
 # run by the operation or main thread is not (hooks run outside the
 # filters).
 
+. "$(dirname "$0")/../lib.sh"
 SCTEST=$1
 HOTVM=$2
 
@@ -20,31 +21,15 @@ if [ ! -x "$SCTEST" ] || [ ! -x "$HOTVM" ]; then
 	echo "usage: $0 HOTVM_SCTEST HOTVM" >&2
 	exit 2
 fi
-if [ ! -c /dev/kvm ]; then
-	echo "1..0 # SKIP /dev/kvm is absent: these tests need KVM"
-	exit 0
-fi
+tap_need_kvm
 
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/hotvm-seccomp.XXXXXX") || exit 1
+tap_tmpdir seccomp
 pid=
-cleanup() {
+tap_cleanup() {
 	[ -n "$pid" ] && kill -9 "$pid" 2>/dev/null
-	rm -rf "$tmp"
+	return 0
 }
-trap cleanup EXIT
-
-n=0
-failed=0
-ok() {
-	n=$((n + 1))
-	echo "ok $n - $1"
-}
-not_ok() {
-	n=$((n + 1))
-	failed=$((failed + 1))
-	echo "not ok $n - $1"
-	[ -f "$tmp/err" ] && sed 's/^/# /' "$tmp/err" | head -20
-}
+TAP_DIAG=$tmp/err
 
 # Runs "$@" to completion, bounded; sets st and leaves stderr in $tmp/err.
 run_bounded() {

@@ -13,6 +13,7 @@
 # ignored.  Every wait is bounded: a signal that does not stop hotvm fails
 # its test within STOP_WAIT seconds instead of hanging.
 
+. "$(dirname "$0")/../lib.sh"
 HOTVM=$1
 TIMEOUT=${HOTVM_TEST_TIMEOUT:-300}
 STOP_WAIT=20
@@ -21,38 +22,18 @@ if [ -z "$HOTVM" ] || [ ! -x "$HOTVM" ]; then
 	echo "usage: $0 HOTVM_BINARY" >&2
 	exit 2
 fi
-if [ ! -c /dev/kvm ]; then
-	echo "1..0 # SKIP /dev/kvm is absent: these tests need KVM"
-	exit 0
-fi
+tap_need_kvm
 
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/hotvm-sig.XXXXXX") || exit 1
+tap_tmpdir sig
 pid=
-cleanup() {
+tap_cleanup() {
 	[ -n "$pid" ] && kill -KILL "$pid" 2>/dev/null
 	[ -n "$reader" ] && kill "$reader" "$filler" 2>/dev/null
-	rm -rf "$tmp"
+	return 0
 }
-trap cleanup EXIT
-trap 'exit 1' INT TERM
-
-n=0
-failed=0
 out=$tmp/out
 err=$tmp/err
-ok() {
-	n=$((n + 1))
-	echo "ok $n - $1"
-}
-not_ok() {
-	n=$((n + 1))
-	failed=$((failed + 1))
-	echo "not ok $n - $1"
-	echo "# $2"
-	for f in "$out" "$err"; do
-		[ -s "$f" ] && tail -n 10 "$f" | sed 's/^/#   /'
-	done
-}
+TAP_DIAG="$out $err"
 
 # wait_for TENTHS CMD...: runs CMD every 0.1 s until it succeeds, at most
 # TENTHS times.
@@ -256,5 +237,4 @@ for how in TERM quit; do
 	wait "$reader" "$filler" 2>/dev/null
 done
 
-echo "1..$n"
-[ "$failed" -eq 0 ]
+tap_end
