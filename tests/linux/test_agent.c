@@ -48,6 +48,7 @@
 
 #include "check.h"
 #include "mux_client.h"
+#include "lab_linux.h"
 #include "vmproc.h"
 
 #define WAIT_MS 30000
@@ -63,76 +64,15 @@ static const char *channel = "com2";
 /* --agent-socket of every boot here. */
 #define AGENT_SOCK "/tmp/hotvm-test-agent.sock"
 
-static const char *dir;
 static struct vmproc v;
-
-static const char *path(const char *name)
-{
-	static char buf[2][512];
-	static int i;
-
-	i = (i + 1) % 2;
-	snprintf(buf[i], sizeof(buf[i]), "%s/%s", dir, name);
-	return buf[i];
-}
-
-static long now_ms(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return t.tv_sec * 1000 + t.tv_nsec / 1000000;
-}
-
-static void console_tail(void)
-{
-	char cmd[200];
-
-	snprintf(cmd, sizeof(cmd), "tail -n 40 '%s' | sed 's/^/# /'", v.log);
-	if (system(cmd))
-		printf("# (no console log)\n");
-}
 
 /* hotvm run --agent with the PVH vmlinux and the guest's initramfs. */
 static int boot(const char *cpus, const char *cmdline)
 {
-	const char *extra[] = { "--kernel",
-				path("vmlinux"),
-				"--initrd",
-				path("initrd.gz"),
-				"--memory",
-				"512M",
-				"--hotplug-timeout",
-				"20000",
-				"--agent-socket",
-				AGENT_SOCK,
-				"--agent-channel",
-				channel,
-				NULL };
-	int ret = vmproc_start(&v, cpus, cmdline, extra);
+	const char *more[] = { "--agent-socket", AGENT_SOCK, "--agent-channel",
+			       channel, NULL };
 
-	if (ret) {
-		printf("# did not boot: %s\n", strerror(-ret));
-		CHECK(!"boot");
-		console_tail();
-		vmproc_stop(&v);
-	}
-	return ret;
-}
-
-static bool line(const char *prefix, int timeout_ms)
-{
-	char got[512];
-	int ret = vmproc_wait_line(&v, prefix, timeout_ms, got, sizeof(got));
-
-	if (ret) {
-		printf("# no console line '%s'\n", prefix);
-		console_tail();
-	} else {
-		printf("# console: %s\n", got);
-	}
-	CHECK_EQ(ret, 0);
-	return !ret;
+	return lab_linux_boot(&v, cpus, cmdline, more);
 }
 
 /* query-cpuhp's guest side of @cpu: stage and Linux's word (-1 unsaid). */
@@ -156,7 +96,7 @@ static int linux_online(unsigned int cpu, char *stage, size_t len)
 /* Waits (asking each time) until hotvm says Linux has @cpu @online. */
 static bool linux_says(unsigned int cpu, int online, int timeout_ms)
 {
-	long end = now_ms() + timeout_ms;
+	long end = lab_now_ms() + timeout_ms;
 	char stage[32] = "";
 	int got;
 
@@ -164,7 +104,7 @@ static bool linux_says(unsigned int cpu, int online, int timeout_ms)
 		got = linux_online(cpu, stage, sizeof(stage));
 		if (got == online)
 			return true;
-	} while (now_ms() < end && !usleep(100000));
+	} while (lab_now_ms() < end && !usleep(100000));
 	printf("# cpu %u: linux-online %d (stage %s), expected %d\n", cpu, got,
 	       stage, online);
 	return false;
@@ -173,11 +113,11 @@ static bool linux_says(unsigned int cpu, int online, int timeout_ms)
 /* The next CPUS_CHANGED whose cpulist is @cpulist, or false. */
 static bool cpus_changed(const char *cpulist, int timeout_ms)
 {
-	long end = now_ms() + timeout_ms;
+	long end = lab_now_ms() + timeout_ms;
 
 	for (;;) {
 		struct json_object *ev;
-		long left = end - now_ms();
+		long left = end - lab_now_ms();
 		bool match;
 
 		if (left <= 0 || qmp_client_next_event(v.c, &ev, (int)left)) {
@@ -197,7 +137,7 @@ static bool cpus_changed(const char *cpulist, int timeout_ms)
 static bool press(const char *expect)
 {
 	CHECK_EQ(vmproc_qmp(&v, "system_powerdown", NULL, NULL, 0, NULL), 0);
-	return line(expect, WAIT_MS);
+	return lab_line(&v, expect, WAIT_MS);
 }
 
 /* Linux offlines CPU 1 by itself, then onlines it: hotvm follows. */
@@ -212,16 +152,16 @@ static void test_soft_offline(void)
 	/* "agent: started" came before "ready": Linux's answer is the proof. */
 	CHECK(linux_says(1, 1, WAIT_MS));
 	CHECK(press("pwrbtn: offline cpu1"));
-	t = now_ms();
+	t = lab_now_ms();
 	CHECK(cpus_changed("0", AGENT_SEEN_MS));
-	printf("# offline seen after %ld ms (bound %d)\n", now_ms() - t,
+	printf("# offline seen after %ld ms (bound %d)\n", lab_now_ms() - t,
 	       AGENT_SEEN_MS);
 	CHECK_EQ(linux_online(1, stage, sizeof(stage)), 0);
 	CHECK_STREQ(stage, "acknowledged");
 	CHECK(press("pwrbtn: online cpu1"));
-	t = now_ms();
+	t = lab_now_ms();
 	CHECK(cpus_changed("0-1", AGENT_SEEN_MS));
-	printf("# online seen after %ld ms (bound %d)\n", now_ms() - t,
+	printf("# online seen after %ld ms (bound %d)\n", lab_now_ms() - t,
 	       AGENT_SEEN_MS);
 	CHECK_EQ(linux_online(1, stage, sizeof(stage)), 1);
 	CHECK_STREQ(stage, "started");
@@ -303,12 +243,13 @@ static void test_no_rule_started(void)
 	/* "agent: started" came before "ready": Linux's answer is the proof. */
 	CHECK(linux_says(0, 1, WAIT_MS));
 	CHECK_EQ(pthread_create(&sc.t, NULL, sock_client_main, &sc), 0);
-	t = now_ms();
+	t = lab_now_ms();
 	CHECK_EQ(vmproc_qmp(&v, "cpu-hotplug", &r, err, sizeof(err),
 			    "{\"cpu\": 1, \"state\": \"online\", \"wait\": "
 			    "\"started\"}"),
 		 0);
-	printf("# cpu-hotplug with the agent onlining: %ld ms\n", now_ms() - t);
+	printf("# cpu-hotplug with the agent onlining: %ld ms\n",
+	       lab_now_ms() - t);
 	if (r)
 		CHECK_STREQ(vmproc_str(r, "onlined-by", NULL), "agent");
 	else
@@ -317,9 +258,9 @@ static void test_no_rule_started(void)
 	CHECK_EQ(vmproc_wait_online(&v, "0-1", WAIT_MS), 0);
 	CHECK(linux_says(1, 1, 1000));
 	/* The socket's client, meanwhile and after: two CPUs online. */
-	for (long end = now_ms() + WAIT_MS; atomic_load(&sc.last_online) != 2 &&
-					    !atomic_load(&sc.done) &&
-					    now_ms() < end;)
+	for (long end = lab_now_ms() + WAIT_MS;
+	     atomic_load(&sc.last_online) != 2 && !atomic_load(&sc.done) &&
+	     lab_now_ms() < end;)
 		usleep(100000);
 	atomic_store(&sc.stop, true);
 	pthread_join(sc.t, NULL);
@@ -342,14 +283,14 @@ static long add_onlined(unsigned int cpu)
 {
 	struct json_object *r = NULL;
 	char err[256];
-	long t = now_ms();
+	long t = lab_now_ms();
 
 	CHECK_EQ(vmproc_qmp(&v, "cpu-hotplug", &r, err, sizeof(err),
 			    "{\"cpu\": %u, \"state\": \"online\", \"wait\": "
 			    "\"started\"}",
 			    cpu),
 		 0);
-	t = now_ms() - t;
+	t = lab_now_ms() - t;
 	if (r)
 		CHECK_STREQ(vmproc_str(r, "onlined-by", NULL), "agent");
 	else
@@ -385,9 +326,9 @@ static void test_virtio_agent(void)
 	t = add_onlined(1);
 	printf("# virtio: cpu-hotplug with the agent onlining: %ld ms\n", t);
 	CHECK_EQ(vmproc_wait_online(&v, "0-1", WAIT_MS), 0);
-	for (long end = now_ms() + WAIT_MS; atomic_load(&sc.last_online) != 2 &&
-					    !atomic_load(&sc.done) &&
-					    now_ms() < end;)
+	for (long end = lab_now_ms() + WAIT_MS;
+	     atomic_load(&sc.last_online) != 2 && !atomic_load(&sc.done) &&
+	     lab_now_ms() < end;)
 		usleep(100000);
 	atomic_store(&sc.stop, true);
 	pthread_join(sc.t, NULL);
@@ -428,14 +369,14 @@ static long agent_stat(const char *key, bool *answers)
 /* Waits until query-hotplug-stats says the agent answers, or not. */
 static bool agent_answers(bool want, int timeout_ms)
 {
-	long end = now_ms() + timeout_ms;
+	long end = lab_now_ms() + timeout_ms;
 	bool up = !want;
 
 	do {
 		agent_stat("calls", &up);
 		if (up == want)
 			return true;
-	} while (now_ms() < end && !usleep(200000));
+	} while (lab_now_ms() < end && !usleep(200000));
 	printf("# agent answers: %d, expected %d\n", up, want);
 	return false;
 }
@@ -467,10 +408,10 @@ static void test_agent_faults(void)
 	CHECK(press("agent: killed"));
 	CHECK(agent_answers(false, AGENT_SEEN_MS));
 	/* Queries do not wait for a missing agent. */
-	t = now_ms();
+	t = lab_now_ms();
 	CHECK_EQ(linux_online(1, stage, sizeof(stage)), 1);
-	printf("# query-cpuhp without the agent: %ld ms\n", now_ms() - t);
-	CHECK(now_ms() - t < 1000);
+	printf("# query-cpuhp without the agent: %ld ms\n", lab_now_ms() - t);
+	CHECK(lab_now_ms() - t < 1000);
 	CHECK(press("agent: garbage"));
 	CHECK(press("pwrbtn: offline cpu1"));
 	CHECK(press("agent: started"));
@@ -493,10 +434,10 @@ static void test_shutdown_agent(void)
 	CHECK_EQ(vmproc_qmp(&v, "system_powerdown", NULL, NULL, 0,
 			    "{\"mode\": \"agent\"}"),
 		 0);
-	CHECK(line("shutdown: -h -P", WAIT_MS));
+	CHECK(lab_line(&v, "shutdown: -h -P", WAIT_MS));
 	st = vmproc_wait_exit(&v, WAIT_MS);
 	if (st)
-		console_tail();
+		lab_console_tail(&v);
 	CHECK_EQ(st, 0);
 	vmproc_stop(&v); /* cleans up only: hotvm is gone */
 }
@@ -504,11 +445,11 @@ static void test_shutdown_agent(void)
 /* The next QMP event @name within @timeout_ms; false if none came. */
 static bool event_within(const char *name, int timeout_ms)
 {
-	long end = now_ms() + timeout_ms;
+	long end = lab_now_ms() + timeout_ms;
 
 	for (;;) {
 		struct json_object *ev;
-		long left = end - now_ms();
+		long left = end - lab_now_ms();
 		bool match;
 
 		if (left <= 0 || qmp_client_next_event(v.c, &ev, (int)left))
@@ -551,11 +492,11 @@ static void threads(void)
 /* The next console line that holds @needle anywhere, or false. */
 static bool line_with(const char *needle, int timeout_ms)
 {
-	long end = now_ms() + timeout_ms;
+	long end = lab_now_ms() + timeout_ms;
 	char got[512];
 
-	while (now_ms() < end) {
-		if (vmproc_wait_line(&v, "", (int)(end - now_ms()), got,
+	while (lab_now_ms() < end) {
+		if (vmproc_wait_line(&v, "", (int)(end - lab_now_ms()), got,
 				     sizeof(got)))
 			break;
 		if (strstr(got, needle)) {
@@ -566,7 +507,7 @@ static bool line_with(const char *needle, int timeout_ms)
 	printf("# no console line with '%s' in %d ms; hotvm's threads:\n",
 	       needle, timeout_ms);
 	threads();
-	console_tail();
+	lab_console_tail(&v);
 	return false;
 }
 static bool liar_boot(void)
@@ -579,7 +520,7 @@ static bool liar_boot(void)
 	if (boot("boot=2,max=1024",
 		 "console=ttyS0 nr_cpus=8 hotvm.agent=liar:" LIAR_CPUS))
 		return false;
-	if (line("agent-liar: file calls", WAIT_MS))
+	if (lab_line(&v, "agent-liar: file calls", WAIT_MS))
 		return true;
 	vmproc_stop(&v);
 	return false;
@@ -593,10 +534,10 @@ static void test_lying_agent(void)
 
 	if (!liar_boot())
 		return;
-	t0 = now_ms();
+	t0 = lab_now_ms();
 	kill(v.pid, SIGTERM);
 	st = vmproc_wait_exit(&v, WAIT_MS);
-	took = now_ms() - t0;
+	took = lab_now_ms() - t0;
 	printf("# SIGTERM during the liar's file calls: %s in %ld ms "
 	       "(bound %d)\n",
 	       st >= -1 ? "exit" : "still running", took, bound);
@@ -608,10 +549,10 @@ static void test_lying_agent(void)
 
 	if (!liar_boot())
 		return;
-	t0 = now_ms();
+	t0 = lab_now_ms();
 	CHECK_EQ(vmproc_qmp(&v, "system_reset", NULL, NULL, 0, NULL), 0);
 	came = event_within("RESET", WAIT_MS);
-	took = now_ms() - t0;
+	took = lab_now_ms() - t0;
 	printf("# system_reset during the liar's file calls: RESET %s in "
 	       "%ld ms (bound %d)\n",
 	       came ? "came" : "never came", took, bound);
@@ -629,7 +570,7 @@ static void test_lying_agent(void)
 static int cpu_hotplug(unsigned int cpu, const char *state, const char *extra,
 		       struct json_object **r, char *err, size_t len)
 {
-	long t = now_ms();
+	long t = lab_now_ms();
 	int ret;
 
 	err[0] = 0;
@@ -637,7 +578,8 @@ static int cpu_hotplug(unsigned int cpu, const char *state, const char *extra,
 			 "{\"cpu\": %u, \"state\": \"%s\"%s}", cpu, state,
 			 extra);
 	printf("# cpu-hotplug %u %s: %s after %ld ms%s%s\n", cpu, state,
-	       ret ? "failed" : "done", now_ms() - t, err[0] ? ": " : "", err);
+	       ret ? "failed" : "done", lab_now_ms() - t, err[0] ? ": " : "",
+	       err);
 	return ret;
 }
 
@@ -677,12 +619,12 @@ static void test_linux_fault(void)
 	      0);
 	printf("# %s\n", err);
 	CHECK(strstr(err, "Linux has no state 9999") != NULL);
-	t = now_ms();
+	t = lab_now_ms();
 	ret = vmproc_qmp(&v, "cpuhp-inject-fault", NULL, err, sizeof(err),
 			 "{\"cpu\": 1, \"side\": \"guest\", \"state\": "
 			 "\"sched:active\"}");
-	printf("# inject sched:active: %d after %ld ms %s\n", ret, now_ms() - t,
-	       ret ? err : "");
+	printf("# inject sched:active: %d after %ld ms %s\n", ret,
+	       lab_now_ms() - t, ret ? err : "");
 	CHECK_EQ(ret, 0);
 	CHECK(cpu_hotplug(1, "offline", "", &r, err, sizeof(err)) != 0);
 	CHECK(strstr(err, "Linux refused to offline it") != NULL);
@@ -728,20 +670,20 @@ static void test_agent_mid_op(void)
 		return;
 	CHECK(agent_answers(true, WAIT_MS));
 	CHECK(press("agent: armed killmid cpu1"));
-	t = now_ms();
+	t = lab_now_ms();
 	CHECK(cpu_hotplug(1, "online",
 			  ", \"wait\": \"started\", \"timeout-ms\": 8000", &r,
 			  err, sizeof(err)) != 0);
 	/* A clear end within its timeout (and the rollback's eject). */
-	CHECK(now_ms() - t < 8000 + 5000);
+	CHECK(lab_now_ms() - t < 8000 + 5000);
 	CHECK(strstr(err, "guest agent") != NULL);
-	CHECK(line("agent: killed mid-call", 1000));
+	CHECK(lab_line(&v, "agent: killed mid-call", 1000));
 	CHECK(agent_stat("timeouts", &up) >= 1);
 	CHECK(!up);
 	/* hotvm keeps serving: a query answers at once. */
-	t = now_ms();
+	t = lab_now_ms();
 	CHECK_EQ(cpus_fast(), 1);
-	CHECK(now_ms() - t < 1000);
+	CHECK(lab_now_ms() - t < 1000);
 	stray = agent_stat("stray-bytes", &up);
 	CHECK(press("agent: garbage"));
 	CHECK(press("agent: started"));
@@ -779,16 +721,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: test-agent DIR [CASE...]\n");
 		return 2;
 	}
-	dir = argv[1];
-	/* A Linux boot in the lab: 10-60 s, more on a busy host. */
-	setenv("VMPROC_READY_MS", "180000", 0);
-	if (access(path("vmlinux"), R_OK) || access(path("initrd.gz"), R_OK)) {
-		/* The lab puts it there (lab.sh --linux-guest): not a skip. */
-		printf("Bail out! no Linux guest (vmlinux, initrd.gz) in %s: "
-		       "run this under tools/lab/lab.sh --linux-guest\n",
-		       dir);
+	if (lab_linux_init(argv[1]))
 		return 1;
-	}
 	return check_run_named(cases, sizeof(cases) / sizeof(cases[0]),
 			       argv + 2, argc - 2);
 }

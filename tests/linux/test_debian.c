@@ -32,6 +32,7 @@
 
 #include "check.h"
 #include "mux_client.h"
+#include "lab_linux.h"
 #include "vmproc.h"
 
 #define BOOT_MS	 240000
@@ -40,30 +41,12 @@
 
 static const char *linux_dir, *image_dir, *disk;
 
-static const char *path(const char *dir, const char *name)
-{
-	static char buf[2][512];
-	static int i;
-
-	i = (i + 1) % 2;
-	snprintf(buf[i], sizeof(buf[i]), "%s/%s", dir, name);
-	return buf[i];
-}
-
-static long now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000L + ts.tv_nsec / 1000000;
-}
-
 /* The image's kernel is the lab's own: its initramfs's modules load. */
 static void test_same_kernel(void)
 {
 	char want[128] = "";
 	struct utsname u;
-	FILE *f = fopen(path(image_dir, "kernel-version"), "r");
+	FILE *f = fopen(lab_path_in(image_dir, "kernel-version"), "r");
 
 	CHECK(f != NULL);
 	if (f) {
@@ -154,7 +137,7 @@ static void hotadd_two(struct vmproc *v, const char *sock)
 
 	for (int cpu = 1; cpu <= 2; cpu++) {
 		struct json_object *r = NULL;
-		long t0 = now_ms();
+		long t0 = lab_now_ms();
 		int ret = vmproc_qmp(v, "cpu-hotplug", &r, err, sizeof(err),
 				     "{\"cpu\": %d, \"state\": \"online\", "
 				     "\"wait\": \"started\"}",
@@ -165,7 +148,7 @@ static void hotadd_two(struct vmproc *v, const char *sock)
 		CHECK_EQ(ret, 0);
 		printf("# cpu-hotplug %d, onlined by %s: %ld ms\n", cpu,
 		       r ? vmproc_str(r, "onlined-by", NULL) : "-",
-		       now_ms() - t0);
+		       lab_now_ms() - t0);
 		if (r)
 			CHECK_STREQ(vmproc_str(r, "onlined-by", NULL), "agent");
 		json_object_put(r);
@@ -195,9 +178,9 @@ static void test_boot_powerdown(void)
 {
 	char dspec[300], err[256], sock[] = "/tmp/hotvm-debian-agent.sock";
 	const char *extra[] = { "--kernel",
-				path(linux_dir, "vmlinux"),
+				lab_path_in(linux_dir, "vmlinux"),
 				"--initrd",
-				path(image_dir, "initrd.img"),
+				lab_path_in(image_dir, "initrd.img"),
 				"--memory",
 				"512M",
 				"--disk",
@@ -214,7 +197,7 @@ static void test_boot_powerdown(void)
 
 	CHECK(stat(disk, &st) == 0 && S_ISBLK(st.st_mode));
 	snprintf(dspec, sizeof(dspec), "path=%s,id=debian", disk);
-	t0 = now_ms();
+	t0 = lab_now_ms();
 	/* "ready: multi-user.target" from the unit ordered after it. */
 	ret = vmproc_start_ms(&v, "boot=1,max=3", "root=/dev/vda console=ttyS0",
 			      extra, BOOT_MS);
@@ -227,17 +210,17 @@ static void test_boot_powerdown(void)
 		return;
 	}
 	printf("# multi-user.target %ld ms after hotvm started\n",
-	       now_ms() - t0);
+	       lab_now_ms() - t0);
 	hotadd_two(&v, sock);
 	/* The ACPI power button: logind, not acpid, powers off. */
-	t0 = now_ms();
+	t0 = lab_now_ms();
 	ret = vmproc_qmp(&v, "system_powerdown", NULL, err, sizeof(err), NULL);
 	if (ret)
 		printf("# system_powerdown: %s\n", err);
 	CHECK_EQ(ret, 0);
 	ret = vmproc_wait_exit(&v, OFF_MS);
 	printf("# hotvm ended (%d) %ld ms after system_powerdown\n", ret,
-	       now_ms() - t0);
+	       lab_now_ms() - t0);
 	CHECK_EQ(ret, 0);
 	/* A power-off, systemd's own: not a crash, a reset or a halt. */
 	if (!console_has(&v, "systemd-shutdown[1]: Syncing filesystems") ||
@@ -260,8 +243,8 @@ int main(int argc, char **argv)
 	linux_dir = argc > 1 ? argv[1] : "/lab/linux";
 	image_dir = argc > 2 ? argv[2] : "/lab/debian";
 	disk = getenv("DISK") ? getenv("DISK") : "/dev/vda";
-	if (access(path(linux_dir, "vmlinux"), R_OK) ||
-	    access(path(image_dir, "initrd.img"), R_OK)) {
+	if (access(lab_path_in(linux_dir, "vmlinux"), R_OK) ||
+	    access(lab_path_in(image_dir, "initrd.img"), R_OK)) {
 		/* The lab puts them there (tests/lab/debian.sh): not a skip. */
 		printf("Bail out! no vmlinux in %s or initrd.img in %s: run "
 		       "this under tests/lab/debian.sh\n",

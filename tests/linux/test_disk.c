@@ -23,25 +23,15 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "lab_linux.h"
 #include "vmproc.h"
 
 #define WAIT_MS 180000
 #define DISK_MB 16
 #define RO_SECS 2048
 
-static const char *dir;
 static struct vmproc v;
 static char img[64], ro_img[64];
-
-static const char *path(const char *name)
-{
-	static char buf[2][512];
-	static int i;
-
-	i = (i + 1) % 2;
-	snprintf(buf[i], sizeof(buf[i]), "%s/%s", dir, name);
-	return buf[i];
-}
 
 static bool make(const char *p, off_t bytes)
 {
@@ -108,22 +98,22 @@ static void second_vm_refused(void)
 	snprintf(cmd, sizeof(cmd),
 		 "'%s' run --kernel '%s' --disk path=%s --serial none "
 		 "2>&1 >/dev/null; echo \"status=$?\"",
-		 vmproc_hotvm(), path("vmlinux"), img);
+		 vmproc_hotvm(), lab_linux_path("vmlinux"), img);
 	sh_line(cmd, out, sizeof(out));
 	printf("# second VM: %s\n", out);
 	CHECK(strstr(out, "locked") != NULL);
 	snprintf(cmd, sizeof(cmd),
 		 "'%s' run --kernel '%s' --disk path=%s --serial none "
 		 ">/dev/null 2>&1",
-		 vmproc_hotvm(), path("vmlinux"), img);
+		 vmproc_hotvm(), lab_linux_path("vmlinux"), img);
 	st = system(cmd);
 	CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 2);
 }
 
 static void test_write_reboot_read(void)
 {
-	const char *extra[] = { "--kernel", path("vmlinux"),
-				"--initrd", path("initrd.gz"),
+	const char *extra[] = { "--kernel", lab_linux_path("vmlinux"),
+				"--initrd", lab_linux_path("initrd.gz"),
 				"--memory", "512M",
 				"--disk",   NULL,
 				"--disk",   NULL,
@@ -197,13 +187,7 @@ int main(int argc, char **argv)
 		TEST(test_write_reboot_read),
 	};
 
-	dir = argc > 1 ? argv[1] : "/lab/linux";
-	if (access(path("vmlinux"), R_OK) || access(path("initrd.gz"), R_OK)) {
-		/* The lab puts it there (lab.sh --linux-guest): not a skip. */
-		printf("Bail out! no Linux guest (vmlinux, initrd.gz) in %s: "
-		       "run this under tools/lab/lab.sh --linux-guest\n",
-		       dir);
+	if (lab_linux_init(argc > 1 ? argv[1] : NULL))
 		return 1;
-	}
 	return check_run(cases, sizeof(cases) / sizeof(cases[0]));
 }

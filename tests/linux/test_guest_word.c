@@ -20,57 +20,21 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "lab_linux.h"
 #include "vmproc.h"
 
 #define WAIT_MS 30000
 
-static const char *dir;
 static struct vmproc v;
 /* The Linux boot after a reset: as slow as the first. */
 static int ready_ms;
 
-static const char *path(const char *name)
-{
-	static char buf[2][512];
-	static int i;
-
-	i = (i + 1) % 2;
-	snprintf(buf[i], sizeof(buf[i]), "%s/%s", dir, name);
-	return buf[i];
-}
-
-static void console_tail(void)
-{
-	char cmd[200];
-
-	snprintf(cmd, sizeof(cmd), "tail -n 40 '%s' | sed 's/^/# /'", v.log);
-	if (system(cmd))
-		printf("# (no console log)\n");
-}
-
 /* hotvm run --cpus boot=1,max=4 with the PVH vmlinux, and @opt (or NULL). */
 static int boot(const char *cmdline, const char *opt, const char *optval)
 {
-	const char *extra[] = { "--kernel",
-				path("vmlinux"),
-				"--initrd",
-				path("initrd.gz"),
-				"--memory",
-				"512M",
-				"--hotplug-timeout",
-				"20000",
-				opt,
-				optval,
-				NULL };
-	int ret = vmproc_start(&v, "boot=1,max=4", cmdline, extra);
+	const char *more[] = { opt, optval, NULL };
 
-	if (ret) {
-		printf("# did not boot: %s\n", strerror(-ret));
-		CHECK(!"boot");
-		console_tail();
-		vmproc_stop(&v);
-	}
-	return ret;
+	return lab_linux_boot(&v, "boot=1,max=4", cmdline, more);
 }
 
 /* The events this case saw, for a failure's report. */
@@ -157,22 +121,7 @@ static bool online_is(const char *cpulist)
 	if (ret) {
 		printf("# guest online list '%s', expected '%s'\n", v.online,
 		       cpulist);
-		console_tail();
-	}
-	CHECK_EQ(ret, 0);
-	return !ret;
-}
-
-static bool line(const char *prefix, int timeout_ms)
-{
-	char got[512];
-	int ret = vmproc_wait_line(&v, prefix, timeout_ms, got, sizeof(got));
-
-	if (ret) {
-		printf("# no console line '%s'\n", prefix);
-		console_tail();
-	} else {
-		printf("# console: %s\n", got);
+		lab_console_tail(&v);
 	}
 	CHECK_EQ(ret, 0);
 	return !ret;
@@ -277,7 +226,7 @@ static void exited(void)
 	int st = vmproc_wait_exit(&v, WAIT_MS);
 
 	if (st)
-		console_tail();
+		lab_console_tail(&v);
 	CHECK_EQ(st, 0);
 	CHECK(access(v.sock, F_OK) != 0);
 }
@@ -293,11 +242,12 @@ static void test_poweroff(void)
 		return;
 	online_is("0");
 	status_is("running", true);
-	if (add(1, "0-1") && press() && line("pwrbtn: poweroff", WAIT_MS) &&
+	if (add(1, "0-1") && press() &&
+	    lab_line(&v, "pwrbtn: poweroff", WAIT_MS) &&
 	    event_is("SHUTDOWN", true, "guest-shutdown"))
 		exited();
 	else
-		console_tail();
+		lab_console_tail(&v);
 	vmproc_stop(&v);
 }
 
@@ -327,7 +277,7 @@ static bool host_reset(void)
 		return false;
 	}
 	return event_is("RESET", false, "host-qmp-system-reset") &&
-	       line("ready", ready_ms);
+	       lab_line(&v, "ready", ready_ms);
 }
 
 /*
@@ -348,19 +298,19 @@ static void test_reboot(void)
 		return;
 	online_is("0");
 	if (!add(1, "0-1") || !add(2, "0-2") || !press() ||
-	    !line("pwrbtn: reboot", WAIT_MS)) {
-		console_tail();
+	    !lab_line(&v, "pwrbtn: reboot", WAIT_MS)) {
+		lab_console_tail(&v);
 		vmproc_stop(&v);
 		return;
 	}
 	guest_reset = event_is("RESET", true, "guest-reset");
 	if (!guest_reset) {
-		console_tail();
+		lab_console_tail(&v);
 		printf("# the guest's reboot did not reach hotvm: system_reset "
 		       "instead, to check the rest\n");
 	}
-	if (guest_reset ? !line("ready", ready_ms) : !host_reset()) {
-		console_tail();
+	if (guest_reset ? !lab_line(&v, "ready", ready_ms) : !host_reset()) {
+		lab_console_tail(&v);
 		vmproc_stop(&v);
 		return;
 	}
@@ -379,7 +329,7 @@ static void test_reboot(void)
 
 	/* The host's reset. */
 	if (!host_reset()) {
-		console_tail();
+		lab_console_tail(&v);
 		vmproc_stop(&v);
 		return;
 	}
@@ -402,11 +352,12 @@ static void test_reboot_no_reboot(void)
 	if (boot("console=ttyS0 hotvm.pwrbtn=reboot", "--no-reboot", NULL))
 		return;
 	online_is("0");
-	if (add(1, "0-1") && press() && line("pwrbtn: reboot", WAIT_MS) &&
+	if (add(1, "0-1") && press() &&
+	    lab_line(&v, "pwrbtn: reboot", WAIT_MS) &&
 	    event_is("SHUTDOWN", true, "guest-reset"))
 		exited();
 	else
-		console_tail();
+		lab_console_tail(&v);
 	vmproc_stop(&v);
 }
 
@@ -417,11 +368,11 @@ static void test_acpid_default(void)
 	if (boot("console=ttyS0", NULL, NULL))
 		return;
 	online_is("0");
-	if (press() && line("pwrbtn: poweroff", WAIT_MS) &&
+	if (press() && lab_line(&v, "pwrbtn: poweroff", WAIT_MS) &&
 	    event_is("SHUTDOWN", true, "guest-shutdown"))
 		exited();
 	else
-		console_tail();
+		lab_console_tail(&v);
 	vmproc_stop(&v);
 }
 
@@ -455,7 +406,7 @@ static bool eject_lines(const char *drop, const char *back, const char *text,
 	if (!ok) {
 		printf("# the guest's online list never went to '%s'%s%s\n",
 		       drop, back ? " and back to " : "", back ? back : "");
-		console_tail();
+		lab_console_tail(&v);
 	}
 	CHECK(ok);
 	return ok;
@@ -529,8 +480,8 @@ static void test_guest_eject(void)
 		return;
 	online_is("0");
 	if (!add(1, "0-1") || !add(2, "0-2") || !press() ||
-	    !line("pwrbtn: eject cpu2", WAIT_MS)) {
-		console_tail();
+	    !lab_line(&v, "pwrbtn: eject cpu2", WAIT_MS)) {
+		lab_console_tail(&v);
 		vmproc_stop(&v);
 		return;
 	}
@@ -559,8 +510,8 @@ static void test_guest_eject_denied(void)
 		return;
 	online_is("0");
 	if (!add(1, "0-1") || !add(2, "0-2") || !press() ||
-	    !line("pwrbtn: eject cpu2", WAIT_MS)) {
-		console_tail();
+	    !lab_line(&v, "pwrbtn: eject cpu2", WAIT_MS)) {
+		lab_console_tail(&v);
 		vmproc_stop(&v);
 		return;
 	}
@@ -588,18 +539,10 @@ int main(int argc, char **argv)
 	};
 	const char *r;
 
-	dir = argc > 1 ? argv[1] : "/lab/linux";
-	/* ~12 s each here, but three times that on a loaded machine. */
-	setenv("VMPROC_READY_MS", "180000", 0);
+	if (lab_linux_init(argc > 1 ? argv[1] : NULL))
+		return 1;
 	r = getenv("VMPROC_READY_MS");
 	ready_ms = r && atoi(r) > 0 ? atoi(r) : 180000;
-	if (access(path("vmlinux"), R_OK) || access(path("initrd.gz"), R_OK)) {
-		/* The lab puts it there (lab.sh --linux-guest): not a skip. */
-		printf("Bail out! no Linux guest (vmlinux, initrd.gz) in %s: "
-		       "run this under tools/lab/lab.sh --linux-guest\n",
-		       dir);
-		return 1;
-	}
 	/*
 	 * Names after DIR run only those cases: each lab boot runs a few
 	 * Linux boots, so that a lab that freezes under TCG (now and then,

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "lab_linux.h"
 #include "vmproc.h"
 
 #define WAIT_MS	 30000
@@ -29,29 +30,18 @@
 #define HOOK_FILE  "/tmp/agree-hook"
 #define VETO_FILE  "/tmp/agree-veto"
 
-static const char *dir;
 static struct vmproc v;
 /* CPUs the agreement check flagged and cpuhp-recover put back in line. */
 static unsigned int recovered;
-
-static const char *path(const char *name)
-{
-	static char buf[4][512];
-	static int i;
-
-	i = (i + 1) % 4;
-	snprintf(buf[i], sizeof(buf[i]), "%s/%s", dir, name);
-	return buf[i];
-}
 
 /* hotvm run --cpus @cpus with @kernel, and @hook as --hook unless NULL. */
 static int boot_with(const char *kernel, const char *cmdline, const char *cpus,
 		     const char *hook)
 {
 	const char *extra[] = { "--kernel",
-				path(kernel),
+				lab_linux_path(kernel),
 				"--initrd",
-				path("initrd.gz"),
+				lab_linux_path("initrd.gz"),
 				"--memory",
 				"512M",
 				"--hotplug-timeout",
@@ -69,15 +59,6 @@ static int boot_with(const char *kernel, const char *cmdline, const char *cpus,
 static int boot(const char *kernel, const char *cmdline)
 {
 	return boot_with(kernel, cmdline, "boot=1,max=4", NULL);
-}
-
-static void console_tail(void)
-{
-	char cmd[200];
-
-	snprintf(cmd, sizeof(cmd), "tail -n 40 '%s' | sed 's/^/# /'", v.log);
-	if (system(cmd))
-		printf("# (no console log)\n");
 }
 
 /* The next event @name about @cpu (any cpu if < 0), skipping others. */
@@ -134,7 +115,7 @@ static void online_is(const char *cpulist)
 	if (ret) {
 		printf("# guest online list '%s', expected '%s'\n", v.online,
 		       cpulist);
-		console_tail();
+		lab_console_tail(&v);
 	}
 	CHECK_EQ(ret, 0);
 }
@@ -213,7 +194,7 @@ static void burst(bool plug)
 /* tests/linux/bootlog-checks.txt: "+ regex" must appear, "- regex" not. */
 static void bootlog_checks(void)
 {
-	FILE *f = fopen(path("bootlog-checks.txt"), "r");
+	FILE *f = fopen(lab_linux_path("bootlog-checks.txt"), "r");
 	char line[512], cmd[1024];
 
 	CHECK(f != NULL);
@@ -246,7 +227,7 @@ static void test_pvh_hotplug(void)
 
 	if (boot("vmlinux", "console=ttyS0") < 0) {
 		CHECK(!"boot");
-		console_tail();
+		lab_console_tail(&v);
 		vmproc_stop(&v);
 		return;
 	}
@@ -332,7 +313,7 @@ static void test_bzimage_not_started(void)
 
 	if (boot("bzImage", "console=ttyS0 hotvm.online=none") < 0) {
 		CHECK(!"boot");
-		console_tail();
+		lab_console_tail(&v);
 		vmproc_stop(&v);
 		return;
 	}
@@ -369,7 +350,7 @@ static void test_eject_refused(void)
 
 	if (boot("vmlinux", "console=ttyS0 hotvm.eject=0") < 0) {
 		CHECK(!"boot");
-		console_tail();
+		lab_console_tail(&v);
 		vmproc_stop(&v);
 		return;
 	}
@@ -454,7 +435,7 @@ static void sides_agree(const char *step)
 			printf("# %s: hotvm says online '%s', Linux '%s' "
 			       "(online: %s), unflagged\n",
 			       step, ids, v.apicids, v.online);
-			console_tail();
+			lab_console_tail(&v);
 			CHECK(!"the two sides disagree, unflagged");
 			return;
 		}
@@ -521,7 +502,7 @@ static void test_timed_out_removal(void)
 	recovered = 0;
 	if (boot_with("vmlinux", "console=ttyS0", "boot=1,max=6", NULL)) {
 		CHECK(!"boot");
-		console_tail();
+		lab_console_tail(&v);
 		vmproc_stop(&v);
 		return;
 	}
@@ -609,7 +590,7 @@ static void test_vetoed_burst_removal(void)
 	unlink(VETO_FILE);
 	if (boot_with("vmlinux", "console=ttyS0", "boot=1,max=6", HOOK_FILE)) {
 		CHECK(!"boot");
-		console_tail();
+		lab_console_tail(&v);
 		vmproc_stop(&v);
 		return;
 	}
@@ -642,16 +623,8 @@ int main(int argc, char **argv)
 		TEST(test_vetoed_burst_removal),
 	};
 
-	dir = argc > 1 ? argv[1] : "/lab/linux";
-	/* ~12 s each here, but three times that on a loaded machine. */
-	setenv("VMPROC_READY_MS", "180000", 0);
-	if (access(path("vmlinux"), R_OK) || access(path("initrd.gz"), R_OK)) {
-		/* The lab puts it there (lab.sh --linux-guest): not a skip. */
-		printf("Bail out! no Linux guest (vmlinux, initrd.gz) in %s: "
-		       "run this under tools/lab/lab.sh --linux-guest\n",
-		       dir);
+	if (lab_linux_init(argc > 1 ? argv[1] : NULL))
 		return 1;
-	}
 	return check_run_named(cases, sizeof(cases) / sizeof(cases[0]),
 			       argv + 2, argc > 2 ? argc - 2 : 0);
 }

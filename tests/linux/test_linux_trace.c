@@ -32,69 +32,24 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "lab_linux.h"
 #include "vmproc.h"
 
 #define WAIT_MS	   30000
 #define STATES_MAX 1024
 
-static const char *dir;
 static struct vmproc v;
 /* The guest's own list, from its console: name by number, NULL none. */
 static char *console_state[STATES_MAX];
 static int console_states;
 
-static const char *path(const char *name)
-{
-	static char buf[2][512];
-	static int i;
-
-	i = (i + 1) % 2;
-	snprintf(buf[i], sizeof(buf[i]), "%s/%s", dir, name);
-	return buf[i];
-}
-
-static long now_ms(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return t.tv_sec * 1000 + t.tv_nsec / 1000000;
-}
-
-static void console_tail(void)
-{
-	char cmd[200];
-
-	snprintf(cmd, sizeof(cmd), "tail -n 40 '%s' | sed 's/^/# /'", v.log);
-	if (system(cmd))
-		printf("# (no console log)\n");
-}
-
 static int boot(const char *cpus, const char *cmdline)
 {
-	const char *extra[] = { "--kernel",
-				path("vmlinux"),
-				"--initrd",
-				path("initrd.gz"),
-				"--memory",
-				"512M",
-				"--hotplug-timeout",
-				"20000",
-				"--agent",
-				"--agent-channel",
-				"com2",
-				"--agent-trace",
-				"on",
-				NULL };
-	int ret = vmproc_start(&v, cpus, cmdline, extra);
+	const char *more[] = { "--agent", "--agent-channel",
+			       "com2",	  "--agent-trace",
+			       "on",	  NULL };
 
-	if (ret) {
-		printf("# did not boot: %s\n", strerror(-ret));
-		CHECK(!"boot");
-		console_tail();
-		vmproc_stop(&v);
-	}
-	return ret;
+	return lab_linux_boot(&v, cpus, cmdline, more);
 }
 
 /* "cpuhp-state: N: name" lines of the console log, read independently. */
@@ -130,7 +85,7 @@ static void read_console_states(void)
 
 static bool agent_answers(int timeout_ms)
 {
-	long end = now_ms() + timeout_ms;
+	long end = lab_now_ms() + timeout_ms;
 
 	do {
 		struct json_object *r = NULL;
@@ -141,7 +96,7 @@ static bool agent_answers(int timeout_ms)
 		json_object_put(r);
 		if (up)
 			return true;
-	} while (now_ms() < end && !usleep(200000));
+	} while (lab_now_ms() < end && !usleep(200000));
 	printf("# the agent does not answer\n");
 	return false;
 }
@@ -325,12 +280,12 @@ static bool add_sample(long *running_ms, long *reply_ms)
 {
 	struct json_object *r = NULL;
 	char err[256];
-	long t0 = now_ms();
+	long t0 = lab_now_ms();
 	int rc = vmproc_qmp(&v, "cpu-hotplug", &r, err, sizeof(err),
 			    "{\"cpu\": 1, \"state\": \"online\", \"wait\": "
 			    "\"started\"}");
 
-	*reply_ms = now_ms() - t0;
+	*reply_ms = lab_now_ms() - t0;
 	json_object_put(r);
 	if (rc) {
 		printf("# cpu-hotplug: %s\n", err);
@@ -441,15 +396,8 @@ int main(int argc, char **argv)
 			"usage: test-linux-trace DIR [CASE...|bench N]\n");
 		return 2;
 	}
-	dir = argv[1];
-	setenv("VMPROC_READY_MS", "180000", 0);
-	if (access(path("vmlinux"), R_OK) || access(path("initrd.gz"), R_OK)) {
-		/* The lab puts it there (lab.sh --linux-guest): not a skip. */
-		printf("Bail out! no Linux guest (vmlinux, initrd.gz) in %s: "
-		       "run this under tools/lab/lab.sh --linux-guest\n",
-		       dir);
+	if (lab_linux_init(argv[1]))
 		return 1;
-	}
 	if (argc == 4 && !strcmp(argv[2], "bench")) {
 		/* Each line as it comes: the lab takes silence for a freeze. */
 		setvbuf(stdout, NULL, _IOLBF, 0);
