@@ -28,7 +28,8 @@ import xml.etree.ElementTree as ET
 
 TIMEOUT = int(os.environ.get("HOTVM_TEST_TIMEOUT", "300"))
 
-# The scripts' QMP client: tools/ in the tree, beside this file in the lab.
+# The scripts' QMP client: tools/ beside tests/, in the tree as in the lab
+# (/tools, beside /lab, which holds tests/'s folders).
 sys.path.insert(1, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 "..", "..", "tools"))
 from hotvm_qmp import Qmp  # noqa: E402
