@@ -456,6 +456,22 @@ static int serve_one(struct virtio_mmio *v, unsigned int qi,
 	return 1;
 }
 
+/*
+ * Queue @qi's driver need not notify (@quiet), or must again: then
+ * whether it made more available meanwhile.  Under io_lock.
+ */
+static bool quiet(struct virtio_mmio *v, unsigned int qi, unsigned int gen,
+		  bool on)
+{
+	bool more = false;
+
+	if (!(v->ops->quiet_queues & (1u << qi)) || virtio_mmio_begin(v, gen))
+		return false;
+	more = virtq_quiet(&v->q[qi], on);
+	virtio_mmio_end(v);
+	return more;
+}
+
 /* virtio_mmio_process() with the chain to fill: its thread's own. */
 static unsigned int process(struct virtio_mmio *v, unsigned int qi,
 			    struct virtq_chain *c)
@@ -467,18 +483,22 @@ static unsigned int process(struct virtio_mmio *v, unsigned int qi,
 	if (v->ops->serve && (v->ops->serve_queues & (1u << qi)))
 		return v->ops->serve(v->ctx, v, qi);
 	gen = virtio_mmio_gen(v);
-	for (;;) {
-		int ret;
+	do {
+		quiet(v, qi, gen, true);
+		for (;;) {
+			int ret;
 
-		/* One request at a time: a reset waits for one at most. */
-		if (virtio_mmio_begin(v, gen))
-			break;
-		ret = serve_one(v, qi, c);
-		virtio_mmio_end(v);
-		if (ret <= 0)
-			break;
-		served++;
-	}
+			/* One request at a time: a reset waits for one. */
+			if (virtio_mmio_begin(v, gen))
+				break;
+			ret = serve_one(v, qi, c);
+			virtio_mmio_end(v);
+			if (ret <= 0)
+				break;
+			served++;
+		}
+		/* Notifies back on; what came meanwhile is served now. */
+	} while (quiet(v, qi, gen, false));
 	if (served)
 		virtio_mmio_served(v, qi, gen);
 	return served;

@@ -81,6 +81,12 @@ struct virtio_dev_ops {
 	 */
 	unsigned int (*serve)(void *ctx, struct virtio_mmio *v, unsigned int q);
 	uint32_t serve_queues;
+	/*
+	 * The queues (bit q) whose driver is told not to notify while the
+	 * device's thread serves them (VRING_USED_F_NO_NOTIFY), as the spec
+	 * allows: a transmit queue under load then costs no exit a frame.
+	 */
+	uint32_t quiet_queues;
 };
 
 struct virtio_mmio_stats {

@@ -384,6 +384,7 @@ int vnet_init(struct vnet *n, int fd, bool tap, const uint8_t mac[6],
 		.wait_fd = vnet_wait_fd,
 		.serve = vnet_serve,
 		.serve_queues = 1u << VNET_Q_RX,
+		.quiet_queues = 1u << VNET_Q_TX,
 	};
 	pthread_mutex_init(&n->st_lock, NULL);
 	return 0;

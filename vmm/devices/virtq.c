@@ -196,6 +196,18 @@ void virtq_push(struct virtq *q, uint16_t head, uint32_t written)
 			 __ATOMIC_SEQ_CST);
 }
 
+bool virtq_quiet(struct virtq *q, bool quiet)
+{
+	if (!q->ready || q->broken)
+		return false;
+	__atomic_store_n((uint16_t *)(q->used_p + RING_FLAGS),
+			 quiet ? VRING_USED_F_NO_NOTIFY : 0, __ATOMIC_SEQ_CST);
+	if (quiet)
+		return false;
+	return __atomic_load_n((const uint16_t *)(q->avail_p + RING_IDX),
+			       __ATOMIC_SEQ_CST) != q->last_avail;
+}
+
 bool virtq_want_interrupt(struct virtq *q)
 {
 	uint16_t flags;

@@ -96,6 +96,14 @@ void virtq_unpop(struct virtq *q, uint16_t n);
 /* Returns chain @head to the driver, @written bytes written into it. */
 void virtq_push(struct virtq *q, uint16_t head, uint32_t written);
 
+/*
+ * Tells the driver it need not notify (VRING_USED_F_NO_NOTIFY, @quiet) or
+ * that it must again; with notifies back on, returns whether the driver
+ * made chains available meanwhile (the index read after the flag's
+ * store, so a notify skipped just before is never lost).
+ */
+bool virtq_quiet(struct virtq *q, bool quiet);
+
 /* After pushes: whether the driver wants an interrupt (no NO_INTERRUPT). */
 bool virtq_want_interrupt(struct virtq *q);
 

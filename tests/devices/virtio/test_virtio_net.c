@@ -170,6 +170,14 @@ static void test_tx(void)
 	CHECK_EQ(n, VNET_HDR_LEN + (ssize_t)sizeof(f));
 	CHECK(!memcmp(got + VNET_HDR_LEN, f, sizeof(f)));
 	CHECK_EQ(r.n.st.tx_frames, 1);
+	/* Notifies were off while it served, and are on again. */
+	{
+		uint16_t fl;
+
+		memcpy(&fl, r.d.ram + r.q[VNET_Q_TX].base + 0x2000, 2);
+		CHECK_EQ(fl, 0);
+		CHECK(r.n.ops.quiet_queues & (1u << VNET_Q_TX));
+	}
 	/* A checksum left to the device, negotiated: passed on as is. */
 	h.flags = VIRTIO_NET_HDR_F_NEEDS_CSUM;
 	h.csum_start = 34;
