@@ -31,7 +31,8 @@ console once systemd reaches that target.  hotvm.agent=com2 on the command
 line starts qemu-ga on /dev/ttyS1 (hotvm --agent's COM2 channel; Debian's
 own unit waits for a virtio port), hotvm.agent=vsock a second qemu-ga on
 vsock 3:1024 (hotvm --vsock cid=3 --agent-channel vsock).  socat is there
-for the vsock tests.  No network is configured.
+for the vsock tests.  No network is configured: iproute2 and iperf3 are
+there for hotvm --net's tests and benchmark.
 
   --cache DIR    the lab cache (default: $repo_root/build/lab-cache);
                  the image goes under DIR/debian-image/KEY
@@ -80,6 +81,7 @@ packages=(
 	socat                               # vsock's guest ends in the lab tests
 	initramfs-tools kmod e2fsprogs      # the initramfs, fsck.ext4
 	fio                                 # tools/bench-debian.sh's disk figures
+	iproute2 iperf3                     # --net: the address, the benchmark
 	"$kpkg"                             # the lab's kernel
 )
 

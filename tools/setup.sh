@@ -18,6 +18,7 @@ packages=(
 	python3                                  # tests/e2e/watch-trace.py, guest/tests, tools/bench tiny (also in the lab)
 	qemu-guest-agent                         # qemu-ga: tests/agent against the real agent (and the lab's Linux guest)
 	mmdebstrap e2fsprogs                     # tools/debian-image.sh: the lab's Debian 12 disk image
+	iperf3                                   # tools/bench net: the lab's end of the throughput runs
 )
 
 missing=()

@@ -24,6 +24,8 @@ readonly MODULES="irqbypass kvm ccp kvm-amd"   # load order
 readonly GUEST_MODULES="evdev button virtio_ring virtio virtio_mmio virtio_blk virtio_console"
 # The lab's own, with --disk: virtio-blk over PCI (the image is /dev/vda).
 readonly DISK_MODULES="virtio_ring virtio virtio_pci_legacy_dev virtio_pci_modern_dev virtio_pci virtio_blk"
+# The lab's own, with --with-net: taps (/dev/net/tun) and a bridge for them.
+readonly NET_MODULES="tun llc stp bridge"
 
 usage() {
 	cat <<EOF
@@ -64,6 +66,11 @@ What to put in the initramfs (besides busybox, /init and the modules):
                       finds its firmware) and its firmware (/usr/share/qemu,
                       /usr/share/seabios): 'qemu-system-x86_64 -accel kvm
                       -cpu host' works inside.  Adds ~20 MB.
+  --with-net          the modules tun, llc, stp and bridge, loaded after
+                      kvm-amd: taps (/dev/net/tun) and a bridge inside the
+                      lab (busybox tunctl, brctl, ip), for hotvm --net and
+                      QEMU's -netdev tap.  The lab itself has no network
+                      (-nic none): its traffic stays inside it.
   --with-python       this host's python3 as /usr/bin/python3 and its standard
                       library (without its tests, tkinter, idlelib and the
                       like), with the shared libraries of its C modules: for
@@ -156,6 +163,7 @@ bzimage=0
 linux_guest=0
 disk=
 with_python=0
+with_net=0
 log_copy=
 bins=()
 adds=()
@@ -185,6 +193,7 @@ while [[ $# -gt 0 ]]; do
 			[[ ! -d $d ]] || adds+=("$d:$d")
 		done ;;
 	--with-python) with_python=1 ;;
+	--with-net) with_net=1 ;;
 	--run) need_arg "$@"; run_cmd=$2; shift ;;
 	--script) need_arg "$@"; script=$2; shift ;;
 	--shell) shell=1 ;;
@@ -449,6 +458,17 @@ if [[ -n $disk ]]; then
 	lab_modules="$MODULES $DISK_MODULES"
 fi
 
+# The lab's tap and bridge modules (--with-net), likewise apart.
+nmdir=
+if [[ $with_net = 1 ]]; then
+	nkdir=$(extract_into "$(basename "$kdeb" .deb)-lab-net" "$kdeb" \
+		'*/drivers/net/tun.ko*' '*/net/llc/llc.ko*' '*/net/802/stp.ko*' \
+		'*/net/bridge/bridge.ko*')
+	# shellcheck disable=SC2086  # one word per module
+	nmdir=$(uncompress_modules "$nkdir" $NET_MODULES)
+	lab_modules="$lab_modules $NET_MODULES"
+fi
+
 # The ELF vmlinux inside the bzImage, for QEMU's PVH boot: under TCG the
 # kernel's own decompressor takes ~3.5 s of every boot.  Debian compresses it
 # with xz; the kernel's scripts/extract-vmlinux does the same search.
@@ -494,6 +514,9 @@ for m in $MODULES; do
 done
 for m in ${dmdir:+$DISK_MODULES}; do
 	cp "$dmdir/$m.ko" "$root/lib/modules/$m.ko"
+done
+for m in ${nmdir:+$NET_MODULES}; do
+	cp "$nmdir/$m.ko" "$root/lib/modules/$m.ko"
 done
 # The kernel opens /dev/console for init before devtmpfs is mounted.
 [[ $EUID -eq 0 ]] && mknod -m 0600 "$root/dev/console" c 5 1
