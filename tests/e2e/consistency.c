@@ -70,8 +70,9 @@
 
 enum { OFF = 0, ON = 1, MID = 2 }; /* MID: the host table is in between */
 
-static const char *const host_states[] = { "host:prepare", "vcpu:create",
-					   "guest:ap-starting", "online" };
+/* The host states a fault can be injected at: hotvm's table says. */
+static const char *host_states[16];
+static unsigned int nr_host_states;
 /* Four in nine VMs wait long enough; the rest time out some or all waits. */
 static const char *const hotplug_timeouts[] = { "10000", "10000", "10000",
 						"10000", "1",	  "5",
@@ -553,6 +554,15 @@ static int start_vm(void)
 		printf("# the VM did not start (seed %llu)\n", seed);
 		return -1;
 	}
+	if (!nr_host_states) {
+		int n = vmproc_states(&v, "host-states", host_states, 16);
+
+		if (n <= 0) {
+			printf("# query-cpuhp gave no host states\n");
+			return -1;
+		}
+		nr_host_states = (unsigned int)n;
+	}
 	st.vms++;
 	st.short_hpt_vms += atoi(vm_hpt) < 10000;
 	if (qmp_client_connect(v.sock, 1, VMPROC_TIMEOUT_MS, &evc, &err)) {
@@ -753,7 +763,7 @@ static void arm_fault(const struct views *w, int cpu)
 {
 	bool guest = nguest_states && chance(50);
 	const char *state = guest ? guest_states[rnd(nguest_states)]
-				  : host_states[rnd(ARRAY_LEN(host_states))];
+				  : host_states[rnd(nr_host_states)];
 	char e[512];
 
 	if (vmproc_qmp(&v, "cpuhp-inject-fault", NULL, e, sizeof(e),
@@ -774,7 +784,7 @@ static void arm_fault(const struct views *w, int cpu)
 
 static void arm_veto(int cpu)
 {
-	const char *state = host_states[rnd(ARRAY_LEN(host_states))];
+	const char *state = host_states[rnd(nr_host_states)];
 	bool down = chance(50);
 	char line[96], who[16];
 

@@ -42,8 +42,9 @@ static _Atomic unsigned long queries, query_errors;
 /* The clients' connections are part of the baseline: sample after them. */
 static pthread_barrier_t connected;
 
-static const char *const host_faults[] = { "host:prepare", "vcpu:create",
-					   "guest:ap-starting", "online" };
+/* The host states a fault can be injected at: hotvm's table says. */
+static const char *host_faults[16];
+static int nr_host_faults;
 
 static long rss_kb(pid_t pid)
 {
@@ -207,7 +208,7 @@ static void one_op(unsigned int mask, unsigned long ops[5])
 		vmproc_qmp(&v, "cpuhp-inject-fault", NULL, NULL, 0,
 			   "{\"cpu\": %u, \"side\": \"host\", \"state\": "
 			   "\"%s\"}",
-			   cpu, host_faults[rand() % 4]);
+			   cpu, host_faults[rand() % nr_host_faults]);
 		vmproc_qmp(&v, "cpu-hotplug", NULL, NULL, 0,
 			   "{\"cpu\": %u, \"state\": \"online\"}", cpu);
 		ops[3]++;
@@ -251,6 +252,12 @@ int main(int argc, char **argv)
 	srand(12345);
 	if (vmproc_start(&v, "boot=1,max=8", "", extra)) {
 		printf("soak: the VM did not start\n");
+		return 2;
+	}
+	nr_host_faults = vmproc_states(&v, "host-states", host_faults, 16);
+	if (nr_host_faults <= 0) {
+		printf("soak: query-cpuhp gave no host states\n");
+		vmproc_stop(&v);
 		return 2;
 	}
 	/*

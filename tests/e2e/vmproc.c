@@ -576,3 +576,33 @@ bool vmproc_flag(struct json_object *o, const char *a, const char *b)
 		return false;
 	return json_object_get_boolean(x);
 }
+
+int vmproc_states(struct vmproc *v, const char *side, const char **names,
+		  int max)
+{
+	struct json_object *r = NULL, *list;
+	int n = 0;
+
+	if (vmproc_qmp(v, "query-cpuhp", &r, NULL, 0, NULL))
+		return -1;
+	if (!json_object_object_get_ex(r, side, &list)) {
+		json_object_put(r);
+		return -1;
+	}
+	for (size_t i = 0; i < json_object_array_length(list) && n < max; i++) {
+		struct json_object *st = json_object_array_get_idx(list, i), *x;
+		const char *name = vmproc_str(st, "name", NULL);
+
+		if (!name || !vmproc_flag(st, "startup", NULL) ||
+		    !json_object_object_get_ex(st, "state", &x) ||
+		    !json_object_get_int(x))
+			continue;
+		names[n] = strdup(name);
+		if (!names[n++]) {
+			n = -1;
+			break;
+		}
+	}
+	json_object_put(r);
+	return n;
+}

@@ -118,5 +118,14 @@ int vmproc_fast_tid(struct vmproc *v, unsigned int cpu);
 struct json_object *vmproc_cpu(struct json_object *cpuhp, unsigned int cpu);
 const char *vmproc_str(struct json_object *o, const char *a, const char *b);
 bool vmproc_flag(struct json_object *o, const char *a, const char *b);
+/*
+ * The states of @side's table ("host-states" or "guest-states") a walk up
+ * runs, in order: named, after offline, with a startup: what a fault can
+ * be injected at.  From hotvm's own table (query-cpuhp), so no test
+ * spells the list again.  Up to @max names into @names (copies that live
+ * as long as the test); their number, or -1.
+ */
+int vmproc_states(struct vmproc *v, const char *side, const char **names,
+		  int max);
 
 #endif
