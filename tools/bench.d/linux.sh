@@ -67,7 +67,9 @@ case $reps$max$soft in *[!0-9]*) echo "bench-linux: -r, -m and -s take numbers" 
 json=${json:-$build/bench-linux.json}
 log=${log:-$build/bench-linux.log}
 # A boot takes 15-40 s in the lab (80 s on a busy host), a hotplug step 1-3 s.
-nvmm=$((2 + ${agent:+1} + ${before:+1}))
+nvmm=2
+[ -z "$agent" ] || nvmm=$((nvmm + 1))
+[ -z "$before" ] || nvmm=$((nvmm + 1))
 timeout=${timeout:-$((120 + reps * nvmm * (120 + max * 20 + soft * 6)))}
 hotvm=$build/vmm/hotvm
 [ -x "$hotvm" ] || { echo "bench-linux: $hotvm not built (ninja -C $build)" >&2; exit 2; }
