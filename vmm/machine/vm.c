@@ -329,8 +329,15 @@ enum vm_cause vm_take_reset(struct vm *vm)
 }
 
 /*
- * The state the guest finds after a reset: PIC and IOAPIC with every
- * line masked, the PIT idle, as KVM created them.
+ * The state the guest finds at boot and after a reset: PIC and IOAPIC
+ * with every line masked, the PIT idle.  KVM creates the IOAPIC masked
+ * but the PIC open (IMR 0, vector base 0), and the LAPIC's LINT0 in
+ * ExtINT mode: a PIC input raised before Linux masks LINT0 (a device's
+ * level line still up from before a reset) came in as a low vector, an
+ * exception (Debian's Linux after systemctl reboot: "unexpected #NM
+ * exception" at its first local_irq_enable()).  hotvm has no firmware to
+ * mask the PIC, and Linux on a hardware-reduced ACPI machine never
+ * touches it, so it is masked here, as firmware leaves it.
  */
 static void vm_save_irqchip(struct vm *vm)
 {
@@ -343,6 +350,12 @@ static void vm_save_irqchip(struct vm *vm)
 			free(vm->irqchip0);
 			vm->irqchip0 = NULL;
 			return;
+		}
+		if (i == KVM_IRQCHIP_PIC_MASTER || i == KVM_IRQCHIP_PIC_SLAVE) {
+			vm->irqchip0[i].chip.pic.imr = 0xff;
+			if (ioctl(vm->vm_fd, KVM_SET_IRQCHIP, &vm->irqchip0[i]))
+				pr_err("cannot mask the PIC: %s",
+				       strerror(errno));
 		}
 	}
 	vm->pit0 = calloc(1, sizeof(*vm->pit0));
