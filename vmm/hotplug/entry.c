@@ -13,42 +13,58 @@
  * open the window around the whole) are traced on Linux's side with the
  * guest agent: hp_lx_trace_begin() and _end() run outside the gate.
  */
+/*
+ * Linux's trace window opened, then the gate entered: 0, or the refusal
+ * (the VM is shutting down) with the window closed again.
+ */
+static int traced_enter(struct hotplug *hp, struct hp_report *rep, bool *traced)
+{
+	int ret;
+
+	*traced = hp_lx_trace_begin(hp);
+	ret = hp_op_enter(hp, false);
+	if (ret) {
+		hp_lx_trace_end(hp, *traced);
+		return hv_err_set(rep ? &rep->err : NULL, ret,
+				  "the VM is shutting down");
+	}
+	return 0;
+}
+
+static void traced_exit(struct hotplug *hp, bool traced)
+{
+	hp_op_exit(hp);
+	hp_lx_trace_end(hp, traced);
+}
+
 int hotplug_cpu_add(struct hotplug *hp, unsigned int cpu, const char *id,
 		    int timeout_ms, enum hotplug_wait wait,
 		    struct hp_report *rep)
 {
-	bool traced = hp_lx_trace_begin(hp);
-	int ret = hp_op_enter(hp, false);
+	bool traced;
+	int ret = traced_enter(hp, rep, &traced);
 
-	if (ret) {
-		hp_lx_trace_end(hp, traced);
-		return hv_err_set(rep ? &rep->err : NULL, ret,
-				  "the VM is shutting down");
-	}
+	if (ret)
+		return ret;
 	ret = hp_cpu_add(hp, cpu, id, timeout_ms, wait, rep);
 	if (!ret)
 		hp_prestage_took(hp, cpu);
-	hp_op_exit(hp);
-	hp_lx_trace_end(hp, traced);
+	traced_exit(hp, traced);
 	return ret;
 }
 
 int hotplug_cpu_remove(struct hotplug *hp, unsigned int cpu, int timeout_ms,
 		       struct hp_report *rep)
 {
-	bool traced = hp_lx_trace_begin(hp);
-	int ret = hp_op_enter(hp, false);
+	bool traced;
+	int ret = traced_enter(hp, rep, &traced);
 
-	if (ret) {
-		hp_lx_trace_end(hp, traced);
-		return hv_err_set(rep ? &rep->err : NULL, ret,
-				  "the VM is shutting down");
-	}
+	if (ret)
+		return ret;
 	ret = hp_cpu_remove(hp, cpu, timeout_ms, rep);
 	if (!ret)
 		hp_prestage_fill(hp); /* a pool slot may have gone to a batch */
-	hp_op_exit(hp);
-	hp_lx_trace_end(hp, traced);
+	traced_exit(hp, traced);
 	return ret;
 }
 

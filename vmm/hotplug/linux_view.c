@@ -399,12 +399,11 @@ void hp_linux_retry_unmatched(struct hotplug *hp)
 	pthread_mutex_unlock(&hp->agent_lock);
 }
 
-int hp_linux_id(struct hotplug *hp, unsigned int cpu, struct hv_err *err)
+/* Linux's id for the slot @cpu as last read, or -ENOENT with why. */
+static int known_lid(struct hotplug *hp, unsigned int cpu, struct hv_err *err)
 {
-	int lid, ret = hp_linux_refresh(hp, false, err);
+	int lid;
 
-	if (ret)
-		return ret;
 	pthread_mutex_lock(&hp->lock);
 	lid = hp->slots[cpu].linux_cpu;
 	pthread_mutex_unlock(&hp->lock);
@@ -413,6 +412,13 @@ int hp_linux_id(struct hotplug *hp, unsigned int cpu, struct hv_err *err)
 				  "Linux does not list the CPU (not plugged, "
 				  "or not matched to its slot yet)");
 	return lid;
+}
+
+int hp_linux_id(struct hotplug *hp, unsigned int cpu, struct hv_err *err)
+{
+	int ret = hp_linux_refresh(hp, false, err);
+
+	return ret ? ret : known_lid(hp, cpu, err);
 }
 
 /* guest-set-vcpus for Linux's CPU @lid (the slot @cpu), then a refresh. */
@@ -454,16 +460,9 @@ int hp_linux_set_online(struct hotplug *hp, unsigned int cpu, bool online,
 int hp_linux_set_known(struct hotplug *hp, unsigned int cpu, bool online,
 		       struct hv_err *err)
 {
-	int lid;
+	int lid = known_lid(hp, cpu, err);
 
-	pthread_mutex_lock(&hp->lock);
-	lid = hp->slots[cpu].linux_cpu;
-	pthread_mutex_unlock(&hp->lock);
-	if (lid < 0)
-		return hv_err_set(err, -ENOENT,
-				  "Linux does not list the CPU (not plugged, "
-				  "or not matched to its slot yet)");
-	return set_lid(hp, lid, online, err);
+	return lid < 0 ? lid : set_lid(hp, lid, online, err);
 }
 
 int hotplug_agent_shutdown(struct hotplug *hp, struct hv_err *err)
