@@ -654,8 +654,8 @@ static void test_linux_fault(void)
 /*
  * The agent killed in the middle of an operation's agent call (a hot-add
  * that waits for "started" in a guest without an onlining rule: after the
- * grace time hotvm asks the agent, which the guest stopped and kills once
- * hotvm's request reaches the port), then garbage, then the agent again.
+ * guest acknowledged the CPU hotvm asks the agent, which the guest stopped
+ * and kills with hotvm's request in), then garbage, then the agent again.
  */
 static void test_agent_mid_op(void)
 {
