@@ -30,7 +30,6 @@
  * vmm/api (qmp_client.h), which lab.sh copies into the lab with the
  * libraries it needs.
  */
-#define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
