@@ -21,6 +21,7 @@ _Static_assert((GUEST_TRAMPOLINE & 0xfff) == 0 && GUEST_TRAMPOLINE < 0x100000,
 #define CALL_TIMEOUT_US 10000000 /* the software /dev/kvm is slow */
 #define WAKE_SLICE_US	10000	 /* the longest halt of a wait: a safety net */
 #define SIPI_RETRY_US	100000	 /* not alive this long: SIPI again */
+#define RESET_ALIVE_US	1000000	 /* a kicked AP this late is not coming */
 
 unsigned int smp_nr_possible;
 
@@ -269,18 +270,19 @@ void smp_reset(unsigned int cpu)
 {
 	struct percpu *pc = &percpu[cpu];
 
-	bool parked = smp_load_acquire(&pc->parked);
-
-	lapic_send_init(pc->apic_id);
 	/*
-	 * INIT is delivered asynchronously (the target vCPU is kicked out
-	 * of guest mode); an AP that may still be on its way up gets time
-	 * before it is declared stopped, so that it cannot set alive after
-	 * we cleared it.  A parked AP (every plain offline) halts with
-	 * interrupts off and writes nothing: no wait.
+	 * A kicked AP that is not yet alive may still hold our INIT and
+	 * SIPI undelivered, and KVM takes every pending INIT before the
+	 * SIPI: an INIT sent now would merge with the kick's, the SIPI
+	 * would still start the AP, and it would set alive after we
+	 * cleared it.  So first wait (halting, so that its vCPU gets the
+	 * host CPU) until it has come up, then stop it; an AP that never
+	 * comes up is stopped after RESET_ALIVE_US.  A parked AP (every
+	 * plain offline) halts with interrupts off and writes nothing.
 	 */
-	if (!parked)
-		udelay(1000);
+	if (!smp_load_acquire(&pc->parked))
+		smp_wait(pc, &pc->alive, 1, RESET_ALIVE_US);
+	lapic_send_init(pc->apic_id);
 	pc->alive = 0;
 	pc->lapic_on = false;
 }

@@ -44,6 +44,10 @@ echo "== $((total - failed)) of $total suites passed"
 # The last lines are all a truncated log shows: name the failures there.
 if [ -n "$failed_names" ]; then
 	for f in $failed_logs; do
+		# The checks that failed come first: a console dump after one
+		# can push them out of the last lines.
+		echo "---- the first failed checks of $(head -n 1 "$f.name")"
+		grep -E '^# [^ ]+\.(c|py|sh):[0-9]+: |^not ok' "$f" | head -n 12
 		echo "---- the last 20 lines of $(head -n 1 "$f.name")"
 		tail -n 20 "$f"
 	done
