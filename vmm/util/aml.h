@@ -187,6 +187,11 @@ void aml_bytes(struct aml_buf *b, const void *p, size_t n);
  * the number of bytes (1-4) written to out, or -E2BIG.
  */
 int aml_pkglen_encode(uint8_t out[4], uint32_t value);
+/*
+ * The PkgLength of an object whose body is len bytes: the value counts its
+ * own bytes too.  Returns its length (1-4) in out, or -E2BIG.
+ */
+int aml_pkglen_for_body(uint8_t out[4], size_t len);
 
 /* --- terms: data objects ------------------------------------------------- */
 
@@ -196,6 +201,8 @@ int aml_pkglen_encode(uint8_t out[4], uint32_t value);
  * ("GED" is "GED_").  "\" alone is the root.
  */
 struct aml_term aml_name(const char *path);
+/* One NameSeg alone, as a field unit names itself: -EINVAL for a path. */
+struct aml_term aml_name_seg(const char *seg);
 struct aml_term aml_zero(void);
 struct aml_term aml_one(void);
 struct aml_term aml_ones(void);
