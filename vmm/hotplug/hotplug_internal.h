@@ -268,6 +268,7 @@ struct hotplug {
  *   linux_trace.c   Linux's own cpuhp table: its state list and trace
  *   hotplug_guest.c the guest's side of the wire and the mirror of its table
  *   hooks.c         running the --hook executables
+ *   online_wait.c   the online state's wait for the guest's side
  *   host_table.c    the host table's callbacks
  *   platform.c      the cpuhp library's platform, the copy queries read
  *   devices.c       the register block and ring attached, the power button
@@ -451,6 +452,15 @@ int hp_guest_state_locked(struct hotplug *hp, unsigned int cpu);
 int hp_guest_fault_locked(struct hotplug *hp, unsigned int cpu);
 /* What an _OST status for an eject means, for error messages. */
 const char *hp_ost_status_name(uint32_t status);
+
+/* --- online_wait.c ------------------------------------------------------ */
+
+/*
+ * Waits until the guest's side has hot-added @cpu online (its report, or
+ * Linux's word through the agent; its start only when the caller asked):
+ * 0, or the error, said with hp_fail().
+ */
+int hp_wait_online(struct hotplug *hp, unsigned int cpu);
 
 /* --- host_table.c -------------------------------------------------------- */
 
