@@ -15,6 +15,7 @@
 
 #include <linux/if_tun.h>
 
+#include "hv_err.h"
 #include "tap.h"
 #include "virtio_net.h"
 
@@ -36,7 +37,7 @@ static long tun_flags(const char *name)
 	return strtol(buf, NULL, 16);
 }
 
-int tap_open(const char *name, bool *offload, char *why, size_t whylen)
+int tap_open(const char *name, bool *offload, struct hv_err *err)
 {
 	struct ifreq ifr = { 0 };
 	int fd, hdr = VNET_HDR_LEN, ret;
@@ -44,33 +45,31 @@ int tap_open(const char *name, bool *offload, char *why, size_t whylen)
 
 	*offload = false;
 	if (!*name || strlen(name) >= IFNAMSIZ || strchr(name, '/')) {
-		snprintf(why, whylen,
-			 "tap=%s: not an interface name (1 to %d "
-			 "characters, no '/')",
-			 name, IFNAMSIZ - 1);
-		return -EINVAL;
+		return hv_err_set(err, -EINVAL,
+				  "tap=%s: not an interface name (1 to %d "
+				  "characters, no '/')",
+				  name, IFNAMSIZ - 1);
 	}
 	if (!if_nametoindex(name)) {
-		snprintf(why, whylen,
-			 "tap=%s: no such interface; create it first (ip "
-			 "tuntap add %s mode tap user $(id -un))",
-			 name, name);
-		return -ENODEV;
+		return hv_err_set(
+			err, -ENODEV,
+			"tap=%s: no such interface; create it first (ip "
+			"tuntap add %s mode tap user $(id -un))",
+			name, name);
 	}
 	/* Its flags, where sysfs shows this namespace (multi-queue). */
 	fl = tun_flags(name);
 	if (fl >= 0 && !(fl & IFF_TAP)) {
-		snprintf(why, whylen,
-			 "tap=%s: a tun (IP) device, not a tap: "
-			 "make it with mode tap",
-			 name);
-		return -EINVAL;
+		return hv_err_set(err, -EINVAL,
+				  "tap=%s: a tun (IP) device, not a tap: "
+				  "make it with mode tap",
+				  name);
 	}
 	fd = open("/dev/net/tun", O_RDWR | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0) {
 		ret = -errno;
-		snprintf(why, whylen, "tap=%s: cannot open /dev/net/tun: %s",
-			 name, strerror(-ret));
+		hv_err_set(err, ret, "tap=%s: cannot open /dev/net/tun: %s",
+			   name, strerror(-ret));
 		return ret;
 	}
 	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", name);
@@ -80,30 +79,32 @@ int tap_open(const char *name, bool *offload, char *why, size_t whylen)
 	if (ioctl(fd, TUNSETIFF, &ifr) < 0) {
 		ret = -errno;
 		if (ret == -EPERM)
-			snprintf(why, whylen,
-				 "tap=%s: no permission (it belongs to another "
-				 "user or group; make it with ip tuntap add %s "
-				 "mode tap user USER, or run as root)",
-				 name, name);
+			hv_err_set(
+				err, ret,
+				"tap=%s: no permission (it belongs to another "
+				"user or group; make it with ip tuntap add %s "
+				"mode tap user USER, or run as root)",
+				name, name);
 		else if (ret == -EINVAL)
-			snprintf(why, whylen,
-				 "tap=%s: not a tap device (an interface, but "
-				 "not one made by ip tuntap ... mode tap)",
-				 name);
+			hv_err_set(
+				err, ret,
+				"tap=%s: not a tap device (an interface, but "
+				"not one made by ip tuntap ... mode tap)",
+				name);
 		else if (ret == -EBUSY)
-			snprintf(why, whylen,
-				 "tap=%s: busy: another process has it open",
-				 name);
+			hv_err_set(err, ret,
+				   "tap=%s: busy: another process has it open",
+				   name);
 		else
-			snprintf(why, whylen, "tap=%s: TUNSETIFF: %s", name,
-				 strerror(-ret));
+			hv_err_set(err, ret, "tap=%s: TUNSETIFF: %s", name,
+				   strerror(-ret));
 		close(fd);
 		return ret;
 	}
 	if (ioctl(fd, TUNSETVNETHDRSZ, &hdr) < 0) {
 		ret = -errno;
-		snprintf(why, whylen, "tap=%s: TUNSETVNETHDRSZ: %s", name,
-			 strerror(-ret));
+		hv_err_set(err, ret, "tap=%s: TUNSETVNETHDRSZ: %s", name,
+			   strerror(-ret));
 		close(fd);
 		return ret;
 	}
@@ -112,8 +113,8 @@ int tap_open(const char *name, bool *offload, char *why, size_t whylen)
 			 TUN_F_CSUM | TUN_F_TSO4 | TUN_F_TSO6) == 0;
 	if (ioctl(fd, TUNSETOFFLOAD, 0) < 0) {
 		ret = -errno;
-		snprintf(why, whylen, "tap=%s: TUNSETOFFLOAD: %s", name,
-			 strerror(-ret));
+		hv_err_set(err, ret, "tap=%s: TUNSETOFFLOAD: %s", name,
+			   strerror(-ret));
 		close(fd);
 		return ret;
 	}

@@ -13,13 +13,15 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "hv_err.h"
+
 /*
  * Opens tap @name (non-blocking, close-on-exec).  Returns the fd, or
- * -errno with the reason in @why: no such interface, not a tap, no
+ * -errno with the reason in @err: no such interface, not a tap, no
  * permission (/dev/net/tun or the tap's owner), busy (another process
  * has it), a name too long.  *@offload says whether the tap takes
  * checksum and TSO offloads.
  */
-int tap_open(const char *name, bool *offload, char *why, size_t whylen);
+int tap_open(const char *name, bool *offload, struct hv_err *err);
 
 #endif

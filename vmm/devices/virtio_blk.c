@@ -82,15 +82,8 @@ void vblk_init_fd(struct vblk *b, int fd, uint64_t size, bool readonly,
 	};
 }
 
-static int refuse(char *why, size_t whylen, int err, const char *fmt,
-		  const char *path)
-{
-	snprintf(why, whylen, fmt, path);
-	return err;
-}
-
 int vblk_open(struct vblk *b, const struct vblk_config *c, unsigned int n,
-	      char *why, size_t whylen)
+	      struct hv_err *err)
 {
 	struct flock lk = { .l_whence = SEEK_SET };
 	char serial[VBLK_ID_MAX + 1];
@@ -106,67 +99,68 @@ int vblk_open(struct vblk *b, const struct vblk_config *c, unsigned int n,
 		int e = errno;
 
 		if (e == ENOENT)
-			return refuse(why, whylen, -e,
-				      "--disk path=%s: no such file", c->path);
+			return hv_err_set(err, -e,
+					  "--disk path=%s: no such file",
+					  c->path);
 		if (e == EISDIR)
-			return refuse(why, whylen, -e,
-				      "--disk path=%s: a directory; give a "
-				      "raw image file or a block device",
-				      c->path);
+			return hv_err_set(err, -e,
+					  "--disk path=%s: a directory; give a "
+					  "raw image file or a block device",
+					  c->path);
 		if (!c->readonly && (e == EACCES || e == EROFS || e == EPERM) &&
 		    !access(c->path, R_OK))
-			return refuse(why, whylen, -e,
-				      "--disk path=%s: cannot be written; "
-				      "add readonly=on to use it read-only",
-				      c->path);
-		snprintf(why, whylen, "--disk path=%s: cannot open: %s",
-			 c->path, strerror(e));
-		return -e;
+			return hv_err_set(err, -e,
+					  "--disk path=%s: cannot be written; "
+					  "add readonly=on to use it read-only",
+					  c->path);
+		return hv_err_set(err, -e, "--disk path=%s: cannot open: %s",
+				  c->path, strerror(e));
 	}
 	if (fstat(fd, &st)) {
-		snprintf(why, whylen, "--disk path=%s: %s", c->path,
-			 strerror(errno));
+		hv_err_set(err, -EINVAL, "--disk path=%s: %s", c->path,
+			   strerror(errno));
 		goto fail;
 	}
 	if (S_ISREG(st.st_mode)) {
 		size = (uint64_t)st.st_size;
 	} else if (S_ISBLK(st.st_mode)) {
 		if (ioctl(fd, BLKGETSIZE64, &size)) {
-			snprintf(why, whylen,
-				 "--disk path=%s: cannot read the block "
-				 "device's size: %s",
-				 c->path, strerror(errno));
+			hv_err_set(err, -EINVAL,
+				   "--disk path=%s: cannot read the block "
+				   "device's size: %s",
+				   c->path, strerror(errno));
 			goto fail;
 		}
 	} else {
-		refuse(why, whylen, 0,
-		       S_ISDIR(st.st_mode)
-			       ? "--disk path=%s: a directory; give a raw "
-				 "image file or a block device"
-			       : "--disk path=%s: not a regular file or a "
-				 "block device (a FIFO, socket or character "
-				 "device cannot be a disk)",
-		       c->path);
+		hv_err_set(
+			err, -EINVAL,
+			S_ISDIR(st.st_mode)
+				? "--disk path=%s: a directory; give a raw "
+				  "image file or a block device"
+				: "--disk path=%s: not a regular file or a "
+				  "block device (a FIFO, socket or character "
+				  "device cannot be a disk)",
+			c->path);
 		goto fail;
 	}
 	if (!size) {
-		refuse(why, whylen, 0,
-		       "--disk path=%s: empty; a disk needs at least one "
-		       "512-byte sector",
-		       c->path);
+		hv_err_set(err, -EINVAL,
+			   "--disk path=%s: empty; a disk needs at least one "
+			   "512-byte sector",
+			   c->path);
 		goto fail;
 	}
 	if (size % VBLK_SECTOR) {
-		snprintf(why, whylen,
-			 "--disk path=%s: %llu bytes, not a multiple of 512; "
-			 "a raw image is whole sectors (truncate -s to round "
-			 "it)",
-			 c->path, (unsigned long long)size);
+		hv_err_set(err, -EINVAL,
+			   "--disk path=%s: %llu bytes, not a multiple of 512; "
+			   "a raw image is whole sectors (truncate -s to round "
+			   "it)",
+			   c->path, (unsigned long long)size);
 		goto fail;
 	}
 	if (fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK)) {
-		snprintf(why, whylen, "--disk path=%s: %s", c->path,
-			 strerror(errno));
+		hv_err_set(err, -EINVAL, "--disk path=%s: %s", c->path,
+			   strerror(errno));
 		goto fail;
 	}
 	/* Shared for readers, exclusive for a writer: QEMU's rule. */
@@ -175,17 +169,17 @@ int vblk_open(struct vblk *b, const struct vblk_config *c, unsigned int n,
 		int e = errno;
 
 		if (e == EAGAIN || e == EACCES)
-			snprintf(why, whylen,
-				 "--disk path=%s: in use (locked) by another "
-				 "VM or another --disk of this one; %s",
-				 c->path,
-				 c->readonly ? "it is being written"
-					     : "a disk being written is "
-					       "not shared");
+			hv_err_set(err, -EINVAL,
+				   "--disk path=%s: in use (locked) by another "
+				   "VM or another --disk of this one; %s",
+				   c->path,
+				   c->readonly ? "it is being written"
+					       : "a disk being written is "
+						 "not shared");
 		else
-			snprintf(why, whylen,
-				 "--disk path=%s: cannot lock it: %s", c->path,
-				 strerror(e));
+			hv_err_set(err, -EINVAL,
+				   "--disk path=%s: cannot lock it: %s",
+				   c->path, strerror(e));
 		goto fail;
 	}
 	if (c->id)

@@ -22,6 +22,7 @@
 #include <linux/virtio_blk.h>
 
 #include "device.h"
+#include "hv_err.h"
 #include "virtio_mmio.h"
 
 #define VBLK_SECTOR	  512
@@ -56,13 +57,13 @@ struct vblk {
 
 /*
  * Opens, checks and locks c's image for disk number @n (its default
- * serial).  0, or -errno with the reason in @why (naming the option's
+ * serial).  0, or -errno with the reason in @err (naming the option's
  * path): missing, a directory or anything but a file or block device,
  * empty or not a multiple of 512 bytes, read-only without readonly=on,
  * locked by another user.
  */
 int vblk_open(struct vblk *b, const struct vblk_config *c, unsigned int n,
-	      char *why, size_t whylen);
+	      struct hv_err *err);
 /* For a disk already open (tests, fuzzing): the rest of vblk_open(). */
 void vblk_init_fd(struct vblk *b, int fd, uint64_t size, bool readonly,
 		  const char *serial);

@@ -24,13 +24,13 @@ static int vblk_setup(void *state, const struct dev_instance *d,
 	const struct vblk_config *c = d->config(env->machine);
 	const struct gmem mem = { .r = env->vm->regions,
 				  .nr = env->vm->nr_regions };
-	char why[512];
+	struct hv_err err = { 0 };
 	int ret;
 
 	s->blk.fd = -1;
-	ret = vblk_open(&s->blk, c, d->uid, why, sizeof(why));
+	ret = vblk_open(&s->blk, c, d->uid, &err);
 	if (ret) {
-		pr_err("%s", why);
+		pr_err("%s", hv_err_msg(&err));
 		return ret;
 	}
 	ret = virtio_mmio_init(&s->mmio, &s->blk.ops, &s->blk, &mem);

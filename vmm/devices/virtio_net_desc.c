@@ -29,14 +29,15 @@ static int vnet_setup(void *state, const struct dev_instance *d,
 	const struct vnet_config *c = d->config(env->machine);
 	const struct gmem mem = { .r = env->vm->regions,
 				  .nr = env->vm->nr_regions };
-	char why[512], id[16];
+	struct hv_err err = { 0 };
+	char id[16];
 	uint8_t mac[6];
 	bool offload;
 	int ret;
 
-	s->fd = tap_open(c->tap, &offload, why, sizeof(why));
+	s->fd = tap_open(c->tap, &offload, &err);
 	if (s->fd < 0) {
-		pr_err("--net %s", why);
+		pr_err("--net %s", hv_err_msg(&err));
 		return s->fd;
 	}
 	if (c->mac_set)

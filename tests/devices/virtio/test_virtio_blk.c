@@ -39,12 +39,12 @@ static void make_image(char *path, size_t n, uint64_t bytes)
 static void brig_init(struct brig *r, bool readonly)
 {
 	struct vblk_config c = { .readonly = readonly, .id = "serial-1" };
-	char why[256];
+	struct hv_err err = { 0 };
 
 	memset(r, 0, sizeof(*r));
 	make_image(r->path, sizeof(r->path), SECTORS * 512);
 	c.path = r->path;
-	CHECK_EQ(vblk_open(&r->b, &c, 0, why, sizeof(why)), 0);
+	CHECK_EQ(vblk_open(&r->b, &c, 0, &err), 0);
 	vdrv_ram(&r->d);
 	CHECK_EQ(virtio_mmio_init(&r->v, &r->b.ops, &r->b, &r->d.mem), 0);
 	r->d.v = &r->v;
@@ -278,8 +278,10 @@ static int open_err(const char *path, bool ro, char *why, size_t n)
 {
 	struct vblk b = { .fd = -1 };
 	struct vblk_config c = { .path = path, .readonly = ro };
-	int ret = vblk_open(&b, &c, 0, why, n);
+	struct hv_err err = { 0 };
+	int ret = vblk_open(&b, &c, 0, &err);
 
+	snprintf(why, n, "%s", hv_err_msg(&err));
 	if (!ret)
 		vblk_close(&b);
 	return ret;
@@ -312,15 +314,15 @@ static void test_open_checks(void)
 	CHECK_EQ(truncate(p, 4096), 0);
 	/* One writer locks out every other user of the image. */
 	c.path = p;
-	CHECK_EQ(vblk_open(&a, &c, 0, why, sizeof(why)), 0);
+	CHECK_EQ(vblk_open(&a, &c, 0, NULL), 0);
 	CHECK(open_err(p, false, why, sizeof(why)) < 0);
 	CHECK(strstr(why, "locked") != NULL);
 	CHECK(open_err(p, true, why, sizeof(why)) < 0);
 	vblk_close(&a);
 	/* Readers share; a writer is then refused. */
 	c.readonly = true;
-	CHECK_EQ(vblk_open(&a, &c, 0, why, sizeof(why)), 0);
-	CHECK_EQ(vblk_open(&b2, &c, 1, why, sizeof(why)), 0);
+	CHECK_EQ(vblk_open(&a, &c, 0, NULL), 0);
+	CHECK_EQ(vblk_open(&b2, &c, 1, NULL), 0);
 	CHECK(open_err(p, false, why, sizeof(why)) < 0);
 	CHECK(!memcmp(b2.serial, "hotvm-disk1", 11));
 	vblk_close(&a);

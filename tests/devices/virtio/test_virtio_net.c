@@ -401,20 +401,30 @@ static void test_mac(void)
 	CHECK(memcmp(a, c, 6));
 }
 
+/* tap_open() with its reason copied into @why. */
+static int tap_try(const char *name, bool *off, char *why, size_t n)
+{
+	struct hv_err err = { 0 };
+	int ret = tap_open(name, off, &err);
+
+	snprintf(why, n, "%s", hv_err_msg(&err));
+	return ret;
+}
+
 /* tap_open()'s checks before TUNSETIFF, which would make a new tap. */
 static void test_tap_missing(void)
 {
 	char why[512];
 	bool off;
 
-	CHECK_EQ(tap_open("hotvm-no-such0", &off, why, sizeof(why)), -ENODEV);
+	CHECK_EQ(tap_try("hotvm-no-such0", &off, why, sizeof(why)), -ENODEV);
 	CHECK(strstr(why, "no such interface"));
 	CHECK(strstr(why, "ip tuntap add hotvm-no-such0 mode tap"));
-	CHECK_EQ(tap_open("lo", &off, why, sizeof(why)), -EINVAL);
+	CHECK_EQ(tap_try("lo", &off, why, sizeof(why)), -EINVAL);
 	CHECK(strstr(why, "not a tap"));
-	CHECK_EQ(tap_open("a-name-far-too-long", &off, why, sizeof(why)),
+	CHECK_EQ(tap_try("a-name-far-too-long", &off, why, sizeof(why)),
 		 -EINVAL);
-	CHECK_EQ(tap_open("", &off, why, sizeof(why)), -EINVAL);
+	CHECK_EQ(tap_try("", &off, why, sizeof(why)), -EINVAL);
 }
 
 /* A persistent tap named @name owned by @uid (-1: nobody's), as ip does. */
@@ -462,13 +472,13 @@ static void test_tap_real(void)
 	CHECK_EQ(make_tap("hvtap0", -1, false), 0);
 	CHECK_EQ(make_tap("hvtun0", -1, true), 0);
 	CHECK_EQ(make_tap("hvtap1", 65534, false), 0);
-	fd = tap_open("hvtap0", &off, why, sizeof(why));
+	fd = tap_try("hvtap0", &off, why, sizeof(why));
 	CHECK(fd >= 0);
 	CHECK(off);
-	fd2 = tap_open("hvtap0", &off, why, sizeof(why));
+	fd2 = tap_try("hvtap0", &off, why, sizeof(why));
 	CHECK_EQ(fd2, -EBUSY);
 	CHECK(strstr(why, "busy"));
-	CHECK_EQ(tap_open("hvtun0", &off, why, sizeof(why)), -EINVAL);
+	CHECK_EQ(tap_try("hvtun0", &off, why, sizeof(why)), -EINVAL);
 	CHECK(strstr(why, "not a tap"));
 	/*
 	 * Another user's tap, opened by a process without CAP_NET_ADMIN.
@@ -482,7 +492,7 @@ static void test_tap_real(void)
 
 		if (setgid(65534) || setuid(65533))
 			_exit(3);
-		r = tap_open("hvtap1", &off, why, sizeof(why));
+		r = tap_try("hvtap1", &off, why, sizeof(why));
 		_exit(r == -EPERM && strstr(why, "no permission")   ? 0
 		      : r == -EACCES && strstr(why, "/dev/net/tun") ? 0
 								    : 1);
