@@ -78,6 +78,54 @@ bool qmp_conn_stalled(const struct qmp_conn *c)
 	       c->inflight >= QMP_BATCH_MAX; /* a bound on what one queues */
 }
 
+/*
+ * After a parse error the rest of its line is dropped, so that the next
+ * line starts a new request.  False when c has not sent the line's end
+ * yet (all it sent is dropped), true once the line is gone.
+ */
+static bool conn_skip_line(struct qmp_conn *c)
+{
+	const char *nl = memchr(c->in, '\n', c->in_len);
+
+	if (!nl) {
+		c->in_len = 0;
+		return false;
+	}
+	conn_consume(c, nl - c->in + 1);
+	c->skip_line = false;
+	return true;
+}
+
+static void conn_skip_space(struct qmp_conn *c)
+{
+	size_t ws = 0;
+
+	while (ws < c->in_len && strchr(" \t\r\n", c->in[ws]))
+		ws++;
+	conn_consume(c, ws);
+}
+
+/*
+ * A request longer than the server takes: its error and the hang-up, but
+ * only after the replies c is still owed (held as overlong till then).
+ */
+static void conn_overlong(struct qmp_server *s, struct qmp_conn *c)
+{
+	char desc[128];
+
+	if (c->inflight) {
+		c->overlong = true;
+		return;
+	}
+	pr_err("api: dropping client fd %d: request longer than %zu bytes",
+	       c->fd, s->max_request);
+	snprintf(desc, sizeof(desc),
+		 "JSON parse error, request longer than %zu bytes",
+		 s->max_request);
+	qmp_conn_send_error(s, c, desc);
+	c->dead = true;
+}
+
 /* Parses and dispatches what c sent, until it needs more or is stalled. */
 void qmp_conn_process(struct qmp_server *s, struct qmp_conn *c)
 {
@@ -88,24 +136,13 @@ void qmp_conn_process(struct qmp_server *s, struct qmp_conn *c)
 		int rc;
 
 		if (c->skip_line) {
-			const char *nl = memchr(c->in, '\n', c->in_len);
-
-			if (!nl) {
-				c->in_len = 0;
+			if (!conn_skip_line(c))
 				return;
-			}
-			conn_consume(c, nl - c->in + 1);
-			c->skip_line = false;
 			continue;
 		}
 		/* Whitespace between requests is not part of any. */
-		if (!c->fed) {
-			size_t ws = 0;
-
-			while (ws < c->in_len && strchr(" \t\r\n", c->in[ws]))
-				ws++;
-			conn_consume(c, ws);
-		}
+		if (!c->fed)
+			conn_skip_space(c);
 		if (c->fed == c->in_len)
 			return;
 		len = c->in_len - c->fed;
@@ -120,20 +157,7 @@ void qmp_conn_process(struct qmp_server *s, struct qmp_conn *c)
 			c->fed += len;
 			if (c->fed < s->max_request)
 				continue;
-			/* Its error and the hang-up come after earlier replies. */
-			if (c->inflight) {
-				c->overlong = true;
-				return;
-			}
-			pr_err("api: dropping client fd %d: request longer "
-			       "than %zu bytes",
-			       c->fd, s->max_request);
-			snprintf(desc, sizeof(desc),
-				 "JSON parse error, request longer than %zu "
-				 "bytes",
-				 s->max_request);
-			qmp_conn_send_error(s, c, desc);
-			c->dead = true;
+			conn_overlong(s, c);
 			return;
 		}
 		end = c->fed + good;

@@ -56,6 +56,62 @@ static void reap(struct qmp_server *s)
 	atomic_store(&s->n_clients, j);
 }
 
+/*
+ * The poll set: the wake fd, the listener and each connection, which is
+ * polled for input only while it may take more and for output only while
+ * it has some waiting.  Returns the poll's timeout: out of fds, accepting
+ * stops for a while (100 ms at most) rather than spin.
+ */
+static int fill_pollfds(struct qmp_server *s, struct pollfd *pfd, int timeout)
+{
+	pfd[0] = (struct pollfd){ .fd = s->wake_fd, .events = POLLIN };
+	pfd[1] = (struct pollfd){ .fd = s->accept_paused ? -1 : s->listen_fd,
+				  .events = POLLIN };
+	if (s->accept_paused && (timeout < 0 || timeout > 100))
+		timeout = 100;
+	for (size_t i = 0; i < s->n_conns; i++) {
+		struct qmp_conn *c = s->conns[i];
+
+		pfd[2 + i] = (struct pollfd){
+			.fd = c->fd,
+			.events = (c->eof || qmp_conn_stalled(c) ? 0 : POLLIN) |
+				  (qmp_conn_backlog(c) ? POLLOUT : 0),
+		};
+	}
+	return timeout;
+}
+
+/*
+ * The first @n connections' events after a poll (@pfd is theirs): output
+ * flushed, a closed or stalled one marked dead once its replies are out
+ * or its peer is gone, input read.
+ */
+static void serve_conns(struct qmp_server *s, const struct pollfd *pfd,
+			size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		struct qmp_conn *c = s->conns[i];
+		short re = pfd[i].revents;
+
+		if (re & POLLOUT) {
+			qmp_conn_flush(c);
+			qmp_report_lost(s, c);
+		}
+		if (c->eof) {
+			c->dead |= (qmp_conn_backlog(c) == 0 && !c->inflight) ||
+				   (re & (POLLERR | POLLHUP));
+			continue;
+		}
+		if (qmp_conn_stalled(c)) {
+			/* Gone for good: its reply has nowhere to go. */
+			c->dead |= (re & (POLLERR | POLLHUP)) != 0;
+			continue;
+		}
+		if (re & (POLLIN | POLLHUP | POLLERR))
+			qmp_conn_read(s, c);
+	}
+}
+
 static void *server_thread(void *arg)
 {
 	struct qmp_server *s = arg;
@@ -79,24 +135,7 @@ static void *server_thread(void *arg)
 			pfd = p;
 			pfd_cap = nfds;
 		}
-		pfd[0] = (struct pollfd){ .fd = s->wake_fd, .events = POLLIN };
-		/* Out of fds: stop accepting for a while rather than spin. */
-		pfd[1] = (struct pollfd){ .fd = s->accept_paused ? -1
-								 : s->listen_fd,
-					  .events = POLLIN };
-		if (s->accept_paused && (timeout < 0 || timeout > 100))
-			timeout = 100;
-		for (size_t i = 0; i < s->n_conns; i++) {
-			struct qmp_conn *c = s->conns[i];
-
-			pfd[2 + i] = (struct pollfd){
-				.fd = c->fd,
-				.events = (c->eof || qmp_conn_stalled(c)
-						   ? 0
-						   : POLLIN) |
-					  (qmp_conn_backlog(c) ? POLLOUT : 0),
-			};
-		}
+		timeout = fill_pollfds(s, pfd, timeout);
 		n = poll(pfd, nfds, timeout);
 		s->accept_paused = false;
 		if (n < 0) {
@@ -115,28 +154,7 @@ static void *server_thread(void *arg)
 		}
 		qmp_deliver_replies(s);
 		qmp_deliver_events(s);
-		for (size_t i = 0; i < nfds - 2; i++) {
-			struct qmp_conn *c = s->conns[i];
-			short re = pfd[2 + i].revents;
-
-			if (re & POLLOUT) {
-				qmp_conn_flush(c);
-				qmp_report_lost(s, c);
-			}
-			if (c->eof) {
-				c->dead |= (qmp_conn_backlog(c) == 0 &&
-					    !c->inflight) ||
-					   (re & (POLLERR | POLLHUP));
-				continue;
-			}
-			if (qmp_conn_stalled(c)) {
-				/* Gone for good: its reply has nowhere to go. */
-				c->dead |= (re & (POLLERR | POLLHUP)) != 0;
-				continue;
-			}
-			if (re & (POLLIN | POLLHUP | POLLERR))
-				qmp_conn_read(s, c);
-		}
+		serve_conns(s, pfd + 2, nfds - 2);
 		reap(s);
 		if (pfd[1].revents)
 			qmp_accept_clients(s);
