@@ -79,37 +79,45 @@ static void test_memory(void)
 	CHECK_EQ(cli_parse_run(3, zero, &o), -EINVAL);
 }
 
+/* cli_parse_cpus() with its reason copied into @why. */
+static int parse_cpus(const char *s, struct board_cpus *c, char *why, size_t n)
+{
+	struct hv_err err = { 0 };
+	int ret = cli_parse_cpus(s, c, &err);
+
+	snprintf(why, n, "%s", hv_err_msg(&err));
+	return ret;
+}
+
 static void test_cpus(void)
 {
 	struct board_cpus c;
 	char why[128];
 
-	CHECK_EQ(cli_parse_cpus("boot=2,max=8", &c, why, sizeof(why)), 0);
+	CHECK_EQ(parse_cpus("boot=2,max=8", &c, why, sizeof(why)), 0);
 	CHECK_EQ(c.boot, 2);
 	CHECK_EQ(c.max, 8);
-	CHECK_EQ(cli_parse_cpus("max=8,boot=3", &c, why, sizeof(why)), 0);
+	CHECK_EQ(parse_cpus("max=8,boot=3", &c, why, sizeof(why)), 0);
 	CHECK_EQ(c.boot, 3);
 	CHECK_EQ(c.max, 8);
-	CHECK_EQ(cli_parse_cpus("boot=4", &c, why, sizeof(why)), 0);
+	CHECK_EQ(parse_cpus("boot=4", &c, why, sizeof(why)), 0);
 	CHECK_EQ(c.max, 4);
-	CHECK_EQ(cli_parse_cpus("max=4", &c, why, sizeof(why)), 0);
+	CHECK_EQ(parse_cpus("max=4", &c, why, sizeof(why)), 0);
 	CHECK_EQ(c.boot, 1);
 
-	CHECK_EQ(cli_parse_cpus("boot=4,max=2", &c, why, sizeof(why)), -EINVAL);
+	CHECK_EQ(parse_cpus("boot=4,max=2", &c, why, sizeof(why)), -EINVAL);
 	CHECK(strstr(why, "greater than max"));
-	CHECK_EQ(cli_parse_cpus("boot=0", &c, why, sizeof(why)), -EINVAL);
-	CHECK_EQ(cli_parse_cpus("4", &c, why, sizeof(why)), -EINVAL);
-	CHECK_EQ(cli_parse_cpus("", &c, why, sizeof(why)), -EINVAL);
-	CHECK_EQ(cli_parse_cpus("boot=", &c, why, sizeof(why)), -EINVAL);
-	CHECK_EQ(cli_parse_cpus("boot=x", &c, why, sizeof(why)), -EINVAL);
-	CHECK_EQ(cli_parse_cpus("boot=-1", &c, why, sizeof(why)), -EINVAL);
-	CHECK_EQ(cli_parse_cpus("boot=1,", &c, why, sizeof(why)), -EINVAL);
-	CHECK_EQ(cli_parse_cpus("boot=1,boot=2", &c, why, sizeof(why)),
-		 -EINVAL);
-	CHECK_EQ(cli_parse_cpus("cores=2", &c, why, sizeof(why)), -EINVAL);
+	CHECK_EQ(parse_cpus("boot=0", &c, why, sizeof(why)), -EINVAL);
+	CHECK_EQ(parse_cpus("4", &c, why, sizeof(why)), -EINVAL);
+	CHECK_EQ(parse_cpus("", &c, why, sizeof(why)), -EINVAL);
+	CHECK_EQ(parse_cpus("boot=", &c, why, sizeof(why)), -EINVAL);
+	CHECK_EQ(parse_cpus("boot=x", &c, why, sizeof(why)), -EINVAL);
+	CHECK_EQ(parse_cpus("boot=-1", &c, why, sizeof(why)), -EINVAL);
+	CHECK_EQ(parse_cpus("boot=1,", &c, why, sizeof(why)), -EINVAL);
+	CHECK_EQ(parse_cpus("boot=1,boot=2", &c, why, sizeof(why)), -EINVAL);
+	CHECK_EQ(parse_cpus("cores=2", &c, why, sizeof(why)), -EINVAL);
 	CHECK(strstr(why, "cores"));
-	CHECK_EQ(cli_parse_cpus("boot=9999999999", &c, why, sizeof(why)),
-		 -EINVAL);
+	CHECK_EQ(parse_cpus("boot=9999999999", &c, why, sizeof(why)), -EINVAL);
 }
 
 static void test_serial(void)

@@ -95,16 +95,14 @@ static int parse_uint(const char *s, size_t len, unsigned int *out)
 	return 0;
 }
 
-int cli_parse_cpus(const char *s, struct board_cpus *out, char *why,
-		   size_t whylen)
+int cli_parse_cpus(const char *s, struct board_cpus *out, struct hv_err *err)
 {
 	bool have_boot = false, have_max = false;
 	unsigned int boot = 1, max = 0;
 	const char *p = s;
 
 	if (!s || !*s) {
-		snprintf(why, whylen, "empty value");
-		return -EINVAL;
+		return hv_err_set(err, -EINVAL, "empty value");
 	}
 	while (*p) {
 		const char *comma = strchr(p, ',');
@@ -114,16 +112,16 @@ int cli_parse_cpus(const char *s, struct board_cpus *out, char *why,
 		unsigned int v;
 
 		if (!eq) {
-			snprintf(why, whylen, "'%.*s' is not key=value",
-				 (int)len, p);
-			return -EINVAL;
+			return hv_err_set(err, -EINVAL,
+					  "'%.*s' is not key=value", (int)len,
+					  p);
 		}
 		klen = (size_t)(eq - p);
 		vlen = len - klen - 1;
 		if (parse_uint(eq + 1, vlen, &v)) {
-			snprintf(why, whylen, "'%.*s' is not a number",
-				 (int)vlen, eq + 1);
-			return -EINVAL;
+			return hv_err_set(err, -EINVAL,
+					  "'%.*s' is not a number", (int)vlen,
+					  eq + 1);
 		}
 		if (klen == 4 && !strncmp(p, "boot", 4) && !have_boot) {
 			boot = v;
@@ -132,28 +130,25 @@ int cli_parse_cpus(const char *s, struct board_cpus *out, char *why,
 			max = v;
 			have_max = true;
 		} else {
-			snprintf(why, whylen, "unknown or repeated key '%.*s'",
-				 (int)klen, p);
-			return -EINVAL;
+			return hv_err_set(err, -EINVAL,
+					  "unknown or repeated key '%.*s'",
+					  (int)klen, p);
 		}
 		if (!comma)
 			break;
 		p = comma + 1;
 		if (!*p) {
-			snprintf(why, whylen, "trailing comma");
-			return -EINVAL;
+			return hv_err_set(err, -EINVAL, "trailing comma");
 		}
 	}
 	if (!have_max)
 		max = boot;
 	if (boot < 1) {
-		snprintf(why, whylen, "boot must be at least 1");
-		return -EINVAL;
+		return hv_err_set(err, -EINVAL, "boot must be at least 1");
 	}
 	if (boot > max) {
-		snprintf(why, whylen, "boot=%u is greater than max=%u", boot,
-			 max);
-		return -EINVAL;
+		return hv_err_set(err, -EINVAL,
+				  "boot=%u is greater than max=%u", boot, max);
 	}
 	out->boot = boot;
 	out->max = max;
@@ -192,8 +187,7 @@ int cli_parse_count(const char *s, unsigned int *out)
 	return s ? parse_uint(s, strlen(s), out) : -EINVAL;
 }
 
-int cli_parse_disk(char *text, struct vblk_config *out, char *why,
-		   size_t whylen)
+int cli_parse_disk(char *text, struct vblk_config *out, struct hv_err *err)
 {
 	bool seen_ro = false;
 	char *save = NULL;
@@ -204,21 +198,20 @@ int cli_parse_disk(char *text, struct vblk_config *out, char *why,
 		char *v = strchr(kv, '=');
 
 		if (!v) {
-			snprintf(why, whylen, "'%s' is not key=value", kv);
-			return -EINVAL;
+			return hv_err_set(err, -EINVAL, "'%s' is not key=value",
+					  kv);
 		}
 		*v++ = 0;
 		if (!strcmp(kv, "path") && !out->path) {
 			if (!*v) {
-				snprintf(why, whylen, "empty path");
-				return -EINVAL;
+				return hv_err_set(err, -EINVAL, "empty path");
 			}
 			out->path = v;
 		} else if (!strcmp(kv, "readonly") && !seen_ro) {
 			if (strcmp(v, "on") && strcmp(v, "off")) {
-				snprintf(why, whylen,
-					 "readonly=%s: give on or off", v);
-				return -EINVAL;
+				return hv_err_set(err, -EINVAL,
+						  "readonly=%s: give on or off",
+						  v);
 			}
 			out->readonly = !strcmp(v, "on");
 			seen_ro = true;
@@ -229,42 +222,40 @@ int cli_parse_disk(char *text, struct vblk_config *out, char *why,
 			    strspn(v, "abcdefghijklmnopqrstuvwxyz"
 				      "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 				      "0123456789._-") != n) {
-				snprintf(why, whylen,
-					 "id=%s: give 1 to 20 of A-Z a-z 0-9 "
-					 ". _ -",
-					 v);
-				return -EINVAL;
+				return hv_err_set(
+					err, -EINVAL,
+					"id=%s: give 1 to 20 of A-Z a-z 0-9 "
+					". _ -",
+					v);
 			}
 			out->id = v;
 		} else {
-			snprintf(why, whylen, "%s: %s", kv,
-				 strcmp(kv, "path") && strcmp(kv, "readonly") &&
-						 strcmp(kv, "id")
-					 ? "unknown key"
-					 : "given twice");
-			return -EINVAL;
+			return hv_err_set(
+				err, -EINVAL, "%s: %s", kv,
+				strcmp(kv, "path") && strcmp(kv, "readonly") &&
+						strcmp(kv, "id")
+					? "unknown key"
+					: "given twice");
 		}
 	}
 	if (!out->path) {
-		snprintf(why, whylen, "no path");
-		return -EINVAL;
+		return hv_err_set(err, -EINVAL, "no path");
 	}
 	return 0;
 }
 
 /* "on" or "off" into *out: 0, or -EINVAL with the reason. */
-static int on_off(const char *key, const char *v, bool *out, char *why,
-		  size_t whylen)
+static int on_off(const char *key, const char *v, bool *out, struct hv_err *err)
 {
 	if (strcmp(v, "on") && strcmp(v, "off")) {
-		snprintf(why, whylen, "%s=%s: give on or off", key, v);
-		return -EINVAL;
+		return hv_err_set(err, -EINVAL, "%s=%s: give on or off", key,
+				  v);
 	}
 	*out = !strcmp(v, "on");
 	return 0;
 }
 
-int cli_parse_net(char *text, struct vnet_config *out, char *why, size_t whylen)
+int cli_parse_net(char *text, struct vnet_config *out, struct hv_err *err)
 {
 	static const char *const keys[] = { "tap", "mac", "id", "offload",
 					    "mrg_rxbuf" };
@@ -276,37 +267,37 @@ int cli_parse_net(char *text, struct vnet_config *out, char *why, size_t whylen)
 	     kv = strtok_r(NULL, ",", &save)) {
 		char *v = strchr(kv, '=');
 		unsigned int k = 0;
-		bool on;
+		bool on = false;
 
 		if (!v) {
-			snprintf(why, whylen, "'%s' is not key=value", kv);
-			return -EINVAL;
+			return hv_err_set(err, -EINVAL, "'%s' is not key=value",
+					  kv);
 		}
 		*v++ = 0;
 		while (k < 5 && strcmp(kv, keys[k]))
 			k++;
 		if (k == 5 || (seen & (1u << k))) {
-			snprintf(why, whylen, "%s: %s", kv,
-				 k == 5 ? "unknown key" : "given twice");
-			return -EINVAL;
+			return hv_err_set(err, -EINVAL, "%s: %s", kv,
+					  k == 5 ? "unknown key"
+						 : "given twice");
 		}
 		seen |= 1u << k;
 		switch (k) {
 		case 0:
 			if (!*v) {
-				snprintf(why, whylen, "empty tap name");
-				return -EINVAL;
+				return hv_err_set(err, -EINVAL,
+						  "empty tap name");
 			}
 			out->tap = v;
 			break;
 		case 1:
 			if (vnet_parse_mac(v, out->mac)) {
-				snprintf(why, whylen,
-					 "mac=%s: not a unicast MAC (six hex "
-					 "pairs with colons, e.g. "
-					 "02:00:00:00:00:01)",
-					 v);
-				return -EINVAL;
+				return hv_err_set(
+					err, -EINVAL,
+					"mac=%s: not a unicast MAC (six hex "
+					"pairs with colons, e.g. "
+					"02:00:00:00:00:01)",
+					v);
 			}
 			out->mac_set = true;
 			break;
@@ -317,17 +308,17 @@ int cli_parse_net(char *text, struct vnet_config *out, char *why, size_t whylen)
 			    strspn(v, "abcdefghijklmnopqrstuvwxyz"
 				      "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 				      "0123456789._-") != n) {
-				snprintf(why, whylen,
-					 "id=%s: give 1 to %d of A-Z a-z 0-9 "
-					 ". _ -",
-					 v, VNET_ID_MAX);
-				return -EINVAL;
+				return hv_err_set(
+					err, -EINVAL,
+					"id=%s: give 1 to %d of A-Z a-z 0-9 "
+					". _ -",
+					v, VNET_ID_MAX);
 			}
 			out->id = v;
 			break;
 		}
 		default:
-			if (on_off(kv, v, &on, why, whylen))
+			if (on_off(kv, v, &on, err))
 				return -EINVAL;
 			if (k == 3)
 				out->no_offload = !on;
@@ -336,8 +327,7 @@ int cli_parse_net(char *text, struct vnet_config *out, char *why, size_t whylen)
 		}
 	}
 	if (!out->tap) {
-		snprintf(why, whylen, "no tap");
-		return -EINVAL;
+		return hv_err_set(err, -EINVAL, "no tap");
 	}
 	return 0;
 }

@@ -12,6 +12,7 @@
 #include <stdio.h>
 
 #include "board.h"
+#include "hv_err.h"
 
 /* What `hotvm run` was asked: a machine, or one of the other modes. */
 #define CLI_DISK_TEXT	     4200 /* a --disk's value: a path and its options */
@@ -46,10 +47,9 @@ int cli_parse_memory(const char *s, uint64_t *out);
  * Cloud Hypervisor's "boot=N,max=M": keys in any order, each at most once;
  * boot defaults to 1, max to boot.  Checks 1 <= boot <= max; the limit
  * from KVM is checked later, by the caller that knows it.
- * Returns 0 or -EINVAL with a reason in why.
+ * Returns 0 or -EINVAL with the reason in @err.
  */
-int cli_parse_cpus(const char *s, struct board_cpus *out, char *why,
-		   size_t whylen);
+int cli_parse_cpus(const char *s, struct board_cpus *out, struct hv_err *err);
 
 #define CLI_MAX_MS (24 * 3600 * 1000) /* a day: a typo beyond */
 
@@ -71,17 +71,15 @@ int cli_parse_count(const char *s, unsigned int *out);
  * copy of it, which @out's strings then point into).  0, or -EINVAL with
  * the reason in @why.
  */
-int cli_parse_disk(char *text, struct vblk_config *out, char *why,
-		   size_t whylen);
+int cli_parse_disk(char *text, struct vblk_config *out, struct hv_err *err);
 
 /*
  * --net's "tap=NAME[,mac=MAC][,id=NAME][,offload=on|off][,mrg_rxbuf=on|off]"
  * (keys in any order, each once; tap required; id 1-16 of
  * [A-Za-z0-9._-]; MAC six hex pairs with colons, unicast, not zero),
- * split in @text.  0, or -EINVAL with the reason in @why.
+ * split in @text.  0, or -EINVAL with the reason in @err.
  */
-int cli_parse_net(char *text, struct vnet_config *out, char *why,
-		  size_t whylen);
+int cli_parse_net(char *text, struct vnet_config *out, struct hv_err *err);
 
 /* A parse function's answer that ends parsing with success (--help). */
 #define CLI_OPT_STOP 1

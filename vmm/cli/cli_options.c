@@ -82,11 +82,11 @@ static int opt_memory(struct cli_run_opts *o, const char *v)
 
 static int opt_cpus(struct cli_run_opts *o, const char *v)
 {
-	char why[128];
+	struct hv_err err = { 0 };
 
-	if (cli_parse_cpus(v, &o->board.cpus, why, sizeof(why))) {
+	if (cli_parse_cpus(v, &o->board.cpus, &err)) {
 		pr_err("--cpus '%s': %s; use boot=N,max=M with 1 <= N <= M", v,
-		       why);
+		       hv_err_msg(&err));
 		return -EINVAL;
 	}
 	return 0;
@@ -242,15 +242,16 @@ static int opt_agent_channel(struct cli_run_opts *o, const char *v)
 
 static int opt_vsock(struct cli_run_opts *o, const char *v)
 {
-	char why[160];
+	struct hv_err err = { 0 };
 
 	if (strlen(v) >= sizeof(o->vsock_text)) {
 		pr_err("--vsock: too long; give a shorter path");
 		return -EINVAL;
 	}
 	strcpy(o->vsock_text, v);
-	if (vsock_parse(o->vsock_text, &o->board.vsock, why, sizeof(why))) {
-		pr_err("--vsock '%s': %s; use cid=N,socket=PATH", v, why);
+	if (vsock_parse(o->vsock_text, &o->board.vsock, &err)) {
+		pr_err("--vsock '%s': %s; use cid=N,socket=PATH", v,
+		       hv_err_msg(&err));
 		return -EINVAL;
 	}
 	return 0;
@@ -309,7 +310,7 @@ static int opt_guest_eject(struct cli_run_opts *o, const char *v)
 static int opt_disk(struct cli_run_opts *o, const char *v)
 {
 	unsigned int n = o->board.nr_disks;
-	char why[160];
+	struct hv_err err = { 0 };
 
 	if (n == BOARD_MAX_DISKS) {
 		pr_err("--disk %s: at most %d disks", v, BOARD_MAX_DISKS);
@@ -320,11 +321,10 @@ static int opt_disk(struct cli_run_opts *o, const char *v)
 		return -EINVAL;
 	}
 	strcpy(o->disk_text[n], v);
-	if (cli_parse_disk(o->disk_text[n], &o->board.disks[n], why,
-			   sizeof(why))) {
+	if (cli_parse_disk(o->disk_text[n], &o->board.disks[n], &err)) {
 		pr_err("--disk '%s': %s; use path=FILE|DEVICE[,readonly=on]"
 		       "[,id=NAME]",
-		       v, why);
+		       v, hv_err_msg(&err));
 		return -EINVAL;
 	}
 	o->board.nr_disks++;
@@ -334,7 +334,7 @@ static int opt_disk(struct cli_run_opts *o, const char *v)
 static int opt_net(struct cli_run_opts *o, const char *v)
 {
 	unsigned int n = o->board.nr_nets;
-	char why[200];
+	struct hv_err err = { 0 };
 
 	if (n == BOARD_MAX_NETS) {
 		pr_err("--net %s: at most %d network devices", v,
@@ -346,10 +346,9 @@ static int opt_net(struct cli_run_opts *o, const char *v)
 		return -EINVAL;
 	}
 	strcpy(o->net_text[n], v);
-	if (cli_parse_net(o->net_text[n], &o->board.nets[n], why,
-			  sizeof(why))) {
+	if (cli_parse_net(o->net_text[n], &o->board.nets[n], &err)) {
 		pr_err("--net '%s': %s; use tap=NAME[,mac=MAC][,id=NAME]", v,
-		       why);
+		       hv_err_msg(&err));
 		return -EINVAL;
 	}
 	o->board.nr_nets++;

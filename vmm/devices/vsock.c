@@ -721,7 +721,7 @@ void vsock_get_stats(struct vsock *s, struct vsock_stats *out)
 }
 
 /* "cid=N,socket=PATH", in either order, both needed. */
-int vsock_parse(char *text, struct vsock_config *c, char *why, size_t n)
+int vsock_parse(char *text, struct vsock_config *c, struct hv_err *err)
 {
 	char *save = NULL, *tok;
 	bool have_cid = false;
@@ -737,40 +737,40 @@ int vsock_parse(char *text, struct vsock_config *c, char *why, size_t n)
 			v = strtoull(tok + 4, &end, 10);
 			if (!tok[4] || *end || errno || tok[4] == '-' ||
 			    tok[4] == '+') {
-				snprintf(why, n, "cid '%s' is not a number",
-					 tok + 4);
-				return -EINVAL;
+				return hv_err_set(err, -EINVAL,
+						  "cid '%s' is not a number",
+						  tok + 4);
 			}
 			if (v <= VSOCK_HOST_CID || v >= UINT32_MAX) {
-				snprintf(why, n,
-					 "cid %llu is reserved (0, 1, 2 and "
-					 "4294967295 are; give 3 to "
-					 "4294967294)",
-					 v);
-				return -EINVAL;
+				return hv_err_set(
+					err, -EINVAL,
+					"cid %llu is reserved (0, 1, 2 and "
+					"4294967295 are; give 3 to "
+					"4294967294)",
+					v);
 			}
 			c->cid = v;
 			have_cid = true;
 		} else if (!strncmp(tok, "socket=", 7) && tok[7]) {
 			c->path = tok + 7;
 		} else {
-			snprintf(why, n, "unknown or empty setting '%s'", tok);
-			return -EINVAL;
+			return hv_err_set(err, -EINVAL,
+					  "unknown or empty setting '%s'", tok);
 		}
 	}
 	if (!have_cid || !c->path) {
-		snprintf(why, n, "both cid= and socket= are needed");
-		return -EINVAL;
+		return hv_err_set(err, -EINVAL,
+				  "both cid= and socket= are needed");
 	}
 	/* PATH_4294967295 must fit a unix socket address too. */
 	if (strlen(c->path) + 11 >=
 	    sizeof(((struct sockaddr_un *)0)->sun_path)) {
-		snprintf(why, n,
-			 "socket path too long (%zu bytes; at most %zu, so "
-			 "that PATH_<port> fits a unix socket address)",
-			 strlen(c->path),
-			 sizeof(((struct sockaddr_un *)0)->sun_path) - 12);
-		return -EINVAL;
+		return hv_err_set(
+			err, -EINVAL,
+			"socket path too long (%zu bytes; at most %zu, so "
+			"that PATH_<port> fits a unix socket address)",
+			strlen(c->path),
+			sizeof(((struct sockaddr_un *)0)->sun_path) - 12);
 	}
 	return 0;
 }

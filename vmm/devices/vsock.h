@@ -33,6 +33,7 @@
 
 #include <linux/virtio_vsock.h>
 
+#include "hv_err.h"
 #include "serial.h"
 #include "virtio_mmio.h"
 
@@ -61,9 +62,9 @@ struct vsock_config {
 /*
  * Checks --vsock's value (@text is modified): the CID neither reserved
  * (0, 1, 2) nor U32_MAX or beyond, the path short enough that PATH_P
- * fits a unix socket address for every port.  0, or -EINVAL with why.
+ * fits a unix socket address for every port.  0, or -EINVAL with the reason in @err.
  */
-int vsock_parse(char *text, struct vsock_config *c, char *why, size_t n);
+int vsock_parse(char *text, struct vsock_config *c, struct hv_err *err);
 
 enum vsock_state {
 	VSOCK_FREE,

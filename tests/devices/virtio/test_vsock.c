@@ -180,6 +180,16 @@ static ssize_t read_wait(int fd, void *buf, size_t n)
 	return read(fd, buf, n);
 }
 
+/* vsock_parse() with its reason copied into @why. */
+static int parse(char *t, struct vsock_config *c, char *why, size_t n)
+{
+	struct hv_err err = { 0 };
+	int ret = vsock_parse(t, c, &err);
+
+	snprintf(why, n, "%s", hv_err_msg(&err));
+	return ret;
+}
+
 static void test_parse(void)
 {
 	struct vsock_config c;
@@ -199,18 +209,18 @@ static void test_parse(void)
 	};
 
 	strcpy(t, "socket=/run/v.sock,cid=4294967294");
-	CHECK_EQ(vsock_parse(t, &c, why, sizeof(why)), 0);
+	CHECK_EQ(parse(t, &c, why, sizeof(why)), 0);
 	CHECK_EQ(c.cid, 4294967294u);
 	CHECK_STREQ(c.path, "/run/v.sock");
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		strcpy(t, bad[i]);
-		CHECK_EQ(vsock_parse(t, &c, why, sizeof(why)), -EINVAL);
+		CHECK_EQ(parse(t, &c, why, sizeof(why)), -EINVAL);
 		CHECK(why[0]);
 	}
 	strcpy(t, "cid=3,socket=/");
 	memset(t + strlen(t), 'a', 100);
 	t[14 + 100] = 0;
-	CHECK_EQ(vsock_parse(t, &c, why, sizeof(why)), -EINVAL);
+	CHECK_EQ(parse(t, &c, why, sizeof(why)), -EINVAL);
 	CHECK(strstr(why, "too long"));
 }
 
