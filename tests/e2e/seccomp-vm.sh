@@ -61,16 +61,17 @@ stop_vm() {
 	pid=
 }
 
-echo "1..13"
+echo "1..14"
 
-# 1-6: a forbidden call on each thread type stops hotvm, named (a disk
-# gives the virtio device's thread).
+# 1-7: a forbidden call on each thread type stops hotvm, named (a disk
+# gives the virtio device's thread, a vsock its I/O thread, whose filter
+# allows socket(2) for AF_UNIX alone: the trigger's is AF_INET).
 truncate -s 1M "$tmp/disk"
-for t in main vcpu qmp-io qmp-query qmp-op virtio; do
-	rm -f "$tmp/s"
+for t in main vcpu qmp-io qmp-query qmp-op virtio vsock; do
+	rm -f "$tmp/s" "$tmp/v"
 	HOTVM_SECCOMP_TRIGGER=$t run_bounded "$SCTEST" run \
 		--cpus boot=1,max=2 --api-socket "$tmp/s" --serial none \
-		--disk path="$tmp/disk"
+		--disk path="$tmp/disk" --vsock cid=3,socket="$tmp/v"
 	if [ "$st" -eq 4 ] &&
 		grep -q "seccomp: the $t thread called socket (41), which its filter forbids" "$tmp/err"; then
 		ok "socket() on the $t thread: status 4, named"
@@ -79,7 +80,7 @@ for t in main vcpu qmp-io qmp-query qmp-op virtio; do
 	fi
 done
 
-# 6: log lets the call through (the kernel logs it); the VM runs on.
+# 8: log lets the call through (the kernel logs it); the VM runs on.
 rm -f "$tmp/s"
 if HOTVM_SECCOMP_TRIGGER=vcpu start_vm "$SCTEST" run --seccomp log \
 	--cpus boot=1,max=2 --api-socket "$tmp/s"; then
@@ -94,7 +95,7 @@ else
 	stop_vm
 fi
 
-# 7: off: no filter in any thread.
+# 9: off: no filter in any thread.
 rm -f "$tmp/s"
 if HOTVM_SECCOMP_TRIGGER=vcpu start_vm "$SCTEST" run --seccomp off \
 	--cpus boot=2,max=2 --api-socket "$tmp/s"; then
@@ -110,7 +111,7 @@ else
 	stop_vm
 fi
 
-# 8: the default (on), the real binary: every thread filtered, with
+# 10: the default (on), the real binary: every thread filtered, with
 # no_new_privs, and a hot-add and removal go through.
 rm -f "$tmp/s"
 if start_vm "$HOTVM" run --cpus boot=2,max=3 --api-socket "$tmp/s"; then
@@ -134,7 +135,7 @@ else
 	stop_vm
 fi
 
-# 9-10: with --hook the two operation threads (QMP's, and the machine's
+# 11-12: with --hook the two operation threads (QMP's, and the machine's
 # work thread: a reset, a guest's own eject) are not filtered, so a hook
 # is not either (a filter is inherited across fork and exec); the rest,
 # the main thread too, are.
@@ -169,7 +170,7 @@ else
 	stop_vm
 fi
 
-# 11: a bad value is bad input.
+# 13: a bad value is bad input.
 run_bounded "$HOTVM" run --seccomp maybe
 if [ "$st" -eq 2 ] && grep -q -- "--seccomp 'maybe': give on, log or off" "$tmp/err"; then
 	ok "--seccomp maybe: status 2 and a clear error"
@@ -177,7 +178,7 @@ else
 	not_ok "--seccomp maybe: status $st"
 fi
 
-# 12: the help documents it.
+# 14: the help documents it.
 if "$HOTVM" run --help | grep -q -- '--seccomp on|log|off'; then
 	ok "hotvm run --help documents --seccomp"
 else

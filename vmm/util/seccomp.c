@@ -126,13 +126,13 @@ static const int calls_virtio_net[] = {
 
 /*
  * virtio-vsock's I/O thread: accepting host clients on its socket,
- * connecting the guest's requests to PATH_<port> (socket and connect),
- * shutting a socket's write side when the guest will send no more.
+ * connecting the guest's requests to PATH_<port> (connect, and socket for
+ * AF_UNIX only: .socket_family), shutting a socket's write side when the
+ * guest will send no more.
  */
 static const int calls_vsock[] = {
 	SCMP_SYS(accept4),
 	SCMP_SYS(connect),
-	SCMP_SYS(socket),
 	SCMP_SYS(shutdown),
 	SC_END,
 };
@@ -212,7 +212,8 @@ struct seccomp_spec {
 	const char *name;
 	const int *calls[4];
 	const unsigned long *ioctls[2];
-	bool threads; /* may start threads (which inherit this filter) */
+	bool threads;	   /* may start threads (which inherit this filter) */
+	int socket_family; /* socket(2) of this family only; 0: none */
 };
 
 /*
@@ -284,6 +285,7 @@ static const struct seccomp_spec seccomp_specs[SECCOMP_NR_THREADS] = {
 	[SECCOMP_THREAD_VSOCK] = {
 		.name = "vsock",
 		.calls = { calls_base, calls_fds, calls_vsock },
+		.socket_family = AF_UNIX,
 	},
 };
 
@@ -532,6 +534,10 @@ static int seccomp_build(enum seccomp_thread t, enum seccomp_policy p,
 		ret = seccomp_add_list(ctx, s->calls[i]);
 	for (size_t i = 0; !ret && i < 2 && s->ioctls[i]; i++)
 		ret = seccomp_add_ioctls(ctx, s->ioctls[i]);
+	if (!ret && s->socket_family)
+		ret = seccomp_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(socket), 1,
+				  &SCMP_A0(SCMP_CMP_EQ,
+					   (scmp_datum_t)s->socket_family, 0));
 	if (!ret && s->threads)
 		ret = seccomp_add_threads(ctx);
 	if (!ret)
