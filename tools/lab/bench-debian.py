@@ -275,9 +275,14 @@ def qemu_argv(d, args):
             '-nographic', '-monitor', 'none', '-nic', 'none', '-no-reboot',
             '-serial', 'stdio', '-kernel', LINUX, '-initrd', INITRD,
             '-append', 'root=%s console=ttyS0 quiet' % ROOT,
-            '-drive', 'file=%s,format=raw,if=virtio' % ROOT,
+            # Both disks as libvirt gives them, the root at the lower
+            # slot: Linux names virtio disks in PCI probe order, and an
+            # if=virtio drive is created after every -device, so it
+            # came second and the empty fio disk became /dev/vda.
+            '-drive', 'file=%s,format=raw,if=none,id=root' % ROOT,
+            '-device', 'virtio-blk-pci,drive=root,addr=0x4',
             '-drive', 'file=%s/fio.raw,format=raw,if=none,id=fio' % d,
-            '-device', 'virtio-blk-pci,drive=fio,serial=fio',
+            '-device', 'virtio-blk-pci,drive=fio,serial=fio,addr=0x5',
             '-device', 'virtio-serial-pci',
             '-chardev', 'socket,path=%s/qga,server=on,wait=off,id=qga0' % d,
             '-device', 'virtserialport,chardev=qga0,'
