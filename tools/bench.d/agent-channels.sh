@@ -24,10 +24,12 @@ set -eu
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
 build=$top/build
+case ${1:-} in -h | --help) sed -n '2,22p' "$0"; exit 0 ;; esac
 while getopts b:h opt; do
 	case $opt in
 	b) build=$OPTARG ;;
-	*) sed -n '2,22p' "$0"; exit 2 ;;
+	h) sed -n '2,22p' "$0"; exit 0 ;;
+	*) sed -n '2,22p' "$0" >&2; exit 2 ;;
 	esac
 done
 ninja -C "$build" vmm/hotvm tests/linux/test-debian-vsock >/dev/null

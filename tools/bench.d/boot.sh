@@ -18,6 +18,7 @@ build=build
 qemu=auto
 kernel=
 
+case ${1:-} in -h | --help) sed -n '2,12p' "$0"; exit 0 ;; esac
 while getopts r:c:b:k:qQh opt; do
 	case $opt in
 	r) runs=$OPTARG ;;
@@ -26,7 +27,8 @@ while getopts r:c:b:k:qQh opt; do
 	k) kernel=$OPTARG ;;
 	q) qemu=yes ;;
 	Q) qemu=no ;;
-	*) sed -n '2,12p' "$0"; exit 2 ;;
+	h) sed -n '2,12p' "$0"; exit 0 ;;
+	*) sed -n '2,12p' "$0" >&2; exit 2 ;;
 	esac
 done
 

@@ -35,6 +35,7 @@ mb=256
 runtime=6
 trace=
 build=$top/build
+case ${1:-} in -h | --help) sed -n '2,28p' "$0"; exit 0 ;; esac
 while getopts r:c:s:t:T:b:h opt; do
 	case $opt in
 	r) reps=$OPTARG ;;
@@ -43,7 +44,8 @@ while getopts r:c:s:t:T:b:h opt; do
 	t) runtime=$OPTARG ;;
 	T) trace="--trace $OPTARG" ;;
 	b) build=$OPTARG ;;
-	*) sed -n '2,28p' "$0"; exit 2 ;;
+	h) sed -n '2,28p' "$0"; exit 0 ;;
+	*) sed -n '2,28p' "$0" >&2; exit 2 ;;
 	esac
 done
 ninja -C "$build" vmm/hotvm >/dev/null

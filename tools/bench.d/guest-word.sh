@@ -32,6 +32,7 @@ timeout=1200
 vmms="hotvm qemu"
 echo=
 
+case ${1:-} in -h | --help) sed -n '2,25p' "$0"; exit 0 ;; esac
 while getopts b:l:t:v:eh opt; do
 	case $opt in
 	b) build=$OPTARG ;;
@@ -39,7 +40,8 @@ while getopts b:l:t:v:eh opt; do
 	t) timeout=$OPTARG ;;
 	v) vmms=$OPTARG ;;
 	e) echo=" --echo" ;;
-	*) sed -n '2,25p' "$0"; exit 2 ;;
+	h) sed -n '2,25p' "$0"; exit 0 ;;
+	*) sed -n '2,25p' "$0" >&2; exit 2 ;;
 	esac
 done
 log=${log:-$build/bench-guest-word.log}

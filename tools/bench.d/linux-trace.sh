@@ -18,11 +18,13 @@ set -eu
 top=$(cd "$(dirname "$0")/../.." && pwd)
 n=4
 build=$top/build
+case ${1:-} in -h | --help) sed -n '2,15p' "$0"; exit 0 ;; esac
 while getopts n:b:h opt; do
 	case $opt in
 	n) n=$OPTARG ;;
 	b) build=$OPTARG ;;
-	*) sed -n '2,15p' "$0"; exit 2 ;;
+	h) sed -n '2,15p' "$0"; exit 0 ;;
+	*) sed -n '2,15p' "$0" >&2; exit 2 ;;
 	esac
 done
 ninja -C "$build" vmm/hotvm tests/linux/test-linux-trace >/dev/null

@@ -47,6 +47,7 @@ timeout=
 agent=
 before=
 
+case ${1:-} in -h | --help) sed -n '2,36p' "$0"; exit 0 ;; esac
 while getopts aB:r:m:s:b:o:l:t:h opt; do
 	case $opt in
 	a) agent=agent ;;
@@ -58,7 +59,8 @@ while getopts aB:r:m:s:b:o:l:t:h opt; do
 	o) json=$OPTARG ;;
 	l) log=$OPTARG ;;
 	t) timeout=$OPTARG ;;
-	*) sed -n '2,36p' "$0"; exit 2 ;;
+	h) sed -n '2,36p' "$0"; exit 0 ;;
+	*) sed -n '2,36p' "$0" >&2; exit 2 ;;
 	esac
 done
 case $reps$max$soft in *[!0-9]*) echo "bench-linux: -r, -m and -s take numbers" >&2; exit 2 ;; esac
