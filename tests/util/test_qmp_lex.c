@@ -301,12 +301,13 @@ static void test_describe(void)
 
 	for (size_t i = 0; i < sizeof(d) / sizeof(d[0]); i++) {
 		struct qmp_lex lx;
-		char buf[256];
+		struct hv_err err = { 0 };
+		const char *buf = err.msg;
 
 		qmp_lex_reset(&lx, 0);
 		CHECK(qmp_lex_scan(&lx, d[i].text, strlen(d[i].text)) <
 		      strlen(d[i].text));
-		qmp_lex_describe(&lx, buf, sizeof(buf));
+		CHECK_EQ(qmp_lex_describe(&lx, &err), -EPROTO);
 		for (size_t k = 0; k < 2; k++)
 			if (!strstr(buf, d[i].want[k])) {
 				printf("# \"%s\" lacks \"%s\"\n", buf,
@@ -505,12 +506,13 @@ static void test_qemu_verdicts(void)
 	     i++) {
 		const struct qemu_case *c = &qemu_cases[i];
 		struct json_object *o = NULL, *a;
-		char why[256] = "";
+		struct hv_err err = { 0 };
+		const char *why = err.msg;
 		struct qmp_lex lx;
 		int rc, got;
 		size_t n = strlen(c->text);
 
-		rc = qmp_json_parse(c->text, n, 0, &o, why, sizeof(why));
+		rc = qmp_json_parse(c->text, n, 0, &o, &err);
 		/* The check's own verdict: what refused it. */
 		qmp_lex_reset(&lx, 0);
 		qmp_lex_scan(&lx, c->text, n);
@@ -552,11 +554,8 @@ static void test_build_types(void)
 		"{\"i\": -9223372036854775808, \"u\": 18446744073709551615, "
 		"\"d\": -9223372036854775809, 's': 'a\\u0001\\'\"'}";
 	struct json_object *o = NULL;
-	char why[128];
 
-	CHECK_EQ(
-		qmp_json_parse(text, sizeof(text) - 1, 0, &o, why, sizeof(why)),
-		0);
+	CHECK_EQ(qmp_json_parse(text, sizeof(text) - 1, 0, &o, NULL), 0);
 	CHECK(json_object_is_type(json_object_object_get(o, "i"),
 				  json_type_int));
 	CHECK_EQ(json_object_get_int64(json_object_object_get(o, "i")),
@@ -570,11 +569,11 @@ static void test_build_types(void)
 		    "a\x01'\"");
 	json_object_put(o);
 	/* One value only; a bare literal or number is whole at the end. */
-	CHECK_EQ(qmp_json_parse("{} {}", 5, 0, &o, why, sizeof(why)), -EPROTO);
-	CHECK_EQ(qmp_json_parse("12", 2, 0, &o, why, sizeof(why)), 0);
+	CHECK_EQ(qmp_json_parse("{} {}", 5, 0, &o, NULL), -EPROTO);
+	CHECK_EQ(qmp_json_parse("12", 2, 0, &o, NULL), 0);
 	CHECK_EQ(json_object_get_int(o), 12);
 	json_object_put(o);
-	CHECK_EQ(qmp_json_parse("{\"a\"", 4, 0, &o, why, sizeof(why)), -EPROTO);
+	CHECK_EQ(qmp_json_parse("{\"a\"", 4, 0, &o, NULL), -EPROTO);
 }
 
 CHECK_MAIN(TEST(test_cases), TEST(test_controls), TEST(test_second_bytes),

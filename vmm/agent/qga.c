@@ -263,11 +263,14 @@ static const char *qga_trim(struct qga *g, size_t *len)
 int qga_json_parse(const char *s, size_t len, struct json_object **out,
 		   char *why, size_t why_len)
 {
+	struct hv_err err = { 0 };
 	struct json_object *o;
-	int rc = qmp_json_parse(s, len, QGA_PARSED_MAX, &o, why, why_len);
+	int rc = qmp_json_parse(s, len, QGA_PARSED_MAX, &o, &err);
 
-	if (rc)
+	if (rc) {
+		snprintf(why, why_len, "%s", hv_err_msg(&err));
 		return rc;
+	}
 	if (!json_object_is_type(o, json_type_object)) {
 		json_object_put(o);
 		snprintf(why, why_len, "not a JSON object");

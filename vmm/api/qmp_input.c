@@ -59,10 +59,11 @@ static void conn_parse_error(struct qmp_server *s, struct qmp_conn *c,
  */
 static void conn_lex_error(struct qmp_server *s, struct qmp_conn *c, size_t bad)
 {
-	char what[192], desc[224];
+	struct hv_err err = { 0 };
+	char desc[224];
 
-	qmp_lex_describe(&c->lex, what, sizeof(what));
-	snprintf(desc, sizeof(desc), "JSON parse error, %s", what);
+	qmp_lex_describe(&c->lex, &err);
+	snprintf(desc, sizeof(desc), "JSON parse error, %s", hv_err_msg(&err));
 	qmp_lex_reset(&c->lex, s->max_queued);
 	c->fed = 0;
 	c->skip_line = !new_request_at(c, bad);
@@ -132,7 +133,7 @@ void qmp_conn_process(struct qmp_server *s, struct qmp_conn *c)
 	while (!c->dead && !qmp_conn_stalled(c)) {
 		struct json_object *obj = NULL;
 		size_t len, good, end;
-		char desc[128];
+		struct hv_err err = { 0 };
 		int rc;
 
 		if (c->skip_line) {
@@ -163,7 +164,7 @@ void qmp_conn_process(struct qmp_server *s, struct qmp_conn *c)
 		end = c->fed + good;
 		qmp_lex_reset(&c->lex, s->max_queued);
 		c->fed = 0;
-		rc = qmp_json_build(c->in, end, &obj, desc, sizeof(desc));
+		rc = qmp_json_build(c->in, end, &obj, &err);
 		conn_consume(c, end);
 		if (rc == -ENOMEM) {
 			pr_err("api: dropping client fd %d: out of memory",
@@ -172,11 +173,11 @@ void qmp_conn_process(struct qmp_server *s, struct qmp_conn *c)
 			return;
 		}
 		if (rc) {
-			char err[sizeof(desc) + 32];
+			char desc[160];
 
-			snprintf(err, sizeof(err), "JSON parse error, %s",
-				 desc);
-			conn_parse_error(s, c, err);
+			snprintf(desc, sizeof(desc), "JSON parse error, %s",
+				 hv_err_msg(&err));
+			conn_parse_error(s, c, desc);
 			continue;
 		}
 		qmp_dispatch(s, c, obj, qmp_request_cost(obj));

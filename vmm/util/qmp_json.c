@@ -16,8 +16,7 @@
 
 struct build {
 	const char *text, *p, *end;
-	char *why;
-	size_t why_len;
+	struct hv_err *err;
 };
 
 static void skip_ws(struct build *b)
@@ -190,11 +189,10 @@ static int object(struct build *b, struct json_object *o)
 		skip_ws(b);
 		rc = value(b, &v);
 		if (!rc && json_object_object_get_ex(o, key, NULL)) {
-			snprintf(b->why, b->why_len,
-				 "duplicate key in an object at offset %zu of "
-				 "the request",
-				 at);
-			rc = -EPROTO;
+			rc = hv_err_set(b->err, -EPROTO,
+					"duplicate key in an object at offset "
+					"%zu of the request",
+					at);
 		}
 		if (!rc && json_object_object_add(o, key, v))
 			rc = -ENOMEM;
@@ -286,15 +284,14 @@ static int value(struct build *b, struct json_object **out)
 	return rc;
 }
 
-int qmp_json_build(const char *p, size_t n, struct json_object **out, char *why,
-		   size_t why_len)
+int qmp_json_build(const char *p, size_t n, struct json_object **out,
+		   struct hv_err *err)
 {
 	struct build b = {
 		.text = p,
 		.p = p,
 		.end = p + n,
-		.why = why,
-		.why_len = why_len,
+		.err = err,
 	};
 
 	*out = NULL;
@@ -302,7 +299,7 @@ int qmp_json_build(const char *p, size_t n, struct json_object **out, char *why,
 }
 
 int qmp_json_parse(const char *p, size_t n, size_t max_weight,
-		   struct json_object **out, char *why, size_t why_len)
+		   struct json_object **out, struct hv_err *err)
 {
 	struct qmp_lex lx;
 	size_t end = 0;
@@ -313,21 +310,17 @@ int qmp_json_parse(const char *p, size_t n, size_t max_weight,
 	/* A number or a literal alone ends where the text does. */
 	if (!lx.error && !lx.done)
 		qmp_lex_scan(&lx, " ", 1);
-	if (lx.error) {
-		qmp_lex_describe(&lx, why, why_len);
-		return -EPROTO;
-	}
-	if (!lx.done) {
-		snprintf(why, why_len, "the text ends inside a value");
-		return -EPROTO;
-	}
+	if (lx.error)
+		return qmp_lex_describe(&lx, err);
+	if (!lx.done)
+		return hv_err_set(err, -EPROTO, "the text ends inside a value");
 	for (size_t i = end; i < n; i++)
 		if (!strchr(" \t\r\n", p[i]) || !p[i]) {
-			snprintf(why, why_len,
-				 "more than one value in the text (offset "
-				 "%zu)",
-				 i);
-			return -EPROTO;
+			return hv_err_set(
+				err, -EPROTO,
+				"more than one value in the text (offset "
+				"%zu)",
+				i);
 		}
-	return qmp_json_build(p, end, out, why, why_len);
+	return qmp_json_build(p, end, out, err);
 }

@@ -16,20 +16,22 @@
 #include <json-c/json.h>
 #include <stddef.h>
 
+#include "hv_err.h"
+
 /*
  * Builds the value of p[0..n), a text qmp_lex_scan() found whole and
  * good.  Returns 0 with it in *out (NULL for null), -EPROTO for a
- * duplicate key (why says where) or -ENOMEM.
+ * duplicate key (@err says where) or -ENOMEM.
  */
-int qmp_json_build(const char *p, size_t n, struct json_object **out, char *why,
-		   size_t why_len);
+int qmp_json_build(const char *p, size_t n, struct json_object **out,
+		   struct hv_err *err);
 
 /*
  * Checks and builds a whole text: exactly one value, whitespace around it
  * allowed, whose built size stays under max_weight bytes (0: no limit).
- * Returns 0, -EPROTO with the reason in why, or -ENOMEM.
+ * Returns 0, -EPROTO with the reason in @err, or -ENOMEM.
  */
 int qmp_json_parse(const char *p, size_t n, size_t max_weight,
-		   struct json_object **out, char *why, size_t why_len);
+		   struct json_object **out, struct hv_err *err);
 
 #endif

@@ -7,6 +7,7 @@
  * decoder that knows which second bytes each lead byte allows (RFC 3629,
  * section 4).
  */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -502,7 +503,7 @@ size_t qmp_lex_scan(struct qmp_lex *lx, const char *p, size_t n)
 	return n;
 }
 
-void qmp_lex_describe(const struct qmp_lex *lx, char *buf, size_t len)
+int qmp_lex_describe(const struct qmp_lex *lx, struct hv_err *err)
 {
 	static const char *const utf8[] = {
 		[QMP_LEX_UTF8_CONTINUATION] = "a continuation byte where a "
@@ -518,42 +519,45 @@ void qmp_lex_describe(const struct qmp_lex *lx, char *buf, size_t len)
 
 	switch (lx->error) {
 	case QMP_LEX_OK:
-		snprintf(buf, len, "no error");
+		hv_err_set(err, -EPROTO, "no error");
 		break;
 	case QMP_LEX_CONTROL:
-		snprintf(buf, len,
-			 "control character U+%04X in a string at offset %zu "
-			 "of the request (write it as an escape, \\u%04X)",
-			 lx->byte, at, lx->byte);
+		hv_err_set(err, -EPROTO,
+			   "control character U+%04X in a string at offset %zu "
+			   "of the request (write it as an escape, \\u%04X)",
+			   lx->byte, at, lx->byte);
 		break;
 	case QMP_LEX_TOO_BIG:
-		snprintf(buf, len,
-			 "request too big: parsed, it would take more than "
-			 "%zu KiB (the read-ahead limit per client) by offset "
-			 "%zu; send it in smaller requests",
-			 (lx->max_weight + 1023) / 1024, at);
+		hv_err_set(
+			err, -EPROTO,
+			"request too big: parsed, it would take more than "
+			"%zu KiB (the read-ahead limit per client) by offset "
+			"%zu; send it in smaller requests",
+			(lx->max_weight + 1023) / 1024, at);
 		break;
 	case QMP_LEX_LONE_SURROGATE:
-		snprintf(buf, len,
-			 "the \\u escape at offset %zu of the request is half "
-			 "of a UTF-16 surrogate pair",
-			 at);
+		hv_err_set(
+			err, -EPROTO,
+			"the \\u escape at offset %zu of the request is half "
+			"of a UTF-16 surrogate pair",
+			at);
 		break;
 	case QMP_LEX_NUL:
-		snprintf(buf, len,
-			 "\\u0000 at offset %zu of the request: U+0000 is not "
-			 "taken in a string",
-			 at);
+		hv_err_set(
+			err, -EPROTO,
+			"\\u0000 at offset %zu of the request: U+0000 is not "
+			"taken in a string",
+			at);
 		break;
 	case QMP_LEX_NONCHARACTER:
-		snprintf(buf, len,
-			 "a Unicode noncharacter (U+FDD0..U+FDEF, U+xFFFE, "
-			 "U+xFFFF) at offset %zu of the request",
-			 at);
+		hv_err_set(err, -EPROTO,
+			   "a Unicode noncharacter (U+FDD0..U+FDEF, U+xFFFE, "
+			   "U+xFFFF) at offset %zu of the request",
+			   at);
 		break;
 	case QMP_LEX_ESCAPE:
-		snprintf(
-			buf, len,
+		hv_err_set(
+			err, -EPROTO,
 			"invalid escape sequence in a string at offset %zu "
 			"of the request (\\\" \\' \\\\ \\/ \\b \\f \\n \\r \\t "
 			"\\uXXXX)",
@@ -561,44 +565,49 @@ void qmp_lex_describe(const struct qmp_lex *lx, char *buf, size_t len)
 		break;
 	case QMP_LEX_STRAY:
 		if (lx->byte > 0x20 && lx->byte < 0x7f)
-			snprintf(buf, len,
-				 "stray '%c' at offset %zu of the request (no "
-				 "comments, NaN or Infinity; true, false and "
-				 "null in lower case)",
-				 lx->byte, at);
+			hv_err_set(
+				err, -EPROTO,
+				"stray '%c' at offset %zu of the request (no "
+				"comments, NaN or Infinity; true, false and "
+				"null in lower case)",
+				lx->byte, at);
 		else
-			snprintf(buf, len,
-				 "stray byte 0x%02X at offset %zu of the "
-				 "request",
-				 lx->byte, at);
+			hv_err_set(err, -EPROTO,
+				   "stray byte 0x%02X at offset %zu of the "
+				   "request",
+				   lx->byte, at);
 		break;
 	case QMP_LEX_NUMBER:
-		snprintf(buf, len,
-			 "malformed number at offset %zu of the request (a "
-			 "leading zero, or no digit where one is due)",
-			 at);
+		hv_err_set(err, -EPROTO,
+			   "malformed number at offset %zu of the request (a "
+			   "leading zero, or no digit where one is due)",
+			   at);
 		break;
 	case QMP_LEX_KEYWORD:
-		snprintf(buf, len,
-			 "invalid literal '%.*s' at offset %zu of the request "
-			 "(true, false and null, in lower case)",
-			 (int)lx->word_len, lx->word, at);
+		hv_err_set(
+			err, -EPROTO,
+			"invalid literal '%.*s' at offset %zu of the request "
+			"(true, false and null, in lower case)",
+			(int)lx->word_len, lx->word, at);
 		break;
 	case QMP_LEX_SYNTAX:
-		snprintf(buf, len, "expected %s at offset %zu of the request",
-			 lx->why, at);
+		hv_err_set(err, -EPROTO,
+			   "expected %s at offset %zu of the request", lx->why,
+			   at);
 		break;
 	case QMP_LEX_DEPTH:
-		snprintf(buf, len,
-			 "objects and arrays nested deeper than %d at offset "
-			 "%zu of the request",
-			 QMP_LEX_MAX_DEPTH, at);
+		hv_err_set(err, -EPROTO,
+			   "objects and arrays nested deeper than %d at offset "
+			   "%zu of the request",
+			   QMP_LEX_MAX_DEPTH, at);
 		break;
 	default:
-		snprintf(buf, len,
-			 "invalid UTF-8 at offset %zu of the request: %s (byte "
-			 "0x%02X)",
-			 at, utf8[lx->error], lx->byte);
+		hv_err_set(
+			err, -EPROTO,
+			"invalid UTF-8 at offset %zu of the request: %s (byte "
+			"0x%02X)",
+			at, utf8[lx->error], lx->byte);
 		break;
 	}
+	return -EPROTO;
 }

@@ -36,6 +36,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "hv_err.h"
+
 /* What is wrong with the byte qmp_lex_scan() stopped at. */
 enum qmp_lex_error {
 	QMP_LEX_OK,
@@ -121,8 +123,8 @@ size_t qmp_lex_scan(struct qmp_lex *lx, const char *p, size_t n);
 /*
  * The error, for a reply: what is wrong and at which byte of the text
  * (the start of the bad character, escape or token), never the bytes
- * themselves (they may not be UTF-8).
+ * themselves (they may not be UTF-8), set in @err.  Returns -EPROTO.
  */
-void qmp_lex_describe(const struct qmp_lex *lx, char *buf, size_t len);
+int qmp_lex_describe(const struct qmp_lex *lx, struct hv_err *err);
 
 #endif
