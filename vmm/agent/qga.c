@@ -261,20 +261,16 @@ static const char *qga_trim(struct qga *g, size_t *len)
 }
 
 int qga_json_parse(const char *s, size_t len, struct json_object **out,
-		   char *why, size_t why_len)
+		   struct hv_err *err)
 {
-	struct hv_err err = { 0 };
 	struct json_object *o;
-	int rc = qmp_json_parse(s, len, QGA_PARSED_MAX, &o, &err);
+	int rc = qmp_json_parse(s, len, QGA_PARSED_MAX, &o, err);
 
-	if (rc) {
-		snprintf(why, why_len, "%s", hv_err_msg(&err));
+	if (rc)
 		return rc;
-	}
 	if (!json_object_is_type(o, json_type_object)) {
 		json_object_put(o);
-		snprintf(why, why_len, "not a JSON object");
-		return -EPROTO;
+		return hv_err_set(err, -EPROTO, "not a JSON object");
 	}
 	*out = o;
 	return 0;
@@ -283,13 +279,13 @@ int qga_json_parse(const char *s, size_t len, struct json_object **out,
 /*
  * One reply: a JSON object (qga_json_parse()) with exactly one member,
  * "return" or "error".  Returns 0 with the object in *out, or -EPROTO
- * with the reason in @why.
+ * with the reason in @err.
  */
 static int qga_parse(const char *s, size_t len, struct json_object **out,
-		     char *why, size_t why_len)
+		     struct hv_err *err)
 {
 	struct json_object *o = NULL;
-	int ret = qga_json_parse(s, len, &o, why, why_len);
+	int ret = qga_json_parse(s, len, &o, err);
 
 	if (ret)
 		return ret;
@@ -299,17 +295,16 @@ static int qga_parse(const char *s, size_t len, struct json_object **out,
 		*out = o;
 		return 0;
 	}
-	snprintf(why, why_len,
-		 "not a JSON object with \"return\" or \"error\"");
 	json_object_put(o);
-	return -EPROTO;
+	return hv_err_set(err, -EPROTO,
+			  "not a JSON object with \"return\" or \"error\"");
 }
 
 /* The next non-blank line, parsed; errors set @err. */
 static int qga_reply(struct qga *g, const struct timespec *dl,
 		     struct json_object **out, struct hv_err *err)
 {
-	char why[160];
+	struct hv_err bad = { 0 };
 	const char *s;
 	size_t len;
 	long n;
@@ -328,11 +323,11 @@ static int qga_reply(struct qga *g, const struct timespec *dl,
 		len = (size_t)n;
 		s = qga_trim(g, &len);
 	} while (!len);
-	if (!qga_parse(s, len, out, why, sizeof(why)))
+	if (!qga_parse(s, len, out, &bad))
 		return 0;
 	qga_count(g, &g->stats.bad_replies, 1);
 	return hv_err_set(err, -EPROTO, "the guest agent's reply is bad: %s",
-			  why);
+			  hv_err_msg(&bad));
 }
 
 /* Whether the handshake line of @len bytes answers sync @id. */
@@ -341,11 +336,10 @@ static bool qga_is_sync(struct qga *g, size_t len, uint64_t id)
 	struct json_object *r = NULL, *v;
 	const char *s = qga_trim(g, &len);
 	bool ours = false;
-	char why[160];
 
 	if (!len)
 		return false;
-	if (qga_parse(s, len, &r, why, sizeof(why))) {
+	if (qga_parse(s, len, &r, NULL)) {
 		qga_count(g, &g->stats.stray_bytes, len);
 		return false;
 	}

@@ -153,10 +153,10 @@ int qga_forward(struct qga *g, const char *cmd, struct json_object *args,
  * the QMP server's (qmp_json.h: QEMU's grammar, which qemu-ga's parser
  * shares; no duplicate key, no \u0000), at most QGA_PARSED_MAX once
  * parsed, one object and nothing after it.  0 with the object in *@out,
- * -EPROTO with the reason in @why, or -ENOMEM.
+ * -EPROTO with the reason in @err, or -ENOMEM.
  */
 int qga_json_parse(const char *s, size_t len, struct json_object **out,
-		   char *why, size_t why_len);
+		   struct hv_err *err);
 
 /*
  * hotvm stops: the call in flight ends at once (as at its deadline) and

@@ -362,11 +362,12 @@ static char *mux_request(struct qga_mux *m, struct mux_client *c, const char *s,
 	struct json_object *o = NULL, *ex = NULL, *args = NULL, *id = NULL;
 	struct mux_req q = { 0 };
 	const char *bad;
-	char why[160], *e;
+	struct hv_err why = { 0 };
+	char *e;
 
-	if (qga_json_parse(s, len, &o, why, sizeof(why))) {
+	if (qga_json_parse(s, len, &o, &why)) {
 		mux_count(m, &m->stats.bad);
-		return mux_error(why, NULL);
+		return mux_error(hv_err_msg(&why), NULL);
 	}
 	json_object_object_get_ex(o, "id", &id);
 	bad = mux_check(o, &ex, &args, id);
