@@ -22,6 +22,39 @@
 
 static char dir[] = "/tmp/hotvm-hooks-XXXXXX";
 
+/* hooks_add() with its reason copied into @err. */
+static int add_hook(struct hooks *h, const char *path, char *err, size_t n)
+{
+	struct hv_err e = { 0 };
+	int ret = hooks_add(h, path, &e);
+
+	snprintf(err, n, "%s", hv_err_msg(&e));
+	return ret;
+}
+
+/* hooks_run_vcpu() with its reason copied into @err. */
+static int run_hooks_vcpu(const struct hooks *h, unsigned int cpu,
+			  const char *state, bool up,
+			  const struct hooks_vcpu *f, char *err, size_t n)
+{
+	struct hv_err e = { 0 };
+	int ret = hooks_run_vcpu(h, cpu, state, up, f, &e);
+
+	snprintf(err, n, "%s", hv_err_msg(&e));
+	return ret;
+}
+
+/* hooks_run() with its reason copied into @err. */
+static int run_hooks(const struct hooks *h, unsigned int cpu, const char *state,
+		     bool up, char *err, size_t n)
+{
+	struct hv_err e = { 0 };
+	int ret = hooks_run(h, cpu, state, up, &e);
+
+	snprintf(err, n, "%s", hv_err_msg(&e));
+	return ret;
+}
+
 static const char *script(const char *name, const char *body)
 {
 	static char path[256];
@@ -66,8 +99,8 @@ static void test_arguments_and_environment(void)
 			  "echo \"$1 $2 $3 $4|$HOTVM_VM $HOTVM_CPU "
 			  "$HOTVM_STATE $HOTVM_DIRECTION\" > \"$(dirname "
 			  "\"$0\")/out\""));
-	CHECK_EQ(hooks_add(&h, p, err, sizeof(err)), 0);
-	CHECK_EQ(hooks_run(&h, 3, "vcpu:create", false, err, sizeof(err)), 0);
+	CHECK_EQ(add_hook(&h, p, err, sizeof(err)), 0);
+	CHECK_EQ(run_hooks(&h, 3, "vcpu:create", false, err, sizeof(err)), 0);
 	f = fopen(out, "r");
 	CHECK(f != NULL);
 	if (f) {
@@ -87,9 +120,9 @@ static void test_nonzero_exit_vetoes(void)
 	hooks_init(&h, "vm0", 5000);
 	ok = strdup(script("ok", "exit 0"));
 	veto = strdup(script("veto", "exit 7"));
-	CHECK_EQ(hooks_add(&h, ok, err, sizeof(err)), 0);
-	CHECK_EQ(hooks_add(&h, veto, err, sizeof(err)), 0);
-	CHECK_EQ(hooks_run(&h, 1, "online", true, err, sizeof(err)), -EPERM);
+	CHECK_EQ(add_hook(&h, ok, err, sizeof(err)), 0);
+	CHECK_EQ(add_hook(&h, veto, err, sizeof(err)), 0);
+	CHECK_EQ(run_hooks(&h, 1, "online", true, err, sizeof(err)), -EPERM);
 	CHECK(strstr(err, "exited with 7") != NULL);
 	CHECK(strstr(err, "veto") != NULL);
 	CHECK_EQ(count_children(), 0);
@@ -104,8 +137,8 @@ static void test_signal_vetoes(void)
 	const char *p = strdup(script("sig", "kill -TERM $$"));
 
 	hooks_init(&h, "vm0", 5000);
-	CHECK_EQ(hooks_add(&h, p, err, sizeof(err)), 0);
-	CHECK_EQ(hooks_run(&h, 1, "online", true, err, sizeof(err)), -EPERM);
+	CHECK_EQ(add_hook(&h, p, err, sizeof(err)), 0);
+	CHECK_EQ(run_hooks(&h, 1, "online", true, err, sizeof(err)), -EPERM);
 	CHECK(strstr(err, "killed by") != NULL);
 	free((void *)p);
 }
@@ -118,9 +151,9 @@ static void test_timeout_kills_and_reaps(void)
 	const char *p = strdup(script("hang", "exec sleep 30"));
 
 	hooks_init(&h, "vm0", 200);
-	CHECK_EQ(hooks_add(&h, p, err, sizeof(err)), 0);
+	CHECK_EQ(add_hook(&h, p, err, sizeof(err)), 0);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	CHECK_EQ(hooks_run(&h, 2, "host:prepare", true, err, sizeof(err)),
+	CHECK_EQ(run_hooks(&h, 2, "host:prepare", true, err, sizeof(err)),
 		 -ETIMEDOUT);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	/* Killed, not waited out: well under the hook's 30 s. */
@@ -204,8 +237,8 @@ static void test_timeout_kills_the_process_group(void)
 				      "\"$0\")/kid-timeout\"\nexec sleep 30"));
 
 	hooks_init(&h, "vm0", 300);
-	CHECK_EQ(hooks_add(&h, p, err, sizeof(err)), 0);
-	CHECK_EQ(hooks_run(&h, 2, "host:prepare", true, err, sizeof(err)),
+	CHECK_EQ(add_hook(&h, p, err, sizeof(err)), 0);
+	CHECK_EQ(run_hooks(&h, 2, "host:prepare", true, err, sizeof(err)),
 		 -ETIMEDOUT);
 	check_child_dead("kid-timeout");
 	CHECK_EQ(count_children(), 0);
@@ -221,8 +254,8 @@ static void test_exit_kills_leftover_children(void)
 					    "\"$0\")/kid-exit\"\nexit 0"));
 
 	hooks_init(&h, "vm0", 5000);
-	CHECK_EQ(hooks_add(&h, p, err, sizeof(err)), 0);
-	CHECK_EQ(hooks_run(&h, 1, "online", true, err, sizeof(err)), 0);
+	CHECK_EQ(add_hook(&h, p, err, sizeof(err)), 0);
+	CHECK_EQ(run_hooks(&h, 1, "online", true, err, sizeof(err)), 0);
 	check_child_dead("kid-exit");
 	free((void *)p);
 }
@@ -239,9 +272,9 @@ static void test_escaped_child_does_not_hold_the_call(void)
 	pid_t pid;
 
 	hooks_init(&h, "vm0", 5000);
-	CHECK_EQ(hooks_add(&h, p, err, sizeof(err)), 0);
+	CHECK_EQ(add_hook(&h, p, err, sizeof(err)), 0);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	CHECK_EQ(hooks_run(&h, 1, "online", true, err, sizeof(err)), 0);
+	CHECK_EQ(run_hooks(&h, 1, "online", true, err, sizeof(err)), 0);
 	CHECK(elapsed_ms(&t0) < 3000);
 	pid = read_pid("kid-escaped");
 	if (pid > 0)
@@ -293,8 +326,8 @@ static void test_clean_signal_state(void)
 	old_pipe = signal(SIGPIPE, SIG_IGN);
 
 	hooks_init(&h, "vm0", 5000);
-	CHECK_EQ(hooks_add(&h, p, err, sizeof(err)), 0);
-	CHECK_EQ(hooks_run(&h, 1, "online", true, err, sizeof(err)), 0);
+	CHECK_EQ(add_hook(&h, p, err, sizeof(err)), 0);
+	CHECK_EQ(run_hooks(&h, 1, "online", true, err, sizeof(err)), 0);
 	CHECK_EQ(status_mask("sigs-out", "SigBlk"), 0);
 	/* Signals 1..31 (glibc keeps its own above them). */
 	CHECK_EQ(status_mask("sigs-out", "SigIgn") & 0x7fffffffULL, 0);
@@ -321,8 +354,8 @@ static void test_minimal_environment(void)
 
 	setenv("HOTVM_TEST_SECRET", "do-not-pass", 1);
 	hooks_init(&h, "vm0", 5000);
-	CHECK_EQ(hooks_add(&h, p, err, sizeof(err)), 0);
-	CHECK_EQ(hooks_run(&h, 4, "vcpu:create", true, err, sizeof(err)), 0);
+	CHECK_EQ(add_hook(&h, p, err, sizeof(err)), 0);
+	CHECK_EQ(run_hooks(&h, 4, "vcpu:create", true, err, sizeof(err)), 0);
 	unsetenv("HOTVM_TEST_SECRET");
 
 	snprintf(path, sizeof(path), "%s/env-out", dir);
@@ -360,8 +393,8 @@ static void test_no_inherited_descriptors(void)
 	CHECK(fd >= 0);
 	CHECK_EQ(dup2(fd, 50), 50);
 	hooks_init(&h, "vm0", 5000);
-	CHECK_EQ(hooks_add(&h, p, err, sizeof(err)), 0);
-	CHECK_EQ(hooks_run(&h, 1, "online", true, err, sizeof(err)), 0);
+	CHECK_EQ(add_hook(&h, p, err, sizeof(err)), 0);
+	CHECK_EQ(run_hooks(&h, 1, "online", true, err, sizeof(err)), 0);
 	close(50);
 	close(fd);
 	free((void *)p);
@@ -426,8 +459,8 @@ static void test_output_is_bounded_and_logged(void)
 
 	capture_stderr();
 	hooks_init(&h, "vm0", 10000);
-	CHECK_EQ(hooks_add(&h, p, err, sizeof(err)), 0);
-	CHECK_EQ(hooks_run(&h, 5, "online", true, err, sizeof(err)), 0);
+	CHECK_EQ(add_hook(&h, p, err, sizeof(err)), 0);
+	CHECK_EQ(run_hooks(&h, 5, "online", true, err, sizeof(err)), 0);
 	log = captured_stderr(&size);
 
 	CHECK(size > HOOKS_OUTPUT_MAX);
@@ -465,9 +498,9 @@ static void test_endless_output_meets_the_timeout(void)
 
 	capture_stderr();
 	hooks_init(&h, "vm0", 300);
-	CHECK_EQ(hooks_add(&h, p, err, sizeof(err)), 0);
+	CHECK_EQ(add_hook(&h, p, err, sizeof(err)), 0);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	CHECK_EQ(hooks_run(&h, 1, "online", true, err, sizeof(err)),
+	CHECK_EQ(run_hooks(&h, 1, "online", true, err, sizeof(err)),
 		 -ETIMEDOUT);
 	CHECK(elapsed_ms(&t0) < 3000);
 	log = captured_stderr(&size);
@@ -486,19 +519,19 @@ static void test_bad_paths_are_refused(void)
 
 	hooks_init(&h, "vm0", 0);
 	CHECK_EQ(h.timeout_ms, HOOKS_DEFAULT_TIMEOUT);
-	CHECK_EQ(hooks_add(&h, "/nonexistent/hook", err, sizeof(err)), -ENOENT);
+	CHECK_EQ(add_hook(&h, "/nonexistent/hook", err, sizeof(err)), -ENOENT);
 	CHECK(strstr(err, "/nonexistent/hook") != NULL);
 	snprintf(empty, sizeof(empty), "%s/empty.d", dir);
 	CHECK_EQ(mkdir(empty, 0755), 0);
 	/* A directory with no hook in it is a mistake, not "no hooks". */
-	CHECK_EQ(hooks_add(&h, empty, err, sizeof(err)), -ENOENT);
+	CHECK_EQ(add_hook(&h, empty, err, sizeof(err)), -ENOENT);
 	CHECK(strstr(err, "no executable") != NULL);
 	noexec = strdup(script("noexec", "exit 0"));
 	chmod(noexec, 0644);
 	/* root may execute nothing without an x bit either */
-	CHECK(hooks_add(&h, noexec, err, sizeof(err)) < 0);
+	CHECK(add_hook(&h, noexec, err, sizeof(err)) < 0);
 	CHECK_EQ(h.nr, 0);
-	CHECK_EQ(hooks_run(&h, 0, "online", true, err, sizeof(err)), 0);
+	CHECK_EQ(run_hooks(&h, 0, "online", true, err, sizeof(err)), 0);
 	free((void *)noexec);
 }
 
@@ -533,9 +566,9 @@ static void test_directory_in_name_order(void)
 	CHECK_EQ(mkdir(path, 0755), 0);
 
 	hooks_init(&h, "vm0", 5000);
-	CHECK_EQ(hooks_add(&h, d, err, sizeof(err)), 0);
+	CHECK_EQ(add_hook(&h, d, err, sizeof(err)), 0);
 	CHECK_EQ(h.nr, 3);
-	CHECK_EQ(hooks_run(&h, 1, "online", true, err, sizeof(err)), 0);
+	CHECK_EQ(run_hooks(&h, 1, "online", true, err, sizeof(err)), 0);
 	snprintf(path, sizeof(path), "%s/order", dir);
 	f = fopen(path, "r");
 	CHECK(f != NULL);
@@ -562,8 +595,8 @@ static void test_vcpu_facts(void)
 				   "$HOTVM_THREAD_ID $HOTVM_QOM_PATH\" > "
 				   "\"$(dirname \"$0\")/facts-out\""));
 	hooks_init(&h, "vm0", 5000);
-	CHECK_EQ(hooks_add(&h, p, err, sizeof(err)), 0);
-	CHECK_EQ(hooks_run_vcpu(&h, 7, "vcpu:create", true, &f, err,
+	CHECK_EQ(add_hook(&h, p, err, sizeof(err)), 0);
+	CHECK_EQ(run_hooks_vcpu(&h, 7, "vcpu:create", true, &f, err,
 				sizeof(err)),
 		 0);
 	fp = fopen(out, "r");
@@ -578,7 +611,7 @@ static void test_vcpu_facts(void)
 	/* No thread yet, no path yet: the variables are absent. */
 	f.tid = 0;
 	f.qom_path[0] = 0;
-	CHECK_EQ(hooks_run_vcpu(&h, 7, "host:prepare", true, &f, err,
+	CHECK_EQ(run_hooks_vcpu(&h, 7, "host:prepare", true, &f, err,
 				sizeof(err)),
 		 0);
 	fp = fopen(out, "r");
@@ -685,10 +718,10 @@ static int run_and_cancel(const char *name, const char *body, char *err,
 	snprintf(c.fifo, sizeof(c.fifo), "%s/%s-ready", dir, name);
 	CHECK_EQ(mkfifo(c.fifo, 0600), 0);
 	hooks_init(&h, "vm0", 20000);
-	CHECK_EQ(hooks_add(&h, p, err, errlen), 0);
+	CHECK_EQ(add_hook(&h, p, err, errlen), 0);
 	c.h = &h;
 	CHECK_EQ(pthread_create(&thread, NULL, cancel_when_running, &c), 0);
-	ret = hooks_run(&h, 2, "host:prepare", true, err, errlen);
+	ret = run_hooks(&h, 2, "host:prepare", true, err, errlen);
 	clock_gettime(CLOCK_MONOTONIC, &t);
 	/* A hook that never said it runs: let the thread go. */
 	fd = open(c.fifo, O_WRONLY | O_NONBLOCK);
@@ -778,14 +811,14 @@ static void test_no_hook_starts_after_cancel(void)
 	hooks_cancel(NULL); /* no hooks object: nothing to do */
 	hooks_init(&h, "vm0", 5000);
 	hooks_cancel(&h); /* no hook yet: nothing to do either */
-	CHECK_EQ(hooks_run(&h, 1, "online", true, err, sizeof(err)), 0);
-	CHECK_EQ(hooks_add(&h, p, err, sizeof(err)), 0);
+	CHECK_EQ(run_hooks(&h, 1, "online", true, err, sizeof(err)), 0);
+	CHECK_EQ(add_hook(&h, p, err, sizeof(err)), 0);
 	hooks_cancel(&h);
 	hooks_cancel(&h); /* twice is once */
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	CHECK_EQ(hooks_run(&h, 1, "online", false, err, sizeof(err)),
+	CHECK_EQ(run_hooks(&h, 1, "online", false, err, sizeof(err)),
 		 -ECANCELED);
-	CHECK_EQ(hooks_run(&h, 1, "vcpu:create", false, err, sizeof(err)),
+	CHECK_EQ(run_hooks(&h, 1, "vcpu:create", false, err, sizeof(err)),
 		 -ECANCELED);
 	CHECK(elapsed_ms(&t0) < 100);
 	CHECK(strstr(err, "not run: the VMM is shutting down") != NULL);
@@ -818,8 +851,8 @@ static void test_daemons_outlive_their_hook(void)
 	FILE *f;
 
 	hooks_init(&h, "vm0", 5000);
-	CHECK_EQ(hooks_add(&h, p, err, sizeof(err)), 0);
-	CHECK_EQ(hooks_run(&h, 1, "online", true, err, sizeof(err)), 0);
+	CHECK_EQ(add_hook(&h, p, err, sizeof(err)), 0);
+	CHECK_EQ(run_hooks(&h, 1, "online", true, err, sizeof(err)), 0);
 	hook_pgid = read_pid("daemons-pgid");
 	CHECK(hook_pgid > 0);
 	snprintf(path, sizeof(path), "%s-pids", p);

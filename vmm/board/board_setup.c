@@ -74,12 +74,12 @@ int board_input_cpus(struct board *b)
 int board_setup_hooks(struct board *b)
 {
 	const struct board_config *o = b->cfg;
-	char err[512];
+	struct hv_err err = { 0 };
 
 	hooks_init(&b->hooks, o->name, o->hook_timeout_ms);
 	for (unsigned int i = 0; i < o->nr_hooks; i++) {
-		if (hooks_add(&b->hooks, o->hooks[i], err, sizeof(err))) {
-			pr_err("%s", err);
+		if (hooks_add(&b->hooks, o->hooks[i], &err)) {
+			pr_err("%s", hv_err_msg(&err));
 			return -EINVAL;
 		}
 	}

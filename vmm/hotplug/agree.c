@@ -36,7 +36,13 @@
 #include "log.h"
 #include "vm.h"
 
-/* Why @cpu's sides are apart, or "" (hp->lock and table_lock held). */
+/*
+ * Why @cpu's sides are apart, or "" (hp->lock and table_lock held).
+ * @why is a verdict, not an error: "" is the usual answer, and the text
+ * is the slot's own state (disagree_why, lie_why: fixed fields under
+ * hp->lock, sent in the agreement event), so it stays a buffer of that
+ * field's size rather than a struct hv_err.
+ */
 static void judge(struct hotplug *hp, unsigned int cpu, char *why, size_t len,
 		  bool *follow)
 {

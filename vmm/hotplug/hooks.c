@@ -96,30 +96,28 @@ void hooks_vcpu_facts(struct hooks_vcpu *f, const struct vcpu *vcpu,
 			 vcpu->id);
 }
 
-static int hooks_add_one(struct hooks *h, const char *path, char *err,
-			 size_t errlen)
+static int hooks_add_one(struct hooks *h, const char *path, struct hv_err *err)
 {
 	struct stat st;
 
 	if (h->nr == HOOKS_MAX) {
-		snprintf(err, errlen, "--hook %s: at most %d hooks", path,
-			 HOOKS_MAX);
-		return -E2BIG;
+		return hv_err_set(err, -E2BIG, "--hook %s: at most %d hooks",
+				  path, HOOKS_MAX);
 	}
 	if (stat(path, &st) || access(path, X_OK)) {
 		int e = errno;
 
-		snprintf(err, errlen,
-			 "--hook %s: %s; give the path of an executable file",
-			 path, strerror(e));
-		return -e;
+		return hv_err_set(
+			err, -e,
+			"--hook %s: %s; give the path of an executable file",
+			path, strerror(e));
 	}
 	if (!S_ISREG(st.st_mode)) {
-		snprintf(err, errlen,
-			 "--hook %s: not a regular file; give the path of an "
-			 "executable file",
-			 path);
-		return -EINVAL;
+		return hv_err_set(
+			err, -EINVAL,
+			"--hook %s: not a regular file; give the path of an "
+			"executable file",
+			path);
 	}
 	/* Made now, before any seccomp filter or thread: see hooks_cancel(). */
 	if (h->cancel_fd < 0) {
@@ -127,9 +125,8 @@ static int hooks_add_one(struct hooks *h, const char *path, char *err,
 		if (h->cancel_fd < 0) {
 			int e = errno;
 
-			snprintf(err, errlen, "--hook %s: eventfd: %s", path,
-				 strerror(e));
-			return -e;
+			return hv_err_set(err, -e, "--hook %s: eventfd: %s",
+					  path, strerror(e));
 		}
 	}
 	h->paths[h->nr++] = path;
@@ -151,31 +148,29 @@ static bool hooks_is_hook(const char *path)
 
 /* @dir/@name, if it is a hook; other entries are skipped. */
 static int hooks_add_found(struct hooks *h, const char *dir, const char *name,
-			   char *err, size_t errlen)
+			   struct hv_err *err)
 {
 	char *slot;
 
 	if (h->nr == HOOKS_MAX) {
-		snprintf(err, errlen,
-			 "--hook %s: at most %d hooks (%s is one "
-			 "too many)",
-			 dir, HOOKS_MAX, name);
-		return -E2BIG;
+		return hv_err_set(err, -E2BIG,
+				  "--hook %s: at most %d hooks (%s is one "
+				  "too many)",
+				  dir, HOOKS_MAX, name);
 	}
 	slot = h->found[h->nr];
 	if (snprintf(slot, HOOKS_PATH_MAX, "%s/%s", dir, name) >=
 	    HOOKS_PATH_MAX) {
-		snprintf(err, errlen,
-			 "--hook %s: the path of %s is longer than %d bytes",
-			 dir, name, HOOKS_PATH_MAX - 1);
-		return -ENAMETOOLONG;
+		return hv_err_set(
+			err, -ENAMETOOLONG,
+			"--hook %s: the path of %s is longer than %d bytes",
+			dir, name, HOOKS_PATH_MAX - 1);
 	}
-	return hooks_is_hook(slot) ? hooks_add_one(h, slot, err, errlen) : 0;
+	return hooks_is_hook(slot) ? hooks_add_one(h, slot, err) : 0;
 }
 
 /* Every executable in @dir, in strcmp order, as libvirt's qemu.d. */
-static int hooks_add_dir(struct hooks *h, const char *dir, char *err,
-			 size_t errlen)
+static int hooks_add_dir(struct hooks *h, const char *dir, struct hv_err *err)
 {
 	struct dirent **names;
 	unsigned int before = h->nr;
@@ -184,33 +179,33 @@ static int hooks_add_dir(struct hooks *h, const char *dir, char *err,
 
 	if (n < 0) {
 		ret = -errno;
-		snprintf(err, errlen, "--hook %s: %s", dir, strerror(-ret));
-		return ret;
+		return hv_err_set(err, ret, "--hook %s: %s", dir,
+				  strerror(-ret));
 	}
 	for (int i = 0; i < n; i++) {
 		const char *name = names[i]->d_name;
 
 		if (!ret && name[0] != '.')
-			ret = hooks_add_found(h, dir, name, err, errlen);
+			ret = hooks_add_found(h, dir, name, err);
 		free(names[i]);
 	}
 	free(names);
 	if (!ret && h->nr == before) {
-		snprintf(err, errlen,
-			 "--hook %s: the directory holds no executable file",
-			 dir);
-		ret = -ENOENT;
+		ret = hv_err_set(
+			err, -ENOENT,
+			"--hook %s: the directory holds no executable file",
+			dir);
 	}
 	return ret;
 }
 
-int hooks_add(struct hooks *h, const char *path, char *err, size_t errlen)
+int hooks_add(struct hooks *h, const char *path, struct hv_err *err)
 {
 	struct stat st;
 
 	if (!stat(path, &st) && S_ISDIR(st.st_mode))
-		return hooks_add_dir(h, path, err, errlen);
-	return hooks_add_one(h, path, err, errlen);
+		return hooks_add_dir(h, path, err);
+	return hooks_add_one(h, path, err);
 }
 
 static int hooks_pidfd_open(pid_t pid)
@@ -519,43 +514,43 @@ static void hooks_vcpu_env(const struct hooks_call *c, char *pid_s,
  * for an exit with 0, else the errno and, in @err, why.
  */
 static int hooks_verdict(const struct hooks *h, const struct hooks_call *c,
-			 int ret, int status, char *err, size_t errlen)
+			 int ret, int status, struct hv_err *err)
 {
 	if (ret == -ETIMEDOUT) {
-		snprintf(err, errlen,
-			 "hook %s (cpu %u, %s, %s) did not finish within %d "
-			 "ms: killed",
-			 c->path, c->cpu, c->state, c->dir, h->timeout_ms);
-		return ret;
+		return hv_err_set(
+			err, ret,
+			"hook %s (cpu %u, %s, %s) did not finish within %d "
+			"ms: killed",
+			c->path, c->cpu, c->state, c->dir, h->timeout_ms);
 	}
 	if (ret == -ECANCELED) {
-		snprintf(err, errlen,
-			 "hook %s (cpu %u, %s, %s) stopped: the VMM is "
-			 "shutting down",
-			 c->path, c->cpu, c->state, c->dir);
-		pr_err("%s", err); /* cut short: it may have left work undone */
-		return ret;
+		struct hv_err why = { 0 };
+
+		hv_err_set(&why, ret,
+			   "hook %s (cpu %u, %s, %s) stopped: the VMM is "
+			   "shutting down",
+			   c->path, c->cpu, c->state, c->dir);
+		pr_err("%s",
+		       why.msg); /* cut short: it may have left work undone */
+		return hv_err_set(err, ret, "%s", why.msg);
 	}
 	if (ret) {
-		snprintf(err, errlen, "hook %s: wait failed: %s", c->path,
-			 strerror(-ret));
-		return ret;
+		return hv_err_set(err, ret, "hook %s: wait failed: %s", c->path,
+				  strerror(-ret));
 	}
 	if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
 		return 0;
 	if (WIFEXITED(status))
-		snprintf(err, errlen, "hook %s (cpu %u, %s, %s) exited with %d",
-			 c->path, c->cpu, c->state, c->dir,
-			 WEXITSTATUS(status));
-	else
-		snprintf(err, errlen, "hook %s (cpu %u, %s, %s) killed by %s",
-			 c->path, c->cpu, c->state, c->dir,
-			 strsignal(WTERMSIG(status)));
-	return -EPERM;
+		return hv_err_set(
+			err, -EPERM, "hook %s (cpu %u, %s, %s) exited with %d",
+			c->path, c->cpu, c->state, c->dir, WEXITSTATUS(status));
+	return hv_err_set(err, -EPERM, "hook %s (cpu %u, %s, %s) killed by %s",
+			  c->path, c->cpu, c->state, c->dir,
+			  strsignal(WTERMSIG(status)));
 }
 
 static int hooks_run_one(const struct hooks *h, const struct hooks_call *c,
-			 char *err, size_t errlen)
+			 struct hv_err *err)
 {
 	char cpu_s[16], env_vm[256], env_cpu[32], env_state[128], env_dir[32];
 	char env_pid[32], env_apic[32], env_tid[32],
@@ -578,30 +573,29 @@ static int hooks_run_one(const struct hooks *h, const struct hooks_call *c,
 	envp[nenv] = NULL;
 
 	if (hooks_cancelled(h)) {
-		snprintf(err, errlen,
-			 "hook %s (cpu %u, %s, %s) not run: the VMM is "
-			 "shutting down",
-			 c->path, c->cpu, c->state, c->dir);
-		return -ECANCELED;
+		return hv_err_set(
+			err, -ECANCELED,
+			"hook %s (cpu %u, %s, %s) not run: the VMM is "
+			"shutting down",
+			c->path, c->cpu, c->state, c->dir);
 	}
 	o = calloc(1, sizeof(*o));
 	if (!o) {
-		snprintf(err, errlen, "hook %s: out of memory", c->path);
-		return -ENOMEM;
+		return hv_err_set(err, -ENOMEM, "hook %s: out of memory",
+				  c->path);
 	}
 	ret = hooks_pipe(out);
 	if (ret) {
-		snprintf(err, errlen,
-			 "hook %s: cannot make its output pipe: %s", c->path,
-			 strerror(-ret));
+		hv_err_set(err, ret, "hook %s: cannot make its output pipe: %s",
+			   c->path, strerror(-ret));
 		free(o);
 		return ret;
 	}
 	ret = hooks_spawn(&pid, c->path, argv, envp, out[1]);
 	close(out[1]); /* the hook holds the only write end: EOF is its end */
 	if (ret) {
-		snprintf(err, errlen, "hook %s could not be started: %s",
-			 c->path, strerror(-ret));
+		hv_err_set(err, ret, "hook %s could not be started: %s",
+			   c->path, strerror(-ret));
 		close(out[0]);
 		free(o);
 		return ret;
@@ -610,18 +604,17 @@ static int hooks_run_one(const struct hooks *h, const struct hooks_call *c,
 	close(out[0]);
 	hooks_log_output(c, o);
 	free(o);
-	return hooks_verdict(h, c, ret, status, err, errlen);
+	return hooks_verdict(h, c, ret, status, err);
 }
 
 int hooks_run(const struct hooks *h, unsigned int cpu, const char *state,
-	      bool up, char *err, size_t errlen)
+	      bool up, struct hv_err *err)
 {
-	return hooks_run_vcpu(h, cpu, state, up, NULL, err, errlen);
+	return hooks_run_vcpu(h, cpu, state, up, NULL, err);
 }
 
 int hooks_run_vcpu(const struct hooks *h, unsigned int cpu, const char *state,
-		   bool up, const struct hooks_vcpu *f, char *err,
-		   size_t errlen)
+		   bool up, const struct hooks_vcpu *f, struct hv_err *err)
 {
 	for (unsigned int i = 0; i < h->nr; i++) {
 		const struct hooks_call c = {
@@ -631,7 +624,7 @@ int hooks_run_vcpu(const struct hooks *h, unsigned int cpu, const char *state,
 			.dir = up ? "up" : "down",
 			.vcpu = f,
 		};
-		int ret = hooks_run_one(h, &c, err, errlen);
+		int ret = hooks_run_one(h, &c, err);
 
 		if (ret)
 			return ret;

@@ -50,6 +50,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "hv_err.h"
+
 #define HOOKS_MAX	      16
 #define HOOKS_DEFAULT_TIMEOUT 10000 /* ms */
 #define HOOKS_OUTPUT_MAX      4096  /* bytes of one call's output logged */
@@ -94,7 +96,7 @@ void hooks_init(struct hooks *h, const char *vm_name, int timeout_ms);
  * directory @path in name order; -errno and a message if it is neither
  * (or a directory holds no hook, or too many).
  */
-int hooks_add(struct hooks *h, const char *path, char *err, size_t errlen);
+int hooks_add(struct hooks *h, const char *path, struct hv_err *err);
 
 /*
  * Runs every hook in order and stops at the first that fails.  Returns 0,
@@ -103,11 +105,10 @@ int hooks_add(struct hooks *h, const char *path, char *err, size_t errlen);
  * or -errno if it could not be started; @err says which hook and why.
  */
 int hooks_run(const struct hooks *h, unsigned int cpu, const char *state,
-	      bool up, char *err, size_t errlen);
+	      bool up, struct hv_err *err);
 /* The same, with the vCPU's facts in the environment (@f may be NULL). */
 int hooks_run_vcpu(const struct hooks *h, unsigned int cpu, const char *state,
-		   bool up, const struct hooks_vcpu *f, char *err,
-		   size_t errlen);
+		   bool up, const struct hooks_vcpu *f, struct hv_err *err);
 
 /*
  * Shutdown: stops the hooks running now, in any thread (SIGTERM to each

@@ -51,7 +51,7 @@ static void hook_ignored(struct hotplug *hp, unsigned int cpu, int state,
 static int run_hooks(struct hotplug *hp, unsigned int cpu, int state, bool up)
 {
 	struct hooks_vcpu facts;
-	char err[512];
+	struct hv_err err = { 0 };
 	int ret;
 
 	if (!hp->hooks || !hp->hooks->nr)
@@ -65,15 +65,15 @@ static int run_hooks(struct hotplug *hp, unsigned int cpu, int state, bool up)
 	if (ret) /* the VM is going away: nothing to orchestrate */
 		return 0;
 	ret = hooks_run_vcpu(hp->hooks, cpu, HOST_STATE_NAME(state), up, &facts,
-			     err, sizeof(err));
+			     &err);
 	if (ret && hp->forced) {
 		/* Stopped by the VM's own stop: the log said so already. */
 		if (ret != -ECANCELED)
-			hook_ignored(hp, cpu, state, up, err);
+			hook_ignored(hp, cpu, state, up, hv_err_msg(&err));
 		return 0;
 	}
 	if (ret)
-		hp_fail(hp, cpu, "%s; the %s is refused", err,
+		hp_fail(hp, cpu, "%s; the %s is refused", hv_err_msg(&err),
 			up ? "bring-up" : "removal");
 	return ret;
 }

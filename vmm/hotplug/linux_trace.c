@@ -597,7 +597,6 @@ void hp_lx_trace_end(struct hotplug *hp, bool begun)
 	struct lx_trace *t = hp->lxt;
 	struct hv_err err = { 0 };
 	struct lx_pairing p = { .hp = hp };
-	char why[HV_ERR_MAX + 32];
 	int *slot_end;
 	long n = -ENOMEM;
 
@@ -624,9 +623,9 @@ void hp_lx_trace_end(struct hotplug *hp, bool begun)
 	if (n >= 0)
 		pair_all(&p, (size_t)n);
 	if (n < 0) {
-		snprintf(why, sizeof(why), "reading Linux's trace: %s",
-			 hv_err_msg(&err));
-		p.sum.error = why;
+		hv_err_set(&err, (int)n, NULL);
+		hv_err_prepend(&err, "reading Linux's trace: ");
+		p.sum.error = hv_err_msg(&err);
 	} else if (!p.have_mark)
 		p.sum.error = "hotvm's mark is not in Linux's trace buffer "
 			      "(cleared or overwritten): its steps cannot be "
