@@ -172,6 +172,25 @@ out:
 
 static int value(struct build *b, struct json_object **out);
 
+/*
+ * After a member of an object or an array: on failure @rc, drops its
+ * value @v (not added) and returns @rc; else steps over the comma, if
+ * any, and returns 0.
+ */
+static int member_end(struct build *b, struct json_object *v, int rc)
+{
+	if (rc) {
+		json_object_put(v);
+		return rc;
+	}
+	skip_ws(b);
+	if (*b->p == ',') {
+		b->p++;
+		skip_ws(b);
+	}
+	return 0;
+}
+
 static int object(struct build *b, struct json_object *o)
 {
 	b->p++;
@@ -197,15 +216,9 @@ static int object(struct build *b, struct json_object *o)
 		if (!rc && json_object_object_add(o, key, v))
 			rc = -ENOMEM;
 		free(key);
-		if (rc) {
-			json_object_put(v);
+		rc = member_end(b, v, rc);
+		if (rc)
 			return rc;
-		}
-		skip_ws(b);
-		if (*b->p == ',') {
-			b->p++;
-			skip_ws(b);
-		}
 	}
 	b->p++;
 	return 0;
@@ -221,15 +234,9 @@ static int array(struct build *b, struct json_object *a)
 
 		if (!rc && json_object_array_add(a, v))
 			rc = -ENOMEM;
-		if (rc) {
-			json_object_put(v);
+		rc = member_end(b, v, rc);
+		if (rc)
 			return rc;
-		}
-		skip_ws(b);
-		if (*b->p == ',') {
-			b->p++;
-			skip_ws(b);
-		}
 	}
 	b->p++;
 	return 0;
