@@ -160,44 +160,56 @@ void hpregs_ring_hint(struct hpregs *r, enum hpring_box box, unsigned int cpu)
 
 /* --- VMM side ------------------------------------------------------------ */
 
-static int set_enabled(struct hpregs *r, unsigned int cpu, bool hotplugged)
+/*
+ * @fn changes CPU @cpu's slot under the lock, once its number is checked
+ * and, with @removable, the boot CPU refused (it is not hot-pluggable).
+ */
+typedef int (*cpu_change_fn)(struct hpregs *r, unsigned int cpu,
+			     struct hpregs_cpu *c, bool arg);
+
+static int change_cpu(struct hpregs *r, unsigned int cpu, bool removable,
+		      cpu_change_fn fn, bool arg)
 {
-	struct hpregs_cpu *c;
-	int ret = 0;
+	int ret;
 
 	if (cpu >= r->max_cpus)
 		return -EINVAL;
+	if (removable && !guest_cpu_removable(cpu))
+		return -EPERM;
 	pthread_mutex_lock(&r->lock);
-	c = &r->cpus[cpu];
-	if (c->enabled) {
-		ret = -EBUSY;
-	} else {
-		c->enabled = true;
-		c->inserting = hotplugged;
-		c->insert_seen = false;
-		if (hotplugged)
-			hpring_post(&r->ring, HPRING_INSERT, cpu);
-	}
+	ret = fn(r, cpu, &r->cpus[cpu], arg);
 	pthread_mutex_unlock(&r->lock);
 	return ret;
 }
 
+static int enable(struct hpregs *r, unsigned int cpu, struct hpregs_cpu *c,
+		  bool hotplugged)
+{
+	if (c->enabled)
+		return -EBUSY;
+	c->enabled = true;
+	c->inserting = hotplugged;
+	c->insert_seen = false;
+	if (hotplugged)
+		hpring_post(&r->ring, HPRING_INSERT, cpu);
+	return 0;
+}
+
+static int reinsert(struct hpregs *r, unsigned int cpu, struct hpregs_cpu *c,
+		    bool unused)
+{
+	(void)unused;
+	if (!c->enabled)
+		return -ENODEV;
+	c->inserting = true;
+	c->insert_seen = false;
+	hpring_post(&r->ring, HPRING_INSERT, cpu);
+	return 0;
+}
+
 int hpregs_reinsert(struct hpregs *r, unsigned int cpu)
 {
-	int ret = 0;
-
-	if (cpu >= r->max_cpus)
-		return -EINVAL;
-	pthread_mutex_lock(&r->lock);
-	if (!r->cpus[cpu].enabled) {
-		ret = -ENODEV;
-	} else {
-		r->cpus[cpu].inserting = true;
-		r->cpus[cpu].insert_seen = false;
-		hpring_post(&r->ring, HPRING_INSERT, cpu);
-	}
-	pthread_mutex_unlock(&r->lock);
-	return ret;
+	return change_cpu(r, cpu, false, reinsert, false);
 }
 
 void hpregs_reset(struct hpregs *r)
@@ -215,114 +227,95 @@ void hpregs_reset(struct hpregs *r)
 
 int hpregs_coldplug(struct hpregs *r, unsigned int cpu)
 {
-	return set_enabled(r, cpu, false);
+	return change_cpu(r, cpu, false, enable, false);
 }
 
 int hpregs_plug(struct hpregs *r, unsigned int cpu)
 {
-	return set_enabled(r, cpu, true);
+	return change_cpu(r, cpu, false, enable, true);
+}
+
+/* The host asks for the CPU back (@on), or takes its request back. */
+static int unplug_request(struct hpregs *r, unsigned int cpu,
+			  struct hpregs_cpu *c, bool on)
+{
+	if (on && !c->enabled)
+		return -ENODEV;
+	if (!on && !c->unplug_requested)
+		return -ENOENT;
+	c->removing = on;
+	c->unplug_requested = on;
+	if (on) {
+		hpring_post(&r->ring, HPRING_REMOVE, cpu);
+	} else {
+		c->fw_remove = false;
+		hpring_clear_test(&r->ring, HPRING_REMOVE, cpu);
+	}
+	return 0;
 }
 
 int hpregs_request_unplug(struct hpregs *r, unsigned int cpu)
 {
-	struct hpregs_cpu *c;
-	int ret = 0;
-
-	if (cpu >= r->max_cpus)
-		return -EINVAL;
-	if (!guest_cpu_removable(cpu))
-		return -EPERM; /* the boot CPU is not hot-pluggable */
-	pthread_mutex_lock(&r->lock);
-	c = &r->cpus[cpu];
-	if (!c->enabled) {
-		ret = -ENODEV;
-	} else {
-		c->removing = true;
-		c->unplug_requested = true;
-		hpring_post(&r->ring, HPRING_REMOVE, cpu);
-	}
-	pthread_mutex_unlock(&r->lock);
-	return ret;
+	return change_cpu(r, cpu, true, unplug_request, true);
 }
 
 int hpregs_cancel_unplug(struct hpregs *r, unsigned int cpu)
 {
-	struct hpregs_cpu *c;
-	int ret = 0;
+	return change_cpu(r, cpu, false, unplug_request, false);
+}
 
-	if (cpu >= r->max_cpus)
-		return -EINVAL;
-	pthread_mutex_lock(&r->lock);
-	c = &r->cpus[cpu];
-	if (!c->unplug_requested) {
-		ret = -ENOENT;
-	} else {
-		c->unplug_requested = false;
-		c->removing = false;
-		c->fw_remove = false;
-		hpring_clear_test(&r->ring, HPRING_REMOVE, cpu);
-	}
-	pthread_mutex_unlock(&r->lock);
-	return ret;
+/* The slot emptied but for what the guest cannot unsay. */
+static void forget(struct hpregs_cpu *c)
+{
+	*c = (struct hpregs_cpu){ .arch_id = c->arch_id,
+				  .ost_event = c->ost_event,
+				  .ost_status = c->ost_status };
+}
+
+static int unplug_force(struct hpregs *r, unsigned int cpu,
+			struct hpregs_cpu *c, bool unused)
+{
+	(void)unused;
+	if (!c->enabled)
+		return -ENODEV;
+	forget(c);
+	ring_forget_cpu(r, cpu);
+	return 0;
 }
 
 int hpregs_unplug_force(struct hpregs *r, unsigned int cpu)
 {
-	struct hpregs_cpu *c;
-	int ret = 0;
-
-	if (cpu >= r->max_cpus)
-		return -EINVAL;
-	if (!guest_cpu_removable(cpu))
-		return -EPERM;
-	pthread_mutex_lock(&r->lock);
-	c = &r->cpus[cpu];
-	if (!c->enabled) {
-		ret = -ENODEV;
-	} else {
-		*c = (struct hpregs_cpu){ .arch_id = c->arch_id,
-					  .ost_event = c->ost_event,
-					  .ost_status = c->ost_status };
-		ring_forget_cpu(r, cpu);
-	}
-	pthread_mutex_unlock(&r->lock);
-	return ret;
+	return change_cpu(r, cpu, true, unplug_force, false);
 }
 
-int hpregs_withdraw_plug(struct hpregs *r, unsigned int cpu)
+static int withdraw_plug(struct hpregs *r, unsigned int cpu,
+			 struct hpregs_cpu *c, bool unused)
 {
-	struct hpregs_cpu *c;
-	int ret = 0;
-
-	if (cpu >= r->max_cpus)
-		return -EINVAL;
-	if (!guest_cpu_removable(cpu))
-		return -EPERM;
-	pthread_mutex_lock(&r->lock);
-	c = &r->cpus[cpu];
-	if (!c->enabled) {
-		ret = -ENODEV;
-	} else if (c->inserting && !c->insert_seen &&
-		   (!hpring_enabled(&r->ring) ||
-		    hpring_clear_test(&r->ring, HPRING_INSERT, cpu))) {
+	(void)unused;
+	if (!c->enabled)
+		return -ENODEV;
+	if (c->inserting && !c->insert_seen &&
+	    (!hpring_enabled(&r->ring) ||
+	     hpring_clear_test(&r->ring, HPRING_INSERT, cpu))) {
 		/*
 		 * Decided under the lock the guest reads under (or, with the
 		 * ring, by taking the mailbox bit before the guest does): it
 		 * never saw.
 		 */
-		*c = (struct hpregs_cpu){ .arch_id = c->arch_id,
-					  .ost_event = c->ost_event,
-					  .ost_status = c->ost_status };
-	} else {
-		c->inserting = false;
-		c->removing = true;
-		c->unplug_requested = true;
-		hpring_clear_test(&r->ring, HPRING_INSERT, cpu);
-		hpring_post(&r->ring, HPRING_REMOVE, cpu);
-		ret = 1;
+		forget(c);
+		return 0;
 	}
-	pthread_mutex_unlock(&r->lock);
-	return ret;
+	c->inserting = false;
+	c->removing = true;
+	c->unplug_requested = true;
+	hpring_clear_test(&r->ring, HPRING_INSERT, cpu);
+	hpring_post(&r->ring, HPRING_REMOVE, cpu);
+	return 1;
+}
+
+int hpregs_withdraw_plug(struct hpregs *r, unsigned int cpu)
+{
+	return change_cpu(r, cpu, true, withdraw_plug, false);
 }
 
 bool hpregs_is_enabled(struct hpregs *r, unsigned int cpu)
