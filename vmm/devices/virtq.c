@@ -223,13 +223,17 @@ bool virtq_want_interrupt(struct virtq *q)
 	return true;
 }
 
-size_t virtq_chain_read(const struct virtq_chain *c, uint64_t off, void *dst,
-			size_t len)
+/*
+ * Copies [off, off + len) of buffers b[from, to) of the chain to @p, or
+ * from it with @into_chain; returns how many bytes were copied.
+ */
+static size_t chain_copy(const struct virtq_chain *c, unsigned int from,
+			 unsigned int to, uint64_t off, uint8_t *p, size_t len,
+			 bool into_chain)
 {
-	uint8_t *out = dst;
 	size_t done = 0;
 
-	for (unsigned int i = 0; i < c->nr_out && done < len; i++) {
+	for (unsigned int i = from; i < to && done < len; i++) {
 		const struct virtq_buf *b = &c->b[i];
 		size_t k;
 
@@ -240,33 +244,25 @@ size_t virtq_chain_read(const struct virtq_chain *c, uint64_t off, void *dst,
 		k = b->len - off;
 		if (k > len - done)
 			k = len - done;
-		memcpy(out + done, b->p + off, k);
+		if (into_chain)
+			memcpy(b->p + off, p + done, k);
+		else
+			memcpy(p + done, b->p + off, k);
 		done += k;
 		off = 0;
 	}
 	return done;
 }
 
+size_t virtq_chain_read(const struct virtq_chain *c, uint64_t off, void *dst,
+			size_t len)
+{
+	return chain_copy(c, 0, c->nr_out, off, dst, len, false);
+}
+
 size_t virtq_chain_write(const struct virtq_chain *c, uint64_t off,
 			 const void *src, size_t len)
 {
-	const uint8_t *in = src;
-	size_t done = 0;
-
-	for (unsigned int i = c->nr_out; i < c->n && done < len; i++) {
-		const struct virtq_buf *b = &c->b[i];
-		size_t k;
-
-		if (off >= b->len) {
-			off -= b->len;
-			continue;
-		}
-		k = b->len - off;
-		if (k > len - done)
-			k = len - done;
-		memcpy(b->p + off, in + done, k);
-		done += k;
-		off = 0;
-	}
-	return done;
+	/* Only read from: the direction is into the chain. */
+	return chain_copy(c, c->nr_out, c->n, off, (uint8_t *)src, len, true);
 }
