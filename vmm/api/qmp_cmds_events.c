@@ -63,6 +63,34 @@ out:
 	pthread_mutex_unlock(&qc->lock);
 }
 
+/* An event's data that names a CPU: {"cpu", "id"?}, the id if it has one. */
+static struct json_object *cpu_data(unsigned int cpu, const char *id)
+{
+	struct json_object *d = json_object_new_object();
+
+	qc_add_int(d, "cpu", cpu);
+	if (id && *id)
+		qc_add_str(d, "id", id);
+	return d;
+}
+
+/*
+ * Sends event @name with data @d (its reference taken over) to the
+ * clients, unless the server has gone; @lossy as qmp_emit_event_lossy().
+ */
+static void send_event(struct qmp_cmds *qc, const char *name,
+		       struct json_object *d, bool lossy)
+{
+	pthread_mutex_lock(&qc->lock);
+	if (!qc->s)
+		json_object_put(d);
+	else if (lossy)
+		qmp_emit_event_lossy(qc->s, name, d);
+	else
+		qmp_emit_event(qc->s, name, d);
+	pthread_mutex_unlock(&qc->lock);
+}
+
 /*
  * What the host observed of the guest (hp_stage): a CPUHP_STATE on the
  * guest side with "stage" instead of a state of the guest's table, which
@@ -71,25 +99,15 @@ out:
 static void ev_stage(void *ctx, unsigned int cpu, const char *id,
 		     enum hp_stage st)
 {
-	struct qmp_cmds *qc = ctx;
-	struct json_object *d;
+	struct json_object *d = cpu_data(cpu, id);
 
-	pthread_mutex_lock(&qc->lock);
-	if (!qc->s)
-		goto out;
-	d = json_object_new_object();
-	qc_add_int(d, "cpu", cpu);
-	if (id && *id)
-		qc_add_str(d, "id", id);
 	qc_add_str(d, "side", qc_side_names[HP_SIDE_GUEST]);
 	qc_add_str(d, "kind", "stage");
 	qc_add_str(d, "stage", hotplug_stage_name(st));
 	qc_add_str(d, "direction",
 		   st == HP_STAGE_ABSENT || st == HP_STAGE_EJECTING ? "down"
 								    : "up");
-	qmp_emit_event_lossy(qc->s, "CPUHP_STATE", d);
-out:
-	pthread_mutex_unlock(&qc->lock);
+	send_event(ctx, "CPUHP_STATE", d, true);
 }
 
 /* QEMU's ACPI_DEVICE_OST: {"info": ACPIOSTInfo}. */
@@ -159,19 +177,12 @@ out:
 static void ev_online(void *ctx, unsigned int cpu, bool online,
 		      unsigned int count, const char *cpulist)
 {
-	struct qmp_cmds *qc = ctx;
-	struct json_object *d;
+	struct json_object *d = cpu_data(cpu, NULL);
 
-	pthread_mutex_lock(&qc->lock);
-	if (qc->s) {
-		d = json_object_new_object();
-		qc_add_int(d, "cpu", cpu);
-		qc_add_bool(d, "online", online);
-		qc_add_int(d, "count", count);
-		qc_add_str(d, "cpulist", cpulist);
-		qmp_emit_event(qc->s, "CPUS_CHANGED", d);
-	}
-	pthread_mutex_unlock(&qc->lock);
+	qc_add_bool(d, "online", online);
+	qc_add_int(d, "count", count);
+	qc_add_str(d, "cpulist", cpulist);
+	send_event(ctx, "CPUS_CHANGED", d, false);
 }
 
 /*
@@ -182,21 +193,12 @@ static void ev_online(void *ctx, unsigned int cpu, bool online,
 static void ev_hook_ignored(void *ctx, unsigned int cpu, const char *id,
 			    const char *state, bool up, const char *why)
 {
-	struct qmp_cmds *qc = ctx;
-	struct json_object *d;
+	struct json_object *d = cpu_data(cpu, id);
 
-	pthread_mutex_lock(&qc->lock);
-	if (qc->s) {
-		d = json_object_new_object();
-		qc_add_int(d, "cpu", cpu);
-		if (id && *id)
-			qc_add_str(d, "id", id);
-		qc_add_str(d, "state", state);
-		qc_add_str(d, "direction", up ? "up" : "down");
-		qc_add_str(d, "reason", why);
-		qmp_emit_event(qc->s, "CPUHP_HOOK_IGNORED", d);
-	}
-	pthread_mutex_unlock(&qc->lock);
+	qc_add_str(d, "state", state);
+	qc_add_str(d, "direction", up ? "up" : "down");
+	qc_add_str(d, "reason", why);
+	send_event(ctx, "CPUHP_HOOK_IGNORED", d, false);
 }
 
 /*
@@ -207,21 +209,12 @@ static void ev_hook_ignored(void *ctx, unsigned int cpu, const char *id,
 static void ev_agreement(void *ctx, unsigned int cpu, const char *id,
 			 bool agree, const char *why)
 {
-	struct qmp_cmds *qc = ctx;
-	struct json_object *d;
+	struct json_object *d = cpu_data(cpu, id);
 
-	pthread_mutex_lock(&qc->lock);
-	if (qc->s) {
-		d = json_object_new_object();
-		qc_add_int(d, "cpu", cpu);
-		if (id && *id)
-			qc_add_str(d, "id", id);
-		qc_add_bool(d, "agree", agree);
-		if (!agree)
-			qc_add_str(d, "reason", why);
-		qmp_emit_event(qc->s, "CPUHP_AGREEMENT", d);
-	}
-	pthread_mutex_unlock(&qc->lock);
+	qc_add_bool(d, "agree", agree);
+	if (!agree)
+		qc_add_str(d, "reason", why);
+	send_event(ctx, "CPUHP_AGREEMENT", d, false);
 }
 
 static void add_time(struct json_object *o, const char *k, int64_t us)
@@ -241,14 +234,8 @@ static void add_time(struct json_object *o, const char *k, int64_t us)
 static void ev_linux_step(void *ctx, unsigned int cpu,
 			  const struct hp_linux_step *st)
 {
-	struct qmp_cmds *qc = ctx;
-	struct json_object *d;
+	struct json_object *d = cpu_data(cpu, NULL);
 
-	pthread_mutex_lock(&qc->lock);
-	if (!qc->s)
-		goto out;
-	d = json_object_new_object();
-	qc_add_int(d, "cpu", cpu);
 	qc_add_str(d, "side", "linux");
 	qc_add_str(d, "kind", "step");
 	qc_add_int(d, "state", st->state);
@@ -263,33 +250,25 @@ static void ev_linux_step(void *ctx, unsigned int cpu,
 	add_time(d, "start", st->start_us);
 	add_time(d, "end", st->end_us);
 	qc_add_int(d, "us", st->end_us - st->start_us);
-	qmp_emit_event_lossy(qc->s, "CPUHP_STATE", d);
-out:
-	pthread_mutex_unlock(&qc->lock);
+	send_event(ctx, "CPUHP_STATE", d, true);
 }
 
 /* hotvm's CPUHP_LINUX_TRACE: what the read of Linux's trace found. */
 static void ev_linux_trace(void *ctx, const struct hp_linux_trace *t)
 {
-	struct qmp_cmds *qc = ctx;
-	struct json_object *d;
+	struct json_object *d = json_object_new_object();
 
-	pthread_mutex_lock(&qc->lock);
-	if (qc->s) {
-		d = json_object_new_object();
-		qc_add_int(d, "steps", t->steps);
-		qc_add_int(d, "enters", t->enters);
-		qc_add_int(d, "exits", t->exits);
-		qc_add_int(d, "unmatched", t->unmatched);
-		qc_add_int(d, "malformed", t->malformed);
-		qc_add_int(d, "unmapped", t->unmapped);
-		qc_add_bool(d, "truncated", t->truncated);
-		qc_add_int(d, "align-us", t->align_us);
-		if (t->error)
-			qc_add_str(d, "error", t->error);
-		qmp_emit_event(qc->s, "CPUHP_LINUX_TRACE", d);
-	}
-	pthread_mutex_unlock(&qc->lock);
+	qc_add_int(d, "steps", t->steps);
+	qc_add_int(d, "enters", t->enters);
+	qc_add_int(d, "exits", t->exits);
+	qc_add_int(d, "unmatched", t->unmatched);
+	qc_add_int(d, "malformed", t->malformed);
+	qc_add_int(d, "unmapped", t->unmapped);
+	qc_add_bool(d, "truncated", t->truncated);
+	qc_add_int(d, "align-us", t->align_us);
+	if (t->error)
+		qc_add_str(d, "error", t->error);
+	send_event(ctx, "CPUHP_LINUX_TRACE", d, false);
 }
 
 void qmp_cmds_event_cause(struct qmp_cmds *qc, const char *event,
@@ -299,14 +278,10 @@ void qmp_cmds_event_cause(struct qmp_cmds *qc, const char *event,
 
 	if (!qc)
 		return;
-	pthread_mutex_lock(&qc->lock);
-	if (qc->s) {
-		d = json_object_new_object();
-		qc_add_bool(d, "guest", vm_cause_guest(cause));
-		qc_add_str(d, "reason", vm_cause_name(cause));
-		qmp_emit_event(qc->s, event, d);
-	}
-	pthread_mutex_unlock(&qc->lock);
+	d = json_object_new_object();
+	qc_add_bool(d, "guest", vm_cause_guest(cause));
+	qc_add_str(d, "reason", vm_cause_name(cause));
+	send_event(qc, event, d, false);
 }
 
 struct hp_events qc_events(struct qmp_cmds *qc)
