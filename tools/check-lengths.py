@@ -36,7 +36,6 @@ ALLOW = {
     'vmm/boot/pvh.c:check_segments': 'to split',
     'vmm/cli/cli.c:cli_parse_net': 'to split',
     'vmm/ctl/cpu_render.c:print_state_rows': 'to split',
-    'vmm/ctl/cpu_trace.c:svg_lane': 'to split',
     'vmm/devices/tap.c:tap_open': 'to split',
     'vmm/devices/virtio_blk.c:vblk_open': 'to split',
     'vmm/devices/virtio_mmio.c:write_reg': 'to split',
@@ -50,7 +49,7 @@ ALLOW = {
 # Files that may pass MAX_FILE, each a known debt to split by job (issue
 # 30), with its length when listed: it may not grow past that.
 ALLOW_FILES = {
-    'vmm/ctl/cpu_trace.c': 872,
+    'vmm/ctl/cpu_trace.c': 845,
     'vmm/machine/vcpu.c': 917,
 }
 

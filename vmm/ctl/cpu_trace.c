@@ -15,6 +15,7 @@
 #include <json-c/json.h>
 
 #include "cpu_json.h"
+#include "cpu_lanes.h"
 #include "cpu_trace.h"
 #include "cpu_verb.h"
 #include "qmp_client.h"
@@ -422,62 +423,49 @@ static void text_row(FILE *out, const char *lane, const char *dir,
 		name, time, bar);
 }
 
+/* One text row: its bar filled with @fill over columns [c0, c1]. */
+static void text_line(struct lane_walk *lw, const char *dir, const char *mark,
+		      struct json_object *o, int c0, int c1, char fill,
+		      int64_t us)
+{
+	char bar[512], time[32];
+
+	memset(bar, ' ', lw->w);
+	for (int c = c0; c <= c1 && c < lw->w; c++)
+		bar[c] = fill;
+	bar[lw->w] = '\0';
+	fmt_us(time, sizeof(time), us);
+	text_row(lw->out, lw->lane, dir, mark,
+		 cpu_json_str(M(o, "name")) ?: "?", time, bar);
+}
+
+static void text_mark(struct lane_walk *lw, struct json_object *k, int64_t at)
+{
+	int c = col(at, lw->total, lw->w);
+
+	text_line(lw, "-", "stage", k, c, c, '^', at);
+}
+
+static void text_bar(struct lane_walk *lw, struct json_object *b, int64_t start)
+{
+	const char *mk = cpu_json_str(M(b, "mark")) ?: "";
+
+	text_line(lw, cpu_json_str(M(b, "direction")) ?: "?", bar_mark(b), b,
+		  col(start, lw->total, lw->w),
+		  col(cpu_json_num(M(b, "end-us"), 0), lw->total, lw->w),
+		  !strcmp(mk, "failed")	    ? 'X'
+		  : !strcmp(mk, "rollback") ? '~'
+					    : '#',
+		  cpu_json_num(M(b, "us"), 0));
+}
+
 static void text_lane(FILE *out, struct json_object *t, const char *lane, int w)
 {
-	struct json_object *bars = M(t, "bars"), *marks = M(t, "marks");
-	size_t nb = json_object_array_length(bars);
-	size_t nm = json_object_is_type(marks, json_type_array)
-			    ? json_object_array_length(marks)
-			    : 0;
-	int64_t total = cpu_json_num(M(t, "total-us"), 0);
-	char bar[512], time[32];
-	size_t m = 0;
-
-	for (size_t i = 0; i <= nb; i++) {
-		struct json_object *b = json_object_array_get_idx(bars, i);
-		int64_t start =
-			i < nb ? cpu_json_num(M(b, "start-us"), 0) : INT64_MAX;
-
-		/* Observed stages, where they fall among the states. */
-		for (; m < nm; m++) {
-			struct json_object *k =
-				json_object_array_get_idx(marks, m);
-			int64_t at = cpu_json_num(M(k, "at-us"), 0);
-
-			if (at > start)
-				break;
-			if (strcmp(cpu_json_str(M(k, "lane")) ?: "", lane))
-				continue;
-			memset(bar, ' ', w);
-			bar[col(at, total, w)] = '^';
-			bar[w] = '\0';
-			fmt_us(time, sizeof(time), at);
-			text_row(out, lane, "-", "stage",
-				 cpu_json_str(M(k, "name")) ?: "?", time, bar);
-		}
-		if (i == nb)
-			break;
-		if (strcmp(cpu_json_str(M(b, "lane")) ?: "", lane))
-			continue;
-		{
-			int c0 = col(start, total, w);
-			int c1 = col(cpu_json_num(M(b, "end-us"), 0), total, w);
-			const char *mk = cpu_json_str(M(b, "mark")) ?: "";
-			char fill = !strcmp(mk, "failed")     ? 'X'
-				    : !strcmp(mk, "rollback") ? '~'
-							      : '#';
-
-			memset(bar, ' ', w);
-			for (int c = c0; c <= c1 && c < w; c++)
-				bar[c] = fill;
-			bar[w] = '\0';
-			fmt_us(time, sizeof(time), cpu_json_num(M(b, "us"), 0));
-			text_row(out, lane,
-				 cpu_json_str(M(b, "direction")) ?: "?",
-				 bar_mark(b), cpu_json_str(M(b, "name")) ?: "?",
-				 time, bar);
-		}
-	}
+	lane_walk(t, &(struct lane_walk){ .lane = lane,
+					  .out = out,
+					  .w = w,
+					  .mark = text_mark,
+					  .bar = text_bar });
 }
 
 void cpu_trace_print_text(FILE *out, struct json_object *t, int width)
@@ -557,26 +545,66 @@ static size_t lane_rows(struct json_object *t, const char *lane)
 				     : 0;
 
 		for (size_t i = 0; i < len; i++)
-			n += !strcmp(cpu_json_str(M(
-					     json_object_array_get_idx(a[k], i),
-					     "lane"))
-					     ?: "",
-				     lane);
+			n += lane_has(json_object_array_get_idx(a[k], i), lane);
 	}
 	return n;
+}
+
+static void svg_mark(struct lane_walk *lw, struct json_object *k, int64_t at)
+{
+	double x = xpos(at, lw->total), y = lw->y;
+	char time[32];
+
+	fmt_us(time, sizeof(time), at);
+	svg_text(lw->out, SVG_LABEL - 6, y + 12, "end", 11, "stage %s (seen)",
+		 cpu_json_str(M(k, "name")) ?: "?");
+	svg_line(lw->out, x, y + 1, x, y + SVG_ROW - 1, "#9467bd", 0);
+	svg_text(lw->out, x + 4, y + 12, "start", 10, "at %s", time);
+	lw->y += SVG_ROW;
+}
+
+static void svg_bar(struct lane_walk *lw, struct json_object *b, int64_t start)
+{
+	FILE *f = lw->out;
+	double y = lw->y, x0, x1;
+	char time[32], title[256], cls[64];
+
+	x0 = xpos(start, lw->total);
+	x1 = xpos(cpu_json_num(M(b, "end-us"), 0), lw->total);
+	if (x1 - x0 < 1.5)
+		x1 = x0 + 1.5;
+	fmt_us(time, sizeof(time), cpu_json_num(M(b, "us"), 0));
+	snprintf(title, sizeof(title), "%s %s %s: %s, %s (ret %lld)", lw->lane,
+		 cpu_json_str(M(b, "name")) ?: "?",
+		 cpu_json_str(M(b, "direction")) ?: "?", bar_mark(b), time,
+		 (long long)cpu_json_num(M(b, "ret"), 0));
+	svg_text(f, SVG_LABEL - 6, y + 12, "end", 11, "%s %s",
+		 strcmp(cpu_json_str(M(b, "direction")) ?: "", "up") ? "\u2193"
+								     : "\u2191",
+		 cpu_json_str(M(b, "name")) ?: "?");
+	snprintf(cls, sizeof(cls), "bar %s",
+		 cpu_json_str(M(b, "mark")) ?: "ok");
+	svg_rect(f, x0, y + 2, x1 - x0, SVG_ROW - 4, bar_fill(b), cls, title);
+	if (strcmp(cpu_json_str(M(b, "mark")) ?: "", "ok"))
+		svg_text(f, x1 + 4, y + 12, "start", 10, "%s %s", time,
+			 strcmp(bar_mark(b), "FAILED*")
+				 ? bar_mark(b)
+				 : "FAILED (injected fault)");
+	else
+		svg_text(f, x1 + 4, y + 12, "start", 10, "%s", time);
+	lw->y += SVG_ROW;
 }
 
 static double svg_lane(FILE *f, struct json_object *t, const char *lane,
 		       double y)
 {
-	struct json_object *bars = M(t, "bars"), *marks = M(t, "marks");
-	size_t nb = json_object_array_length(bars);
-	size_t nm = json_object_is_type(marks, json_type_array)
-			    ? json_object_array_length(marks)
-			    : 0;
-	size_t rows = lane_rows(t, lane), m = 0;
-	int64_t total = cpu_json_num(M(t, "total-us"), 0);
-	char time[32], title[256], cls[64];
+	struct lane_walk sw = {
+		.lane = lane,
+		.out = f,
+		.mark = svg_mark,
+		.bar = svg_bar,
+	};
+	size_t rows = lane_rows(t, lane);
 
 	svg_rect(f, 8, y, SVG_W - 16, SVG_LANE_H + rows * SVG_ROW + 4,
 		 !strcmp(lane, "host")	  ? "#eef3f9"
@@ -589,64 +617,9 @@ static double svg_lane(FILE *f, struct json_object *t, const char *lane,
 			 ? "linux (Linux's own cpuhp table, from its trace "
 			   "through the guest agent)"
 			 : "guest (its own table, or what the host saw of it)");
-	y += SVG_LANE_H;
-	for (size_t i = 0; i <= nb; i++) {
-		struct json_object *b = json_object_array_get_idx(bars, i);
-		int64_t start =
-			i < nb ? cpu_json_num(M(b, "start-us"), 0) : INT64_MAX;
-		double x0, x1;
-
-		for (; m < nm; m++) {
-			struct json_object *k =
-				json_object_array_get_idx(marks, m);
-			int64_t at = cpu_json_num(M(k, "at-us"), 0);
-
-			if (at > start)
-				break;
-			if (strcmp(cpu_json_str(M(k, "lane")) ?: "", lane))
-				continue;
-			fmt_us(time, sizeof(time), at);
-			svg_text(f, SVG_LABEL - 6, y + 12, "end", 11,
-				 "stage %s (seen)",
-				 cpu_json_str(M(k, "name")) ?: "?");
-			svg_line(f, xpos(at, total), y + 1, xpos(at, total),
-				 y + SVG_ROW - 1, "#9467bd", 0);
-			svg_text(f, xpos(at, total) + 4, y + 12, "start", 10,
-				 "at %s", time);
-			y += SVG_ROW;
-		}
-		if (i == nb)
-			break;
-		if (strcmp(cpu_json_str(M(b, "lane")) ?: "", lane))
-			continue;
-		x0 = xpos(start, total);
-		x1 = xpos(cpu_json_num(M(b, "end-us"), 0), total);
-		if (x1 - x0 < 1.5)
-			x1 = x0 + 1.5;
-		fmt_us(time, sizeof(time), cpu_json_num(M(b, "us"), 0));
-		snprintf(title, sizeof(title), "%s %s %s: %s, %s (ret %lld)",
-			 lane, cpu_json_str(M(b, "name")) ?: "?",
-			 cpu_json_str(M(b, "direction")) ?: "?", bar_mark(b),
-			 time, (long long)cpu_json_num(M(b, "ret"), 0));
-		svg_text(f, SVG_LABEL - 6, y + 12, "end", 11, "%s %s",
-			 strcmp(cpu_json_str(M(b, "direction")) ?: "", "up")
-				 ? "\u2193"
-				 : "\u2191",
-			 cpu_json_str(M(b, "name")) ?: "?");
-		snprintf(cls, sizeof(cls), "bar %s",
-			 cpu_json_str(M(b, "mark")) ?: "ok");
-		svg_rect(f, x0, y + 2, x1 - x0, SVG_ROW - 4, bar_fill(b), cls,
-			 title);
-		if (strcmp(cpu_json_str(M(b, "mark")) ?: "", "ok"))
-			svg_text(f, x1 + 4, y + 12, "start", 10, "%s %s", time,
-				 strcmp(bar_mark(b), "FAILED*")
-					 ? bar_mark(b)
-					 : "FAILED (injected fault)");
-		else
-			svg_text(f, x1 + 4, y + 12, "start", 10, "%s", time);
-		y += SVG_ROW;
-	}
-	return y + 10;
+	sw.y = y + SVG_LANE_H;
+	lane_walk(t, &sw);
+	return sw.y + 10;
 }
 
 void cpu_trace_write_svg(FILE *f, struct json_object *t)
