@@ -425,6 +425,11 @@ static void host_to_guest(void)
 	CHECK_EQ(sent, sizeof(send_buf));
 	CHECK_EQ(gn, sizeof(send_buf));
 	CHECK(!memcmp(got, send_buf, sizeof(send_buf)));
+	/*
+	 * The host's half-close reached the guest (its cat ended), and the
+	 * guest's close reached the host: EOF.
+	 */
+	CHECK_EQ(read_wait(fd, got, 1), 0);
 	close(fd);
 }
 
