@@ -35,7 +35,6 @@ ALLOW = {
     'vmm/boot/pvh.c:parse_header': 'to split',
     'vmm/boot/pvh.c:check_segments': 'to split',
     'vmm/cli/cli.c:cli_parse_net': 'to split',
-    'vmm/ctl/cpu_render.c:print_state_rows': 'to split',
     'vmm/devices/tap.c:tap_open': 'to split',
     'vmm/devices/virtio_blk.c:vblk_open': 'to split',
     'vmm/devices/virtio_mmio.c:write_reg': 'to split',

@@ -206,9 +206,14 @@ static struct json_object *column_value(struct json_object *e, const char *name)
 	return cpu_json_member(cpu_json_member(e, side), colon + 1);
 }
 
-static void print_state_rows(FILE *out, struct json_object *cpus, long cpu)
+/*
+ * query-cpuhp's own shape (a host side with its name): its columns by
+ * name, not every member, and with the guest agent Linux's word beside
+ * the host's view.  Adds nothing for any other shape.
+ */
+static void hotvm_columns(struct columns *cols, struct json_object *cpus,
+			  size_t n)
 {
-	/* query-cpuhp's own shape: the names, not every member. */
 	static const char *const hotvm_cols[] = {
 		"cpu",
 		"id",
@@ -225,9 +230,6 @@ static void print_state_rows(FILE *out, struct json_object *cpus, long cpu)
 		"parked",
 		"thread-id",
 	};
-	struct columns cols = { .n = 0 };
-	struct table t = { 0 };
-	size_t n = json_object_array_length(cpus);
 	struct json_object *first = json_object_array_get_idx(cpus, 0);
 
 	if (n &&
@@ -236,20 +238,28 @@ static void print_state_rows(FILE *out, struct json_object *cpus, long cpu)
 		    json_type_string))
 		for (size_t i = 0; i < sizeof(hotvm_cols) / sizeof(*hotvm_cols);
 		     i++)
-			snprintf(cols.name[cols.n++], sizeof(cols.name[0]),
+			snprintf(cols->name[cols->n++], sizeof(cols->name[0]),
 				 "%s", hotvm_cols[i]);
-	/* With the guest agent: Linux's word beside the host's view. */
-	for (size_t i = 0; cols.n && i < n; i++)
+	for (size_t i = 0; cols->n && i < n; i++)
 		if (cpu_json_member(
 			    cpu_json_member(json_object_array_get_idx(cpus, i),
 					    "guest"),
 			    "linux-cpu")) {
-			column_add(&cols, "guest", "linux-cpu");
-			column_add(&cols, "guest", "linux-online");
-			column_add(&cols, "guest", "linux-state-name");
+			column_add(cols, "guest", "linux-cpu");
+			column_add(cols, "guest", "linux-online");
+			column_add(cols, "guest", "linux-state-name");
 			break;
 		}
-	for (size_t i = 0; i < n && !cols.n; i++) {
+}
+
+/*
+ * Any other shape: the first object entry's scalar members, and those of
+ * its sides one level down, in its order.
+ */
+static void member_columns(struct columns *cols, struct json_object *cpus,
+			   size_t n)
+{
+	for (size_t i = 0; i < n && !cols->n; i++) {
 		struct json_object *e = json_object_array_get_idx(cpus, i);
 
 		if (!json_object_is_type(e, json_type_object))
@@ -261,25 +271,42 @@ static void print_state_rows(FILE *out, struct json_object *cpus, long cpu)
 				json_object_object_foreach(v, k2, v2)
 				{
 					if (cpu_json_scalar(v2))
-						column_add(&cols, key, k2);
+						column_add(cols, key, k2);
 				}
 			} else if (is_side(key) || cpu_json_scalar(v)) {
-				column_add(&cols, NULL, key);
+				column_add(cols, NULL, key);
 			}
 		}
 	}
-	t.cols = cols.n ? cols.n : 1;
-	for (size_t i = 0; i < cols.n; i++) {
+}
+
+/* The header row: each column's name in upper case. */
+static void header_row(struct table *t, const struct columns *cols)
+{
+	for (size_t i = 0; i < cols->n; i++) {
 		char up[48];
 		size_t j;
 
-		for (j = 0; cols.name[i][j] && j < sizeof(up) - 1; j++)
-			up[j] = cols.name[i][j] >= 'a' && cols.name[i][j] <= 'z'
-					? cols.name[i][j] - 'a' + 'A'
-					: cols.name[i][j];
+		for (j = 0; cols->name[i][j] && j < sizeof(up) - 1; j++)
+			up[j] = cols->name[i][j] >= 'a' &&
+						cols->name[i][j] <= 'z'
+					? cols->name[i][j] - 'a' + 'A'
+					: cols->name[i][j];
 		up[j] = '\0';
-		table_add(&t, up);
+		table_add(t, up);
 	}
+}
+
+static void print_state_rows(FILE *out, struct json_object *cpus, long cpu)
+{
+	struct columns cols = { .n = 0 };
+	struct table t = { 0 };
+	size_t n = json_object_array_length(cpus);
+
+	hotvm_columns(&cols, cpus, n);
+	member_columns(&cols, cpus, n);
+	t.cols = cols.n ? cols.n : 1;
+	header_row(&t, &cols);
 	for (size_t i = 0; i < n && cols.n; i++) {
 		struct json_object *e = json_object_array_get_idx(cpus, i);
 		struct json_object *num = cpu_json_cpu(e);
