@@ -121,6 +121,52 @@ static int vm_add_region(struct vm *vm, uint64_t gpa, uint64_t size,
 	return 0;
 }
 
+/*
+ * Intel needs the TSS and the identity map below 4 GiB before the first
+ * vCPU; AMD ignores them.  NULL, or the ioctl that failed (errno set).
+ */
+static const char *vm_set_low_areas(struct vm *vm)
+{
+	if (ioctl(vm->vm_fd, KVM_SET_TSS_ADDR, VM_TSS_ADDR))
+		return "KVM_SET_TSS_ADDR";
+	if (ioctl(vm->kvm_fd, KVM_CHECK_EXTENSION,
+		  KVM_CAP_SET_IDENTITY_MAP_ADDR) > 0) {
+		uint64_t addr = VM_IDENTITY_MAP_ADDR;
+
+		if (ioctl(vm->vm_fd, KVM_SET_IDENTITY_MAP_ADDR, &addr))
+			return "KVM_SET_IDENTITY_MAP_ADDR";
+	}
+	return NULL;
+}
+
+/*
+ * The in-kernel irqchip (IOAPIC, PICs, local APICs), with KVM's 32-bit
+ * x2APIC IDs (and no 0xff broadcast quirk) when APIC IDs pass 255; the
+ * PIT where KVM has one.  NULL, or the ioctl that failed (errno set).
+ */
+static const char *vm_create_irqchips(struct vm *vm, unsigned int max_cpus)
+{
+	if (ioctl(vm->vm_fd, KVM_CREATE_IRQCHIP, 0))
+		return "KVM_CREATE_IRQCHIP";
+	if (max_cpus > 255) {
+		struct kvm_enable_cap cap = {
+			.cap = KVM_CAP_X2APIC_API,
+			.args[0] = KVM_X2APIC_API_USE_32BIT_IDS |
+				   KVM_X2APIC_API_DISABLE_BROADCAST_QUIRK,
+		};
+
+		if (ioctl(vm->vm_fd, KVM_ENABLE_CAP, &cap))
+			return "KVM_ENABLE_CAP(KVM_CAP_X2APIC_API)";
+	}
+	if (ioctl(vm->kvm_fd, KVM_CHECK_EXTENSION, KVM_CAP_PIT2) > 0) {
+		struct kvm_pit_config pit = { .flags = KVM_PIT_SPEAKER_DUMMY };
+
+		if (ioctl(vm->vm_fd, KVM_CREATE_PIT2, &pit))
+			return "KVM_CREATE_PIT2";
+	}
+	return NULL;
+}
+
 int vm_create(struct vm *vm, uint64_t mem, unsigned int max_cpus)
 {
 	uint64_t low = mem < VM_LOW_RAM_MAX ? mem : VM_LOW_RAM_MAX;
@@ -133,20 +179,9 @@ int vm_create(struct vm *vm, uint64_t mem, unsigned int max_cpus)
 		step = "KVM_CREATE_VM";
 		goto fail;
 	}
-	/* Intel needs these below 4 GiB before the first vCPU; AMD ignores. */
-	if (ioctl(vm->vm_fd, KVM_SET_TSS_ADDR, VM_TSS_ADDR)) {
-		step = "KVM_SET_TSS_ADDR";
+	step = vm_set_low_areas(vm);
+	if (step)
 		goto fail;
-	}
-	if (ioctl(vm->kvm_fd, KVM_CHECK_EXTENSION,
-		  KVM_CAP_SET_IDENTITY_MAP_ADDR) > 0) {
-		uint64_t addr = VM_IDENTITY_MAP_ADDR;
-
-		if (ioctl(vm->vm_fd, KVM_SET_IDENTITY_MAP_ADDR, &addr)) {
-			step = "KVM_SET_IDENTITY_MAP_ADDR";
-			goto fail;
-		}
-	}
 
 	/* Untouched pages cost nothing: the guest's RAM is demand-zero. */
 	p = mmap(NULL, mem, PROT_READ | PROT_WRITE,
@@ -170,30 +205,9 @@ int vm_create(struct vm *vm, uint64_t mem, unsigned int max_cpus)
 		goto fail;
 	}
 
-	if (ioctl(vm->vm_fd, KVM_CREATE_IRQCHIP, 0)) {
-		step = "KVM_CREATE_IRQCHIP";
+	step = vm_create_irqchips(vm, max_cpus);
+	if (step)
 		goto fail;
-	}
-	if (max_cpus > 255) {
-		struct kvm_enable_cap cap = {
-			.cap = KVM_CAP_X2APIC_API,
-			.args[0] = KVM_X2APIC_API_USE_32BIT_IDS |
-				   KVM_X2APIC_API_DISABLE_BROADCAST_QUIRK,
-		};
-
-		if (ioctl(vm->vm_fd, KVM_ENABLE_CAP, &cap)) {
-			step = "KVM_ENABLE_CAP(KVM_CAP_X2APIC_API)";
-			goto fail;
-		}
-	}
-	if (ioctl(vm->kvm_fd, KVM_CHECK_EXTENSION, KVM_CAP_PIT2) > 0) {
-		struct kvm_pit_config pit = { .flags = KVM_PIT_SPEAKER_DUMMY };
-
-		if (ioctl(vm->vm_fd, KVM_CREATE_PIT2, &pit)) {
-			step = "KVM_CREATE_PIT2";
-			goto fail;
-		}
-	}
 	vm_save_irqchip(vm);
 	return 0;
 
