@@ -31,7 +31,6 @@ ALLOW = {
     'vmm/ctl/cpu_cmd.c:usage': 'printf usage text',
     # To split (issue 30): steps in one body, not tables.
     'vmm/board/board_load.c:build_tables': 'to split',
-    'vmm/boot/bzimage.c:bzimage_write_zero_page': 'to split',
     'vmm/boot/pvh.c:parse_header': 'to split',
     'vmm/boot/pvh.c:check_segments': 'to split',
     'vmm/cli/cli.c:cli_parse_net': 'to split',
@@ -40,7 +39,6 @@ ALLOW = {
     'vmm/devices/virtio_mmio.c:write_reg': 'to split',
     'vmm/devices/vsock_io.c:io_thread': 'to split',
     'vmm/machine/vcpu.c:vcpu_handle_exit': 'to split',
-    'vmm/machine/vm.c:vm_create': 'to split',
     'vmm/util/qmp_lex.c:step': 'to split',
     'vmm/util/qmp_lex.c:qmp_lex_describe': 'to split',
 }

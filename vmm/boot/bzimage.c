@@ -298,16 +298,15 @@ static void put_e820(uint8_t *zp, const struct pvh_memmap_entry *m,
 	zp[BZ_ZP_E820_ENTRIES] = (uint8_t)nr;
 }
 
-int64_t bzimage_write_zero_page(uint8_t *area, uint64_t base, uint64_t size,
-				const struct bzimage_kernel *k,
-				const struct bzimage_boot_params *p,
-				struct hv_err *err)
+/*
+ * Everything the zero page will say, checked before a byte of it is
+ * written: room for it and the command line, the command line within the
+ * kernel's cmdline_size, the initrd below its initrd_addr_max.
+ */
+static int check_params(uint64_t size, const struct bzimage_kernel *k,
+			const struct bzimage_boot_params *p, size_t clen,
+			struct hv_err *err)
 {
-	const char *cmdline = p->cmdline ? p->cmdline : "";
-	size_t clen = strlen(cmdline);
-	uint64_t cmd = base + BZ_CMDLINE_OFF;
-	uint8_t *zp = area;
-
 	if (size <= BZ_CMDLINE_OFF || p->nr_memmap > BZ_ZP_E820_MAX ||
 	    k->hdr_len > sizeof(k->hdr)) {
 		return hv_err_set(err, -EINVAL, "no room for the zero page");
@@ -337,7 +336,22 @@ int64_t bzimage_write_zero_page(uint8_t *area, uint64_t base, uint64_t size,
 			(unsigned long long)p->initrd_size,
 			(unsigned long long)k->initrd_max);
 	}
+	return 0;
+}
 
+int64_t bzimage_write_zero_page(uint8_t *area, uint64_t base, uint64_t size,
+				const struct bzimage_kernel *k,
+				const struct bzimage_boot_params *p,
+				struct hv_err *err)
+{
+	const char *cmdline = p->cmdline ? p->cmdline : "";
+	size_t clen = strlen(cmdline);
+	uint64_t cmd = base + BZ_CMDLINE_OFF;
+	uint8_t *zp = area;
+	int ret = check_params(size, k, p, clen, err);
+
+	if (ret)
+		return ret;
 	memset(zp, 0, BZ_ZP_SIZE);
 	memcpy(zp + BZ_SETUP_SECTS, k->hdr, k->hdr_len);
 	zp[BZ_TYPE_OF_LOADER] = BZ_LOADER_UNKNOWN;
