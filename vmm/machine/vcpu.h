@@ -81,6 +81,11 @@ int vcpu_signal_init(void);
 /* Creates the KVM vCPU, maps its run area and sets its CPUID. */
 int vcpu_create(struct vcpu *vcpu, struct vm *vm, const struct bus *io,
 		unsigned int id, unsigned int max_cpus);
+/*
+ * vcpu_create()'s last step (vcpu_regs.c): the new vCPU's CPUID, boot
+ * MSRs and APIC mode, and its LAPIC as created.  0, or -errno, logged.
+ */
+int vcpu_init_regs(struct vcpu *vcpu);
 
 /*
  * Makes a parked vCPU (fd and thread kept, the thread held) start afresh, as
