@@ -5,7 +5,8 @@
  * misbehaves in the ways a guest can: it never reads, reads but never
  * answers, writes garbage, answers with bad JSON, with a reply over the
  * cap, too late (so that its reply reaches the next call), with an old
- * sync id, or restarts in the middle of a request.  Every call must end
+ * sync id, restarts in the middle of a request, or closes the port (as
+ * virtio-console says) with a call in flight.  Every call must end
  * within its deadline with the error that says what happened, and the
  * next call must work again.
  */
@@ -322,6 +323,61 @@ static void test_send(void)
 	fake_stop();
 }
 
+/*
+ * The channel says the guest closed its end (virtio-console's PORT_OPEN 0,
+ * what the port would call) once the call is in flight.
+ */
+static void *closer(void *arg)
+{
+	struct qga *g = &fk.u.agent;
+	bool listening = false;
+
+	(void)arg;
+	for (int i = 0; i < 2000 && !listening; i++) {
+		pthread_mutex_lock(&g->lock);
+		listening = g->listening;
+		pthread_mutex_unlock(&g->lock);
+		if (!listening)
+			poll(NULL, 0, 1);
+	}
+	CHECK(listening);
+	fk.u.port.host.closed(fk.u.port.host.ctx);
+	return NULL;
+}
+
+/*
+ * qemu-ga stopped with a call in flight: the call fails at once with
+ * -EPIPE, not at its deadline; a close between calls fails none, and the
+ * next call works.
+ */
+static void test_port_closed(void)
+{
+	struct hv_err err = { 0 };
+	struct qga_stats st;
+	pthread_t t;
+	long t0, dt;
+
+	fake_start(FAKE_MUTE);
+	pthread_create(&t, NULL, closer, NULL);
+	t0 = now_ms();
+	CHECK_EQ(call_err("guest-info", 10000, &err), -EPIPE);
+	dt = now_ms() - t0;
+	pthread_join(t, NULL);
+	printf("# closed in flight: -EPIPE after %ld ms (deadline 10000)\n",
+	       dt);
+	CHECK(dt < 5000);
+	CHECK(strstr(err.msg, "closed the agent's port"));
+	qga_get_stats(&fk.u.agent, &st);
+	CHECK_EQ(st.closed, 1);
+	CHECK_EQ(st.timeouts, 0);
+	/* Between calls: nothing in flight, nothing fails. */
+	fk.u.port.host.closed(fk.u.port.host.ctx);
+	check_recovers();
+	qga_get_stats(&fk.u.agent, &st);
+	CHECK_EQ(st.closed, 1);
+	fake_stop();
+}
+
 static void *caller(void *arg)
 {
 	for (int i = 0; i < 20; i++)
@@ -352,4 +408,5 @@ CHECK_MAIN(TEST(test_ok), TEST(test_big_request), TEST(test_deaf),
 	   TEST(test_mute), TEST(test_garbage), TEST(test_bad_json),
 	   TEST(test_huge), TEST(test_heavy), TEST(test_slow_then_stale),
 	   TEST(test_old_sync_id), TEST(test_restart_mid_call),
-	   TEST(test_random), TEST(test_send), TEST(test_concurrent))
+	   TEST(test_random), TEST(test_send), TEST(test_concurrent),
+	   TEST(test_port_closed))

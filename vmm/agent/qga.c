@@ -28,6 +28,7 @@
 
 static void qga_out(void *ctx, uint8_t c);
 static void qga_drained(void *ctx);
+static void qga_closed(void *ctx);
 
 int qga_init(struct qga *g, struct serial_host *host)
 {
@@ -51,6 +52,7 @@ int qga_init(struct qga *g, struct serial_host *host)
 	*host = (struct serial_host){
 		.out = qga_out,
 		.drained = qga_drained,
+		.closed = qga_closed,
 		.ctx = g,
 	};
 	return 0;
@@ -127,6 +129,24 @@ static void qga_drained(void *ctx)
 	pthread_mutex_unlock(&g->lock);
 }
 
+/*
+ * The guest closed its end of the port (device thread): the program that
+ * had the call in flight is gone with its request, so the call ends now
+ * (-EPIPE), not at its deadline.  A call that starts later waits, within
+ * its deadline, for the port to open again: its bytes wait in the port.
+ */
+static void qga_closed(void *ctx)
+{
+	struct qga *g = ctx;
+
+	pthread_mutex_lock(&g->lock);
+	if (g->listening) {
+		g->closed = true;
+		pthread_cond_broadcast(&g->cond);
+	}
+	pthread_mutex_unlock(&g->lock);
+}
+
 /* Counts under the lock: the vCPU thread counts stray bytes meanwhile. */
 static void qga_count(struct qga *g, unsigned long *stat, unsigned long n)
 {
@@ -142,6 +162,15 @@ static int qga_timeout(struct qga *g, struct hv_err *err, const char *what)
 			  "the guest agent did not %s in time (is qemu-ga "
 			  "running on the guest's agent port, e.g. `%s`?)",
 			  what, g->port.hint ? g->port.hint : "qemu-ga");
+}
+
+static int qga_lost(struct qga *g, struct hv_err *err)
+{
+	qga_count(g, &g->stats.closed, 1);
+	return hv_err_set(
+		err, -EPIPE,
+		"the guest closed the agent's port during the call "
+		"(qemu-ga stopped or restarted); the request is lost");
 }
 
 /*
@@ -164,14 +193,19 @@ static int qga_write(struct qga *g, const char *buf, size_t len, bool all_read,
 		pthread_mutex_lock(&g->lock);
 		if (done == len && !all_read)
 			break;
-		while (!g->drained && rc != ETIMEDOUT && !g->cancelled)
+		while (!g->drained && rc != ETIMEDOUT && !g->cancelled &&
+		       !g->closed)
 			rc = pthread_cond_timedwait(&g->cond, &g->lock, dl);
 		if (g->cancelled)
 			rc = ETIMEDOUT; /* hotvm stops: as the deadline */
-		if (rc == ETIMEDOUT || done == len)
+		else if (g->closed && !g->drained)
+			rc = EPIPE;
+		if (rc == ETIMEDOUT || rc == EPIPE || done == len)
 			break;
 	}
 	pthread_mutex_unlock(&g->lock);
+	if (rc == EPIPE)
+		return qga_lost(g, err);
 	if (rc == ETIMEDOUT)
 		return qga_timeout(g, err, "read the request");
 	return 0;
@@ -198,8 +232,9 @@ static void qga_take(struct qga *g, size_t n)
 
 /*
  * Waits for the next line from the guest and copies it, without its
- * newline, to @g->line.  Returns its length, -ETIMEDOUT, or -EMSGSIZE
- * when the ring filled up without a newline (then it is emptied).
+ * newline, to @g->line.  Returns its length, -ETIMEDOUT, -EPIPE (the
+ * guest closed the port), or -EMSGSIZE when the ring filled up without
+ * a newline (then it is emptied).
  */
 static long qga_next_line(struct qga *g, const struct timespec *dl)
 {
@@ -218,6 +253,10 @@ static long qga_next_line(struct qga *g, const struct timespec *dl)
 			g->stats.stray_bytes += g->in_len;
 			g->in_head = g->in_len = g->in_scan = 0;
 			ret = -EMSGSIZE;
+			break;
+		}
+		if (g->closed) {
+			ret = -EPIPE;
 			break;
 		}
 		if (g->cancelled || pthread_cond_timedwait(&g->cond, &g->lock,
@@ -313,6 +352,8 @@ static int qga_reply(struct qga *g, const struct timespec *dl,
 		n = qga_next_line(g, dl);
 		if (n == -ETIMEDOUT)
 			return qga_timeout(g, err, "answer");
+		if (n == -EPIPE)
+			return qga_lost(g, err);
 		if (n == -EMSGSIZE) {
 			qga_count(g, &g->stats.bad_replies, 1);
 			return hv_err_set(err, -EMSGSIZE,
@@ -368,6 +409,7 @@ static uint64_t qga_listen(struct qga *g)
 	g->stats.stray_bytes += g->in_len;
 	g->in_head = g->in_len = g->in_scan = 0;
 	g->listening = true;
+	g->closed = false;
 	id = ++g->sync_id;
 	pthread_mutex_unlock(&g->lock);
 	return id;
@@ -398,6 +440,8 @@ static int qga_sync(struct qga *g, const struct timespec *dl,
 		n = qga_next_line(g, dl);
 		if (n == -ETIMEDOUT)
 			return qga_timeout(g, err, "answer the handshake");
+		if (n == -EPIPE)
+			return qga_lost(g, err);
 		if (n < 0)
 			continue; /* an over-long line: gone already */
 		if (qga_is_sync(g, (size_t)n, id))

@@ -39,6 +39,7 @@ struct qga_stats {
 	unsigned long bad_replies; /* not JSON, wrong shape, too long */
 	unsigned long stray_bytes; /* bytes outside any expected reply */
 	unsigned long skipped;	   /* late replies the handshake passed over */
+	unsigned long closed; /* calls the guest's close of the port ended */
 	/*
 	 * Wall time of hotvm's own calls (qga_call(), qga_send()), from
 	 * the port's claim to the reply, handshake included, in us; and of
@@ -87,6 +88,7 @@ struct qga {
 	size_t in_head, in_len, in_scan;
 	char *line;	/* the caller's copy of one line (qga_next_line()) */
 	bool listening; /* a call is in progress: keep the guest's bytes */
+	bool closed;	/* the guest closed the port during this call */
 	/*
 	 * The last of hotvm's calls ended with its one reply line: the
 	 * stream is in step, and the next call of hotvm's needs no
@@ -122,7 +124,8 @@ void qga_destroy(struct qga *g);
  * is), or a negative errno with the reason in @err: -ETIMEDOUT (no agent,
  * or too slow), -EREMOTEIO (the agent's own error: its class and desc),
  * -EPROTO (a reply that is not one JSON object of the right shape),
- * -EMSGSIZE (a reply over QGA_REPLY_MAX).
+ * -EMSGSIZE (a reply over QGA_REPLY_MAX), -EPIPE (the guest closed the
+ * port with the call in flight: virtio-console's PORT_OPEN 0, at once).
  */
 int qga_call(struct qga *g, const char *cmd, struct json_object *args,
 	     struct json_object **ret, int timeout_ms, struct hv_err *err);

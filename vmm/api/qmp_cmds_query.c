@@ -335,6 +335,7 @@ static void agent_stats_json(struct qmp_cmds *qc, struct json_object *o)
 	qc_add_int(a, "bad-replies", (int64_t)st.bad_replies);
 	qc_add_int(a, "stray-bytes", (int64_t)st.stray_bytes);
 	qc_add_int(a, "late-replies", (int64_t)st.skipped);
+	qc_add_int(a, "port-closed", (int64_t)st.closed);
 	qc_add_int(a, "call-us", (int64_t)st.own_us);
 	qc_add_int(a, "set-vcpus-us", (int64_t)st.set_vcpus_us);
 	json_object_object_add(o, "agent", a);

@@ -348,11 +348,17 @@ static const struct qmp_field ged_stats_ret[] = {
 
 /* With --agent: the guest agent's calls and how they went. */
 static const struct qmp_field agent_stats_ret[] = {
-	RET("answers", QMP_T_BOOL),	RET("calls", QMP_T_INT),
-	RET("failed", QMP_T_INT),	RET("timeouts", QMP_T_INT),
-	RET("bad-replies", QMP_T_INT),	RET("stray-bytes", QMP_T_INT),
-	RET("late-replies", QMP_T_INT), RET("call-us", QMP_T_INT),
-	RET("set-vcpus-us", QMP_T_INT), { 0 },
+	RET("answers", QMP_T_BOOL),
+	RET("calls", QMP_T_INT),
+	RET("failed", QMP_T_INT),
+	RET("timeouts", QMP_T_INT),
+	RET("bad-replies", QMP_T_INT),
+	RET("stray-bytes", QMP_T_INT),
+	RET("late-replies", QMP_T_INT),
+	RET("call-us", QMP_T_INT),
+	RET("set-vcpus-us", QMP_T_INT),
+	RET("port-closed", QMP_T_INT),
+	{ 0 },
 };
 
 /* The tiny guest's report ring (docs/design.md §6.8). */

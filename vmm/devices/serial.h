@@ -32,11 +32,15 @@ enum serial_sink {
  * The host end of a two-way port.  Both run on a vCPU thread with the
  * UART's lock held: they must not block or call back into the UART.
  * @out: a byte the guest sent.  @drained: the receive ring went empty
- * (the guest read the last byte the host sent).
+ * (the guest read the last byte the host sent).  @closed (may be NULL;
+ * not the UART's, which has no such word): the guest's program closed
+ * its end (a virtio-console port's PORT_OPEN 0, the driver's or the VM's
+ * reset), so what it was asked is lost.
  */
 struct serial_host {
 	void (*out)(void *ctx, uint8_t c);
 	void (*drained)(void *ctx);
+	void (*closed)(void *ctx);
 	void *ctx;
 };
 

@@ -54,7 +54,8 @@ static int bad(struct vcon *s)
 
 /* Lock held. */
 static int control_locked(struct vcon *s, uint32_t id, uint16_t event,
-			  uint16_t value, bool *wake_ctl, bool *wake_rx)
+			  uint16_t value, bool *wake_ctl, bool *wake_rx,
+			  bool *closed)
 {
 	if (value > 1)
 		return bad(s);
@@ -98,6 +99,7 @@ static int control_locked(struct vcon *s, uint32_t id, uint16_t event,
 			/* Its reader is gone: a new one starts afresh. */
 			s->st.closes++;
 			drop_rx(s);
+			*closed = true;
 		}
 		s->guest_open = value;
 		return 0;
@@ -108,7 +110,7 @@ static int control_locked(struct vcon *s, uint32_t id, uint16_t event,
 
 int vcon_control(struct vcon *s, const void *msg, size_t len)
 {
-	bool wake_ctl = false, wake_rx = false;
+	bool wake_ctl = false, wake_rx = false, closed = false;
 	uint32_t id;
 	uint16_t event, value;
 	int ret;
@@ -121,9 +123,13 @@ int vcon_control(struct vcon *s, const void *msg, size_t len)
 		memcpy(&event, (const uint8_t *)msg + 4, 2);
 		memcpy(&value, (const uint8_t *)msg + 6, 2);
 		ret = control_locked(s, le32toh(id), le16toh(event),
-				     le16toh(value), &wake_ctl, &wake_rx);
+				     le16toh(value), &wake_ctl, &wake_rx,
+				     &closed);
 	}
 	pthread_mutex_unlock(&s->lock);
+	/* The agent's call in flight is lost with its reader: it ends. */
+	if (closed && s->host.closed)
+		s->host.closed(s->host.ctx);
 	if (s->mmio && wake_ctl)
 		virtio_mmio_notify(s->mmio, VCON_Q_CRX);
 	if (s->mmio && wake_rx)
@@ -235,12 +241,16 @@ static void vcon_config_read(void *ctx, uint32_t off, void *buf, uint32_t len)
 static void vcon_reset(void *ctx)
 {
 	struct vcon *s = ctx;
+	bool was_open;
 
 	pthread_mutex_lock(&s->lock);
+	was_open = s->guest_open;
 	s->dev_ready = s->port_ready = s->guest_open = false;
 	s->ctl_head = s->ctl_n = 0;
 	drop_rx(s);
 	pthread_mutex_unlock(&s->lock);
+	if (was_open && s->host.closed)
+		s->host.closed(s->host.ctx);
 }
 
 int vcon_init(struct vcon *s, const char *name, const struct serial_host *h)

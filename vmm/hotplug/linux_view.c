@@ -311,6 +311,29 @@ static unsigned int linux_sync_gen(struct hotplug *hp)
 	return gen;
 }
 
+/*
+ * An idempotent call of the Linux view's (guest-get-vcpus, and
+ * guest-set-vcpus, which leaves a CPU already as asked alone).  One that
+ * the guest's close of the port cut off (-EPIPE: qemu-ga stopped or
+ * restarted, as systemd does) is asked once more: that call's bytes wait
+ * in the port for the next qemu-ga, within its own deadline.
+ */
+static int view_call(struct hotplug *hp, const char *cmd,
+		     struct json_object *args, struct json_object **ret, int ms,
+		     struct hv_err *err)
+{
+	int rc = qga_call(hp->agent, cmd, args, ret, ms, err);
+
+	if (rc == -EPIPE) {
+		pr_err("%s: the guest closed the agent's port during the "
+		       "call; asking the agent again",
+		       cmd);
+		hv_err_clear(err);
+		rc = qga_call(hp->agent, cmd, args, ret, ms, err);
+	}
+	return rc;
+}
+
 static int refresh_ms(struct hotplug *hp, bool quick, int call_ms,
 		      struct hv_err *err)
 {
@@ -341,8 +364,8 @@ static int refresh_ms(struct hotplug *hp, bool quick, int call_ms,
 	lids = malloc(hp->max_cpus * sizeof(*lids));
 	ret = state && lids ? 0 : -ENOMEM;
 	if (!ret)
-		ret = qga_call(hp->agent, "guest-get-vcpus", NULL, &list,
-			       call_ms, err);
+		ret = view_call(hp, "guest-get-vcpus", NULL, &list, call_ms,
+				err);
 	if (!ret && !json_object_is_type(list, json_type_array))
 		ret = hv_err_set(err, -EPROTO,
 				 "the guest agent's CPU list is not a list");
@@ -433,8 +456,8 @@ static int set_lid(struct hotplug *hp, int lid, bool online, struct hv_err *err)
 	a = json_object_new_object();
 	json_object_object_add(a, "vcpus", json_object_new_array());
 	json_object_array_add(json_object_object_get(a, "vcpus"), e);
-	ret = qga_call(hp->agent, "guest-set-vcpus", a, &r,
-		       LINUX_AGENT_TIMEOUT_MS * 5, err);
+	ret = view_call(hp, "guest-set-vcpus", a, &r,
+			LINUX_AGENT_TIMEOUT_MS * 5, err);
 	json_object_put(a);
 	/* It answers with how many of the list it changed: 1. */
 	if (!ret && !(json_object_is_type(r, json_type_int) &&

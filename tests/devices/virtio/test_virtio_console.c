@@ -26,7 +26,7 @@ struct crig {
 	struct vdrv d;
 	struct vdrv_q q[VCON_NR_QUEUES];
 	char out[256];
-	unsigned int nout, drained, wakes[VCON_NR_QUEUES];
+	unsigned int nout, drained, closed, wakes[VCON_NR_QUEUES];
 };
 
 static void host_out(void *ctx, uint8_t c)
@@ -42,6 +42,11 @@ static void host_drained(void *ctx)
 	((struct crig *)ctx)->drained++;
 }
 
+static void host_closed(void *ctx)
+{
+	((struct crig *)ctx)->closed++;
+}
+
 static void wake(void *ctx, unsigned int q)
 {
 	((struct crig *)ctx)->wakes[q]++;
@@ -53,6 +58,7 @@ static void rig_init(struct crig *r)
 	CHECK_EQ(vcon_init(&r->c, NAME,
 			   &(struct serial_host){ .out = host_out,
 						  .drained = host_drained,
+						  .closed = host_closed,
 						  .ctx = r }),
 		 0);
 	vdrv_ram(&r->d);
@@ -261,13 +267,19 @@ static void test_close_reopen(void)
 	rig_driver(&r);
 	give_rx(&r, 4);
 	handshake(&r, true);
+	CHECK_EQ(r.closed, 0);
 	ctl_send(&r, 0, VIRTIO_CONSOLE_PORT_OPEN, 0);
+	/* The agent hears of it at once: its call in flight is lost. */
+	CHECK_EQ(r.closed, 1);
+	ctl_send(&r, 0, VIRTIO_CONSOLE_PORT_OPEN, 0); /* closed already */
+	CHECK_EQ(r.closed, 1);
 	CHECK_EQ(vcon_send(&r.c, "old", 3), 3);
 	CHECK_EQ(virtio_mmio_process(&r.v, VCON_Q_RX), 0);
 	ctl_send(&r, 0, VIRTIO_CONSOLE_PORT_OPEN, 1);
 	ctl_send(&r, 0, VIRTIO_CONSOLE_PORT_OPEN, 0); /* before it was given */
 	CHECK_EQ(r.c.st.dropped, 3);
 	CHECK_EQ(r.c.st.closes, 2);
+	CHECK_EQ(r.closed, 2);
 	ctl_send(&r, 0, VIRTIO_CONSOLE_PORT_OPEN, 1);
 	CHECK_EQ(virtio_mmio_process(&r.v, VCON_Q_RX), 0);
 	CHECK_EQ(vcon_send(&r.c, "new", 3), 3);
@@ -360,7 +372,9 @@ static void test_reset(void)
 	handshake(&r, true);
 	CHECK_EQ(vcon_send(&r.c, "xyz", 3), 3);
 	ctl_send(&r, 0, VIRTIO_CONSOLE_PORT_OPEN, 1); /* no change */
+	CHECK_EQ(r.closed, 0);
 	vdrv_wr(&r.d, VIRTIO_MMIO_STATUS, 0);
+	CHECK_EQ(r.closed, 1); /* the driver's reset closes the port */
 	CHECK(!r.c.guest_open && !r.c.dev_ready && !r.c.port_ready);
 	CHECK_EQ(r.c.rx_len, 0);
 	CHECK_EQ(r.c.st.dropped, 3);
