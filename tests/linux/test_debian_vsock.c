@@ -465,18 +465,13 @@ static int cmp_long(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-/*
- * query-hotplug-stats' agent call-us and set-vcpus-us (0 if absent), and
- * its calls in @calls when not NULL.
- */
-static void agent_us_n(struct vmproc *v, long *call, long *setv, long *calls)
+/* query-hotplug-stats' agent call-us and set-vcpus-us (0 if absent). */
+static void agent_us(struct vmproc *v, long *call, long *setv)
 {
 	struct json_object *r = NULL, *a, *x;
 	char err[256];
 
 	*call = *setv = 0;
-	if (calls)
-		*calls = 0;
 	if (vmproc_qmp(v, "query-hotplug-stats", &r, err, sizeof(err), NULL))
 		printf("# query-hotplug-stats: %s\n", err);
 	if (r && json_object_object_get_ex(r, "agent", &a)) {
@@ -484,15 +479,8 @@ static void agent_us_n(struct vmproc *v, long *call, long *setv, long *calls)
 			*call = (long)json_object_get_int64(x);
 		if (json_object_object_get_ex(a, "set-vcpus-us", &x))
 			*setv = (long)json_object_get_int64(x);
-		if (calls && json_object_object_get_ex(a, "calls", &x))
-			*calls = (long)json_object_get_int64(x);
 	}
 	json_object_put(r);
-}
-
-static void agent_us(struct vmproc *v, long *call, long *setv)
-{
-	agent_us_n(v, call, setv, NULL);
 }
 
 /* One channel's boot: the hot-adds and the agent's round trip. */
@@ -544,53 +532,6 @@ static void bench_agent_channels(void)
 	bench_one("vsock", "root=/dev/vda console=ttyS0 hotvm.agent=vsock", vs);
 }
 
-/*
- * The agent's share of a hot-add as a user of --agent has it: Debian's
- * qemu-ga on virtio-console, --agent-trace on (the default).  CPU 1
- * hot-added with "wait": "started" and removed, @n times in one boot;
- * each time its request-to-reply time, the agent calls hotvm made in it
- * (query-hotplug-stats' calls and call-us before and after, the periodic
- * check's included: it stays off the wire during an operation) and their
- * guest-set-vcpus part.  BENCH-SHARE lines, one a hot-add.
- */
-static void bench_agent_share(void)
-{
-	struct vmproc v;
-	const int n = 4;
-
-	if (boot(&v, "virtio", "root=/dev/vda console=ttyS0", NULL)) {
-		CHECK(!"boot");
-		return;
-	}
-	CHECK(agent_up());
-	for (int i = 0; i < n; i++) {
-		long c0, s0, n0, c1, s1, n1, t, tr;
-		struct json_object *r = NULL;
-		char by[32], err[256];
-
-		agent_us_n(&v, &c0, &s0, &n0);
-		t = hotadd(&v, 1, "started", by, sizeof(by));
-		agent_us_n(&v, &c1, &s1, &n1);
-		CHECK_STREQ(by, "agent");
-		tr = now_ms();
-		CHECK_EQ(vmproc_qmp(&v, "cpu-hotplug", &r, err, sizeof(err),
-				    "{\"cpu\": 1, \"state\": \"offline\"}"),
-			 0);
-		json_object_put(r);
-		tr = now_ms() - tr;
-		printf("BENCH-SHARE i=%d hotadd_ms=%ld calls=%ld calls_ms=%ld "
-		       "setv_ms=%ld share=%.1f%% share_no_setv=%.1f%% "
-		       "remove_ms=%ld\n",
-		       i, t, n1 - n0, (c1 - c0) / 1000, (s1 - s0) / 1000,
-		       t > 0 ? 100.0 * (double)(c1 - c0) / 1000 / (double)t : 0,
-		       t > 0 ? 100.0 * (double)((c1 - c0) - (s1 - s0)) / 1000 /
-				       (double)t
-			     : 0,
-		       tr);
-	}
-	vmproc_stop(&v);
-}
-
 int check_failures;
 
 int main(int argc, char **argv)
@@ -598,7 +539,6 @@ int main(int argc, char **argv)
 	static const struct check_case cases[] = {
 		TEST(test_vsock),
 		TEST(bench_agent_channels),
-		TEST(bench_agent_share),
 	};
 	struct stat st;
 
@@ -616,6 +556,6 @@ int main(int argc, char **argv)
 	}
 	/* By default the test; the benchmark only by name. */
 	if (argc > 3)
-		return check_run_named(cases, 3, argv + 3, argc - 3);
+		return check_run_named(cases, 2, argv + 3, argc - 3);
 	return check_run_named(cases, 2, (char *[]){ "test_vsock" }, 1);
 }

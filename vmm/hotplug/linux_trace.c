@@ -68,7 +68,6 @@ struct lx_trace {
 	int dir;	  /* index into lx_tracefs_dirs, -1 not found yet */
 	bool no_tracefs;  /* none this boot: said once */
 	bool events_on;	  /* the cpuhp events enabled this boot */
-	long marker;	  /* trace_marker's agent handle, kept open; -1 */
 	int *cpu_state;	  /* per slot: Linux's last state, -1 */
 
 	/* The open window: the operation's thread only. */
@@ -108,7 +107,6 @@ int hp_lx_trace_init(struct hotplug *hp)
 	}
 	pthread_mutex_init(&t->lock, NULL);
 	t->dir = -1;
-	t->marker = -1;
 	for (unsigned int i = 0; i < hp->max_cpus; i++)
 		t->cpu_state[i] = -1;
 	hp->lxt = t;
@@ -139,7 +137,6 @@ void hp_lx_trace_forget(struct hotplug *hp)
 	t->states.n = 0;
 	t->states_read = false;
 	t->dir = -1;
-	t->marker = -1; /* the guest's agent is a new one */
 	t->no_tracefs = false;
 	t->events_on = false;
 	for (unsigned int i = 0; i < hp->max_cpus; i++)
@@ -287,44 +284,25 @@ static int set_events(struct hotplug *hp, bool on, struct hv_err *err)
 	return lx_file_write_all(&hp->lxa, path, on ? "1" : "0", 1, err);
 }
 
-/*
- * The numbered mark, with the host's clock around the flush that hands
- * it to Linux (qemu-ga's writes are buffered: the flush is Linux's
- * write).  trace_marker stays open in the agent from one window to the
- * next, so a mark is two calls, not an open and a close around them; a
- * handle the agent no longer knows (qemu-ga restarted: its own error) is
- * opened afresh once.
- */
+/* The numbered mark, with the host's clock around its write. */
 static int write_mark(struct hotplug *hp, struct hv_err *err)
 {
 	struct lx_trace *t = hp->lxt;
 	char path[96], text[48];
-	int ret = 0;
+	long h;
+	int ret;
 
+	dir_path(t, "trace_marker", path, sizeof(path));
+	h = lx_file_open(&hp->lxa, path, "w", err);
+	if (h < 0)
+		return (int)h;
 	snprintf(text, sizeof(text), "hotvm-mark %llu",
 		 (unsigned long long)++t->mark);
-	for (int tries = 0; tries < 2; tries++) {
-		if (t->marker < 0) {
-			dir_path(t, "trace_marker", path, sizeof(path));
-			t->marker = lx_file_open(&hp->lxa, path, "w", err);
-			if (t->marker < 0) {
-				ret = (int)t->marker;
-				t->marker = -1;
-				return ret;
-			}
-		}
-		ret = lx_file_write(&hp->lxa, t->marker, text, strlen(text),
-				    err);
-		if (!ret)
-			ret = lx_file_flush(&hp->lxa, t->marker, err);
-		if (ret != -EREMOTEIO)
-			break;
-		t->marker = -1; /* not the agent's any more */
-		hv_err_clear(err);
-	}
+	ret = lx_file_write(&hp->lxa, h, text, strlen(text), err);
 	t->mark_t1_us = wall_us();
-	/* From the flush's send, after any handshake (qga.h). */
+	/* From the request's send, after the handshake (qga.h). */
 	t->mark_t0_us = qga_last_sent_us(hp->agent);
+	lx_file_close(&hp->lxa, h);
 	return ret;
 }
 

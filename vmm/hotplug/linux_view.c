@@ -230,55 +230,47 @@ static int map_vcpus(struct hotplug *hp, struct json_object *list,
 }
 
 /*
- * Applies Linux's word on the slot @cpu (@state: -1 not listed, 0
- * offline, 1 online, as its CPU @lid) and says what changed: the stage
- * (started while Linux has it online, acknowledged while offline) and the
- * online set.  False when a reset since @gen voids the answer.
+ * Applies Linux's word to each slot the host holds and says what changed:
+ * the stage (started while Linux has it online, acknowledged while
+ * offline) and the online set.
  */
-static bool apply_one(struct hotplug *hp, unsigned int cpu, int8_t state,
-		      int lid, unsigned int gen)
-{
-	struct hp_slot *s = &hp->slots[cpu];
-	char id[sizeof(s->id)];
-	struct hp_events ev = { 0 };
-	bool was, now, held;
-
-	pthread_mutex_lock(&hp->lock);
-	if (hp->linux_gen != gen) { /* a reset: this answer is void */
-		pthread_mutex_unlock(&hp->lock);
-		return false;
-	}
-	held = s->stage == HP_STAGE_ACKNOWLEDGED ||
-	       s->stage == HP_STAGE_STARTED;
-	was = s->online && s->linux_online != 0;
-	s->linux_cpu = lid;
-	s->linux_online = state;
-	if (state < 0) /* gone from Linux: its fault with it */
-		s->linux_fail = CPUHP_INVALID;
-	now = s->online && s->linux_online != 0;
-	if (held && !hp->guest_ext && state >= 0)
-		hp_set_stage_locked(hp, cpu,
-				    state ? HP_STAGE_STARTED
-					  : HP_STAGE_ACKNOWLEDGED,
-				    &ev, id, sizeof(id));
-	pthread_mutex_unlock(&hp->lock);
-	hp_stage_notify(&ev, cpu, id,
-			state ? HP_STAGE_STARTED : HP_STAGE_ACKNOWLEDGED);
-	if (was != now) {
-		pr_err("CPU %u: Linux (its CPU %d) has it %s", cpu, lid,
-		       now ? "online" : "offline");
-		hp_online_changed(hp, cpu, now);
-	}
-	return true;
-}
-
-/* Linux's word on every slot the host holds (apply_one()). */
 static void apply_vcpus(struct hotplug *hp, const int8_t *state,
 			const int *lids, unsigned int gen)
 {
-	for (unsigned int cpu = 0; cpu < hp->max_cpus; cpu++)
-		if (!apply_one(hp, cpu, state[cpu], lids[cpu], gen))
+	for (unsigned int cpu = 0; cpu < hp->max_cpus; cpu++) {
+		struct hp_slot *s = &hp->slots[cpu];
+		char id[sizeof(s->id)];
+		struct hp_events ev = { 0 };
+		bool was, now, held;
+
+		pthread_mutex_lock(&hp->lock);
+		if (hp->linux_gen != gen) { /* a reset: this answer is void */
+			pthread_mutex_unlock(&hp->lock);
 			return;
+		}
+		held = s->stage == HP_STAGE_ACKNOWLEDGED ||
+		       s->stage == HP_STAGE_STARTED;
+		was = s->online && s->linux_online != 0;
+		s->linux_cpu = lids[cpu];
+		s->linux_online = state[cpu];
+		if (state[cpu] < 0) /* gone from Linux: its fault with it */
+			s->linux_fail = CPUHP_INVALID;
+		now = s->online && s->linux_online != 0;
+		if (held && !hp->guest_ext && state[cpu] >= 0)
+			hp_set_stage_locked(hp, cpu,
+					    state[cpu] ? HP_STAGE_STARTED
+						       : HP_STAGE_ACKNOWLEDGED,
+					    &ev, id, sizeof(id));
+		pthread_mutex_unlock(&hp->lock);
+		hp_stage_notify(&ev, cpu, id,
+				state[cpu] ? HP_STAGE_STARTED
+					   : HP_STAGE_ACKNOWLEDGED);
+		if (was != now) {
+			pr_err("CPU %u: Linux (its CPU %d) has it %s", cpu,
+			       lids[cpu], now ? "online" : "offline");
+			hp_online_changed(hp, cpu, now);
+		}
+	}
 }
 
 /* Says once when the agent goes away or comes back. */
@@ -452,22 +444,12 @@ int hp_linux_id(struct hotplug *hp, unsigned int cpu, struct hv_err *err)
 	return ret ? ret : known_lid(hp, cpu, err);
 }
 
-/*
- * guest-set-vcpus for Linux's CPU @lid (the slot @cpu).  Its answer (1:
- * Linux's write to cpuN/online returned, so Linux has it as asked) is
- * applied to the slot as a refresh would: no second round trip to read
- * back what Linux just said (the operation's end asks Linux anyway).
- */
-static int set_lid(struct hotplug *hp, unsigned int cpu, int lid, bool online,
-		   struct hv_err *err)
+/* guest-set-vcpus for Linux's CPU @lid (the slot @cpu), then a refresh. */
+static int set_lid(struct hotplug *hp, int lid, bool online, struct hv_err *err)
 {
 	struct json_object *a, *e, *r = NULL;
-	unsigned int gen;
 	int ret;
 
-	pthread_mutex_lock(&hp->lock);
-	gen = hp->linux_gen;
-	pthread_mutex_unlock(&hp->lock);
 	e = json_object_new_object();
 	json_object_object_add(e, "logical-id", json_object_new_int(lid));
 	json_object_object_add(e, "online", json_object_new_boolean(online));
@@ -485,8 +467,8 @@ static int set_lid(struct hotplug *hp, unsigned int cpu, int lid, bool online,
 				 "changed none)",
 				 online ? "online" : "offline", lid);
 	json_object_put(r);
-	if (!ret && !apply_one(hp, cpu, online ? 1 : 0, lid, gen))
-		ret = hp_linux_refresh(hp, false, err); /* a reset meanwhile */
+	if (!ret)
+		ret = hp_linux_refresh(hp, false, err);
 	return ret;
 }
 
@@ -495,7 +477,7 @@ int hp_linux_set_online(struct hotplug *hp, unsigned int cpu, bool online,
 {
 	int lid = hp_linux_id(hp, cpu, err);
 
-	return lid < 0 ? lid : set_lid(hp, cpu, lid, online, err);
+	return lid < 0 ? lid : set_lid(hp, lid, online, err);
 }
 
 int hp_linux_set_known(struct hotplug *hp, unsigned int cpu, bool online,
@@ -503,7 +485,7 @@ int hp_linux_set_known(struct hotplug *hp, unsigned int cpu, bool online,
 {
 	int lid = known_lid(hp, cpu, err);
 
-	return lid < 0 ? lid : set_lid(hp, cpu, lid, online, err);
+	return lid < 0 ? lid : set_lid(hp, lid, online, err);
 }
 
 int hotplug_agent_shutdown(struct hotplug *hp, struct hv_err *err)
