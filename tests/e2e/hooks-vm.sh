@@ -269,8 +269,10 @@ start_slow() {
 	adder=$!
 	# Until the hook runs: it opens the FIFO.  Should the add fail before
 	# the hook, its end opens the FIFO instead, and the pids are missing.
+	# Its output goes nowhere: should it outlive the kill below, blocked
+	# opening the FIFO, it must not hold the test runner's pipe open.
 	(wait_for $((TIMEOUT * 10)) gone_adder
-		echo >"$tmp/slow.fifo") 2>/dev/null &
+		echo >"$tmp/slow.fifo") >/dev/null 2>&1 </dev/null &
 	helper=$!
 	read -r _ <"$tmp/slow.fifo"
 	kill "$helper" 2>/dev/null
