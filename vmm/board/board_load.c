@@ -270,46 +270,17 @@ static long build_acpi(void *buf, const struct board_config *c,
 	return size;
 }
 
-static int build_tables(struct board *b, const bool *present)
+/*
+ * PVH's hvm_start_info with its modules (the initrd, then the FDT of
+ * @fdt_size bytes at ABI_FDT_PADDR), memory map, command line and RSDP.
+ */
+static int write_start_info(struct board *b, long fdt_size)
 {
-	const struct board_cpus *cpus = &b->cfg->cpus;
-	struct fdt_build_range ram[PVH_MAX_MEMMAP];
-	struct fdt_build_config fdt = {
-		.ram = ram,
-		.boot_cpus = cpus->boot,
-		.max_cpus = cpus->max,
-		.present = present,
-		.cmdline = b->cfg->cmdline,
-	};
-	long fdt_size, acpi_size;
-	int64_t si;
-
-	for (unsigned int i = 0; i < b->nr_memmap; i++)
-		if (b->memmap[i].type == PVH_MEMMAP_RAM)
-			ram[fdt.nr_ram++] = (struct fdt_build_range){
-				.base = b->memmap[i].addr,
-				.size = b->memmap[i].size,
-			};
-	fdt.devs = board_devices_for(b->cfg, &fdt.nr_devs);
-	fdt_size =
-		fdt_build_machine(b->vm.ram + ABI_FDT_PADDR, ABI_FDT_MAX, &fdt);
-	if (fdt_size < 0) {
-		pr_err("cannot build the device tree: %s; use fewer --cpus max "
-		       "or a shorter --cmdline",
-		       strerror((int)-fdt_size));
-		return (int)fdt_size;
-	}
-	acpi_size = build_acpi(b->vm.ram + ABI_ACPI_PADDR, b->cfg, present);
-	if (acpi_size < 0)
-		return (int)acpi_size;
-	/* The FDT is built all the same; only PVH hands it over. */
-	if (b->boot_mode == HOTPLUG_BOOT_LINUX64)
-		return write_zero_page(b);
-
-	/* Linux's PVH entry takes module 0 as its ramdisk: the FDT follows. */
 	struct pvh_boot_module mods[PVH_MAX_MODULES];
 	unsigned int nr_mods = 0;
+	int64_t si;
 
+	/* Linux's PVH entry takes module 0 as its ramdisk: the FDT follows. */
 	if (b->initrd_size)
 		mods[nr_mods++] = (struct pvh_boot_module){
 			.paddr = b->initrd_gpa,
@@ -337,6 +308,44 @@ static int build_tables(struct board *b, const bool *present)
 	}
 	b->start_info = (uint64_t)si;
 	return 0;
+}
+
+static int build_tables(struct board *b, const bool *present)
+{
+	const struct board_cpus *cpus = &b->cfg->cpus;
+	struct fdt_build_range ram[PVH_MAX_MEMMAP];
+	struct fdt_build_config fdt = {
+		.ram = ram,
+		.boot_cpus = cpus->boot,
+		.max_cpus = cpus->max,
+		.present = present,
+		.cmdline = b->cfg->cmdline,
+	};
+	long fdt_size, acpi_size;
+
+	for (unsigned int i = 0; i < b->nr_memmap; i++)
+		if (b->memmap[i].type == PVH_MEMMAP_RAM)
+			ram[fdt.nr_ram++] = (struct fdt_build_range){
+				.base = b->memmap[i].addr,
+				.size = b->memmap[i].size,
+			};
+	fdt.devs = board_devices_for(b->cfg, &fdt.nr_devs);
+	fdt_size =
+		fdt_build_machine(b->vm.ram + ABI_FDT_PADDR, ABI_FDT_MAX, &fdt);
+	if (fdt_size < 0) {
+		pr_err("cannot build the device tree: %s; use fewer --cpus max "
+		       "or a shorter --cmdline",
+		       strerror((int)-fdt_size));
+		return (int)fdt_size;
+	}
+	acpi_size = build_acpi(b->vm.ram + ABI_ACPI_PADDR, b->cfg, present);
+	if (acpi_size < 0)
+		return (int)acpi_size;
+	/* The FDT is built all the same; only PVH hands it over. */
+	if (b->boot_mode == HOTPLUG_BOOT_LINUX64)
+		return write_zero_page(b);
+
+	return write_start_info(b, fdt_size);
 }
 
 /* For the CPUs the guest finds at boot: the boot CPUs, or after a reset

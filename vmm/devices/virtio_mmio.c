@@ -209,6 +209,35 @@ static bool write_status(struct virtio_mmio *v, uint32_t val)
 }
 
 /* Under io_lock and lock.  Returns false for a write it refused. */
+/*
+ * QueueReady: 0 takes the selected queue down but keeps its size and the
+ * addresses the driver wrote, so that it may set it ready again; 1 checks
+ * the queue and enables it (a bad one is counted and refused).
+ */
+static bool write_queue_ready(struct virtio_mmio *v, struct virtq *q,
+			      uint32_t val)
+{
+	if (!q || val > 1)
+		return false;
+	if (!val) {
+		uint16_t num = q->num;
+		uint64_t d = q->desc, a = q->avail, u = q->used;
+
+		virtq_reset(q, num);
+		q->desc = d;
+		q->avail = a;
+		q->used = u;
+		return true;
+	}
+	if (q->ready)
+		return true;
+	if (virtq_enable(q, &v->mem, v->ops->queue_max)) {
+		atomic_fetch_add(&v->st.bad_queue, 1);
+		return false;
+	}
+	return true;
+}
+
 static bool write_reg(struct virtio_mmio *v, uint64_t off, uint32_t val,
 		      bool *ok, bool *kick_all)
 {
@@ -236,25 +265,7 @@ static bool write_reg(struct virtio_mmio *v, uint64_t off, uint32_t val,
 		q->num = (uint16_t)val;
 		return true;
 	case VIRTIO_MMIO_QUEUE_READY:
-		if (!q || val > 1)
-			return false;
-		if (!val) {
-			uint16_t num = q->num;
-			uint64_t d = q->desc, a = q->avail, u = q->used;
-
-			virtq_reset(q, num);
-			q->desc = d;
-			q->avail = a;
-			q->used = u;
-			return true;
-		}
-		if (q->ready)
-			return true;
-		if (virtq_enable(q, &v->mem, v->ops->queue_max)) {
-			atomic_fetch_add(&v->st.bad_queue, 1);
-			return false;
-		}
-		return true;
+		return write_queue_ready(v, q, val);
 	case VIRTIO_MMIO_QUEUE_DESC_LOW:
 	case VIRTIO_MMIO_QUEUE_DESC_HIGH:
 		return set_half(q, q ? &q->desc : NULL,
