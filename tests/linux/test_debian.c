@@ -869,23 +869,9 @@ int main(int argc, char **argv)
 		       linux_dir, image_dir);
 		return 1;
 	}
-	/*
-	 * Further arguments: the cases to run.  By default all but
-	 * test_agent_killed, which has not passed a lab run yet: run it by
-	 * name.
-	 */
-	static char *const deflt[] = {
-		"test_same_kernel",
-		"test_boot_hotadd",
-		"test_reboot",
-		"test_device_del",
-		"test_sysfs_eject",
-		"test_systemctl_poweroff",
-		"test_second_run_powerdown",
-	};
+	/* Further arguments: the cases to run (all by default). */
 	if (argc > 3)
 		return check_run_named(cases, sizeof(cases) / sizeof(cases[0]),
 				       argv + 3, argc - 3);
-	return check_run_named(cases, sizeof(cases) / sizeof(cases[0]), deflt,
-			       sizeof(deflt) / sizeof(deflt[0]));
+	return check_run(cases, sizeof(cases) / sizeof(cases[0]));
 }
