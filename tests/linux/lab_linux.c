@@ -56,6 +56,30 @@ long lab_now_ms(void)
 	return t.tv_sec * 1000L + t.tv_nsec / 1000000;
 }
 
+size_t lab_unbase64(const char *in, char *out, size_t size)
+{
+	static const char abc[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+				  "abcdefghijklmnopqrstuvwxyz0123456789+/";
+	unsigned int acc = 0, bits = 0;
+	size_t n = 0;
+
+	for (; *in && *in != '=' && n + 1 < size; in++) {
+		const char *p = strchr(abc, *in);
+
+		if (!p)
+			continue; /* a line break or blank: not data */
+		acc = (acc << 6 | (unsigned int)(p - abc)) & 0xffffff;
+		bits += 6;
+		if (bits >= 8) {
+			bits -= 8;
+			out[n++] = (char)(acc >> bits);
+		}
+	}
+	if (size)
+		out[n] = 0;
+	return n;
+}
+
 void lab_console_tail(struct vmproc *v)
 {
 	vmproc_console_tail(v, 40);

@@ -8,6 +8,7 @@
 #define HOTVM_TESTS_LAB_LINUX_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 #include "vmproc.h"
 
@@ -32,6 +33,13 @@ int lab_linux_init(const char *dir);
 
 /* CLOCK_MONOTONIC in milliseconds. */
 long lab_now_ms(void);
+
+/*
+ * Decodes base64 IN (guest-exec-status's out-data and err-data) into OUT,
+ * NUL-terminated, at most SIZE - 1 bytes: stops at '=' or the end, and
+ * passes over any character outside the alphabet.  The bytes written.
+ */
+size_t lab_unbase64(const char *in, char *out, size_t size);
 
 /* The console's last 40 lines, as TAP diagnostics. */
 void lab_console_tail(struct vmproc *v);

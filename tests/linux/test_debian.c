@@ -43,6 +43,7 @@
 #include <json-c/json.h>
 
 #include "check.h"
+#include "lab_linux.h"
 #include "mux_client.h"
 #include "vmproc.h"
 
@@ -61,24 +62,6 @@ static struct vmproc v;
 static bool up; /* the first run's VM is up for the next case */
 static char mark1[64], mark2[64];
 
-static const char *path(const char *dir, const char *name)
-{
-	static char buf[2][512];
-	static int i;
-
-	i = (i + 1) % 2;
-	snprintf(buf[i], sizeof(buf[i]), "%s/%s", dir, name);
-	return buf[i];
-}
-
-static long now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000L + ts.tv_nsec / 1000000;
-}
-
 static void pause_ms(long ms)
 {
 	nanosleep(&(struct timespec){ .tv_sec = ms / 1000,
@@ -91,7 +74,7 @@ static void test_same_kernel(void)
 {
 	char want[128] = "";
 	struct utsname u;
-	FILE *f = fopen(path(image_dir, "kernel-version"), "r");
+	FILE *f = fopen(lab_path_in(image_dir, "kernel-version"), "r");
 
 	CHECK(f != NULL);
 	if (f) {
@@ -106,28 +89,6 @@ static void test_same_kernel(void)
 }
 
 /* Base64 (RFC 4648) @in decoded into @out, NUL-terminated; its length. */
-static size_t unbase64(const char *in, char *out, size_t size)
-{
-	static const char abc[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
-				  "abcdefghijklmnopqrstuvwxyz0123456789+/";
-	unsigned int acc = 0, bits = 0;
-	size_t n = 0;
-
-	for (; *in && *in != '=' && n + 1 < size; in++) {
-		const char *p = strchr(abc, *in);
-
-		if (!p)
-			break;
-		acc = (acc << 6) | (unsigned int)(p - abc);
-		bits += 6;
-		if (bits >= 8) {
-			bits -= 8;
-			out[n++] = (char)((acc >> bits) & 0xff);
-		}
-	}
-	out[n] = 0;
-	return n;
-}
 
 /* One request on the agent's socket: its "return", or NULL. */
 static struct json_object *agent_ask(int fd, const char *req, int ms)
@@ -174,7 +135,7 @@ static bool agent_read(const char *file, char *out, size_t size)
 		 handle);
 	ret = agent_ask(fd, req, AGENT_MS);
 	if (ret && json_object_object_get_ex(ret, "buf-b64", &b64)) {
-		unbase64(json_object_get_string(b64), out, size);
+		lab_unbase64(json_object_get_string(b64), out, size);
 		out[strcspn(out, "\n")] = 0;
 		ok = true;
 	}
@@ -196,7 +157,7 @@ static bool agent_read(const char *file, char *out, size_t size)
 static int guest_sh(const char *cmd, char *out, size_t size)
 {
 	struct json_object *args, *req, *ret, *x;
-	long pid = -1, deadline = now_ms() + AGENT_MS;
+	long pid = -1, deadline = lab_now_ms() + AGENT_MS;
 	char buf[512];
 	int code = -1, fd = mux_connect(sock);
 
@@ -222,7 +183,7 @@ static int guest_sh(const char *cmd, char *out, size_t size)
 	if (ret && json_object_object_get_ex(ret, "pid", &x))
 		pid = json_object_get_int64(x);
 	json_object_put(ret);
-	while (pid > 0 && now_ms() < deadline) {
+	while (pid > 0 && lab_now_ms() < deadline) {
 		snprintf(buf, sizeof(buf),
 			 "{\"execute\":\"guest-exec-status\",\"arguments\":"
 			 "{\"pid\":%ld}}\n",
@@ -236,7 +197,8 @@ static int guest_sh(const char *cmd, char *out, size_t size)
 				code = json_object_get_int(x);
 			if (out &&
 			    json_object_object_get_ex(ret, "out-data", &x))
-				unbase64(json_object_get_string(x), out, size);
+				lab_unbase64(json_object_get_string(x), out,
+					     size);
 			json_object_put(ret);
 			break;
 		}
@@ -303,9 +265,9 @@ static long agent_stat(const char *key)
 /* Waits until the agent answers a guest-ping (after a boot, a restart). */
 static bool agent_wait(int ms)
 {
-	long deadline = now_ms() + ms;
+	long deadline = lab_now_ms() + ms;
 
-	while (now_ms() < deadline) {
+	while (lab_now_ms() < deadline) {
 		int fd = mux_connect(sock);
 		struct json_object *ret =
 			fd < 0 ? NULL
@@ -351,11 +313,12 @@ static void hotvm_cpus_are(int n)
 /* The next event named @name (others are passed over), or NULL. */
 static struct json_object *event(const char *name, int ms)
 {
-	long deadline = now_ms() + ms;
+	long deadline = lab_now_ms() + ms;
 	struct json_object *ev;
 
-	while (now_ms() < deadline &&
-	       !qmp_client_next_event(v.c, &ev, (int)(deadline - now_ms()))) {
+	while (lab_now_ms() < deadline &&
+	       !qmp_client_next_event(v.c, &ev,
+				      (int)(deadline - lab_now_ms()))) {
 		const char *n = vmproc_str(ev, "event", NULL);
 
 		if (n && !strcmp(n, name)) {
@@ -384,7 +347,7 @@ static bool hotadd(int cpu)
 {
 	struct json_object *r = NULL;
 	char err[256];
-	long t0 = now_ms();
+	long t0 = lab_now_ms();
 	int ret = vmproc_qmp(&v, "cpu-hotplug", &r, err, sizeof(err),
 			     "{\"cpu\": %d, \"state\": \"online\", "
 			     "\"wait\": \"started\"}",
@@ -395,7 +358,7 @@ static bool hotadd(int cpu)
 		printf("# cpu-hotplug %d: %s\n", cpu, err);
 	CHECK_EQ(ret, 0);
 	printf("# cpu-hotplug %d, onlined by %s: %ld ms\n", cpu, by ? by : "-",
-	       now_ms() - t0);
+	       lab_now_ms() - t0);
 	CHECK_STREQ(by, "agent");
 	json_object_put(r);
 	return !ret && by && !strcmp(by, "agent");
@@ -419,13 +382,13 @@ static bool console_has(struct vmproc *p, const char *needle)
 /* Waits up to @ms for @needle in the console's log (read, polled). */
 static bool console_wait(struct vmproc *p, const char *needle, int ms)
 {
-	long deadline = now_ms() + ms;
+	long deadline = lab_now_ms() + ms;
 
 	for (;;) {
 		vmproc_drain(p);
 		if (console_has(p, needle))
 			return true;
-		if (now_ms() >= deadline)
+		if (lab_now_ms() >= deadline)
 			return false;
 		pause_ms(50);
 	}
@@ -436,9 +399,9 @@ static int start(void)
 {
 	static char dspec[300], cmdline[300];
 	const char *extra[] = { "--kernel",
-				path(linux_dir, "vmlinux"),
+				lab_path_in(linux_dir, "vmlinux"),
 				"--initrd",
-				path(image_dir, "initrd.img"),
+				lab_path_in(image_dir, "initrd.img"),
 				"--memory",
 				"512M",
 				"--disk",
@@ -448,7 +411,7 @@ static int start(void)
 				"--agent-channel",
 				"virtio",
 				NULL };
-	long t0 = now_ms();
+	long t0 = lab_now_ms();
 	int ret;
 
 	snprintf(dspec, sizeof(dspec), "path=%s,id=debian", disk);
@@ -465,7 +428,7 @@ static int start(void)
 		return ret;
 	}
 	printf("# multi-user.target %ld ms after hotvm started\n",
-	       now_ms() - t0);
+	       lab_now_ms() - t0);
 	if (!agent_wait(AGENT_MS)) {
 		printf("# Debian's qemu-ga never answered\n");
 		vmproc_console_tail(&v, 60);
@@ -532,11 +495,11 @@ static void why_stuck(void)
 /* The new kernel's first line within @ms of a reset; else why not. */
 static bool kernel_again(int ms)
 {
-	long end = now_ms() + ms;
+	long end = lab_now_ms() + ms;
 	char got[512];
 
-	while (now_ms() < end)
-		if (vmproc_wait_line(&v, "", (int)(end - now_ms()), got,
+	while (lab_now_ms() < end)
+		if (vmproc_wait_line(&v, "", (int)(end - lab_now_ms()), got,
 				     sizeof(got)))
 			break;
 		else if (strstr(got, "Linux version"))
@@ -565,7 +528,7 @@ static void test_reboot(void)
 	snprintf(mark1, sizeof(mark1), "hotvm-mark1-%ld", (long)getpid());
 	CHECK_EQ(write_synced("/root/mark1", mark1), 0);
 	events_drop();
-	t0 = now_ms();
+	t0 = lab_now_ms();
 	CHECK_EQ(guest_sh("systemctl reboot", NULL, 0), 0);
 	ev = event("RESET", OFF_MS);
 	CHECK(ev != NULL);
@@ -573,7 +536,7 @@ static void test_reboot(void)
 	CHECK_STREQ(ev ? vmproc_str(ev, "data", "reason") : NULL,
 		    "guest-reset");
 	json_object_put(ev);
-	printf("# RESET %ld ms after systemctl reboot\n", now_ms() - t0);
+	printf("# RESET %ld ms after systemctl reboot\n", lab_now_ms() - t0);
 	if (!kernel_again(AGAIN_MS) ||
 	    vmproc_wait_line(&v, "ready: multi-user.target", BOOT_MS, line,
 			     sizeof(line)) ||
@@ -585,7 +548,7 @@ static void test_reboot(void)
 		return;
 	}
 	printf("# multi-user.target again %ld ms after systemctl reboot\n",
-	       now_ms() - t0);
+	       lab_now_ms() - t0);
 	/* systemd's own reboot, through the reset register, not a crash. */
 	if (!console_has(&v, "systemd-shutdown[1]: Syncing filesystems") ||
 	    !console_has(&v, "reboot: Restarting system")) {
@@ -604,7 +567,7 @@ static bool remove_cpu(int cpu)
 {
 	struct json_object *r = NULL, *ev;
 	char err[256], qom[128] = "";
-	long t0 = now_ms();
+	long t0 = lab_now_ms();
 	bool ok;
 
 	if (!vmproc_qmp(&v, "query-cpus-fast", &r, err, sizeof(err), NULL))
@@ -630,7 +593,7 @@ static bool remove_cpu(int cpu)
 	CHECK_STREQ(ev ? vmproc_str(ev, "data", "path") : NULL, qom);
 	ok = ok && ev;
 	json_object_put(ev);
-	printf("# device_del %s: %ld ms\n", qom, now_ms() - t0);
+	printf("# device_del %s: %ld ms\n", qom, lab_now_ms() - t0);
 	return ok;
 }
 
@@ -737,19 +700,19 @@ static void test_agent_killed(void)
 	CHECK(guest_spawn(killer));
 	/* qemu-ga stopped before the hot-add asks it (the console says). */
 	CHECK(console_wait(&v, "killmid: qemu-ga", AGENT_MS));
-	t0 = now_ms();
+	t0 = lab_now_ms();
 	ret = vmproc_qmp(&v, "cpu-hotplug", &r, err, sizeof(err),
 			 "{\"cpu\": 1, \"state\": \"online\", "
 			 "\"wait\": \"started\"}");
 	printf("# cpu-hotplug 1 with qemu-ga killed under it: %s in %ld "
 	       "ms%s%s\n",
-	       ret ? "error" : "ok", now_ms() - t0, ret ? ": " : "",
+	       ret ? "error" : "ok", lab_now_ms() - t0, ret ? ": " : "",
 	       ret ? err : "");
 	CHECK_EQ(ret, 0);
 	if (!ret)
 		CHECK_STREQ(vmproc_str(r, "onlined-by", NULL), "agent");
 	json_object_put(r);
-	CHECK(now_ms() - t0 < KILLED_MS);
+	CHECK(lab_now_ms() - t0 < KILLED_MS);
 	/* The kill closed the port under a call of the hot-add's. */
 	printf("# port-closed %ld -> %ld\n", closed, agent_stat("port-closed"));
 	CHECK(closed >= 0 && agent_stat("port-closed") > closed);
@@ -790,11 +753,11 @@ static void test_systemctl_poweroff(void)
 		return;
 	snprintf(mark2, sizeof(mark2), "hotvm-mark2-%ld", (long)getpid());
 	CHECK_EQ(write_synced("/root/mark2", mark2), 0);
-	t0 = now_ms();
+	t0 = lab_now_ms();
 	CHECK_EQ(guest_sh("systemctl poweroff", NULL, 0), 0);
 	ret = vmproc_wait_exit(&v, OFF_MS);
 	printf("# hotvm ended (%d) %ld ms after systemctl poweroff\n", ret,
-	       now_ms() - t0);
+	       lab_now_ms() - t0);
 	CHECK_EQ(ret, 0);
 	if (!console_has(&v, "systemd-shutdown[1]: Syncing filesystems") ||
 	    !console_has(&v, "reboot: Power down")) {
@@ -825,14 +788,14 @@ static void test_second_run_powerdown(void)
 	CHECK_STREQ(got, mark2);
 	hotvm_cpus_are(1);
 	online_is("0");
-	t0 = now_ms();
+	t0 = lab_now_ms();
 	ret = vmproc_qmp(&v, "system_powerdown", NULL, err, sizeof(err), NULL);
 	if (ret)
 		printf("# system_powerdown: %s\n", err);
 	CHECK_EQ(ret, 0);
 	ret = vmproc_wait_exit(&v, OFF_MS);
 	printf("# hotvm ended (%d) %ld ms after system_powerdown\n", ret,
-	       now_ms() - t0);
+	       lab_now_ms() - t0);
 	CHECK_EQ(ret, 0);
 	/* A power-off, systemd's own: not a crash, a reset or a halt. */
 	if (!console_has(&v, "systemd-shutdown[1]: Syncing filesystems") ||
@@ -861,8 +824,8 @@ int main(int argc, char **argv)
 	linux_dir = argc > 1 ? argv[1] : "/lab/linux";
 	image_dir = argc > 2 ? argv[2] : "/lab/debian";
 	disk = getenv("DISK") ? getenv("DISK") : "/dev/vda";
-	if (access(path(linux_dir, "vmlinux"), R_OK) ||
-	    access(path(image_dir, "initrd.img"), R_OK)) {
+	if (access(lab_path_in(linux_dir, "vmlinux"), R_OK) ||
+	    access(lab_path_in(image_dir, "initrd.img"), R_OK)) {
 		/* The lab puts them there (tests/lab/debian.sh): not a skip. */
 		printf("Bail out! no vmlinux in %s or initrd.img in %s: run "
 		       "this under tests/lab/debian.sh\n",

@@ -26,6 +26,7 @@
 #include <json-c/json.h>
 
 #include "check.h"
+#include "lab_linux.h"
 #include "vmproc.h"
 
 #define BOOT_MS 240000
@@ -34,24 +35,6 @@
 
 static const char *linux_dir, *image_dir, *disk;
 static struct vmproc v;
-
-static const char *path(const char *dir, const char *name)
-{
-	static char buf[2][512];
-	static int i;
-
-	i = (i + 1) % 2;
-	snprintf(buf[i], sizeof(buf[i]), "%s/%s", dir, name);
-	return buf[i];
-}
-
-static long now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000L + ts.tv_nsec / 1000000;
-}
 
 /* query-hotplug-stats' agent.@key, or -1. */
 static long agent_stat(const char *key)
@@ -93,14 +76,14 @@ static void add_at_once(int cpu)
 {
 	struct json_object *r = NULL;
 	long calls0 = agent_stat("call-us"), set0 = agent_stat("set-vcpus-us");
-	long t0 = now_ms(), ms, online, calls, set;
+	long t0 = lab_now_ms(), ms, online, calls, set;
 	char err[256];
 	int ret = vmproc_qmp(&v, "cpu-hotplug", &r, err, sizeof(err),
 			     "{\"cpu\": %d, \"state\": \"online\", "
 			     "\"wait\": \"started\"}",
 			     cpu);
 
-	ms = now_ms() - t0;
+	ms = lab_now_ms() - t0;
 	if (ret)
 		printf("# cpu-hotplug %d: %s\n", cpu, err);
 	CHECK_EQ(ret, 0);
@@ -123,7 +106,7 @@ static void add_at_once(int cpu)
 static void remove_own(int cpu)
 {
 	struct json_object *r = NULL;
-	long set0 = agent_stat("set-vcpus-us"), t0 = now_ms();
+	long set0 = agent_stat("set-vcpus-us"), t0 = lab_now_ms();
 	char err[256];
 	int ret = vmproc_qmp(&v, "cpu-hotplug", &r, err, sizeof(err),
 			     "{\"cpu\": %d, \"state\": \"offline\"}", cpu);
@@ -132,7 +115,7 @@ static void remove_own(int cpu)
 		printf("# cpu-hotplug %d offline: %s\n", cpu, err);
 	CHECK_EQ(ret, 0);
 	printf("# cpu %d removed in %ld ms, offlined by %s\n", cpu,
-	       now_ms() - t0, r ? vmproc_str(r, "offlined-by", NULL) : "-");
+	       lab_now_ms() - t0, r ? vmproc_str(r, "offlined-by", NULL) : "-");
 	if (r)
 		CHECK_STREQ(vmproc_str(r, "offlined-by", NULL), "guest");
 	CHECK_EQ(agent_stat("set-vcpus-us"), set0);
@@ -143,9 +126,9 @@ static void test_online_at_once(void)
 {
 	char dspec[300];
 	const char *extra[] = { "--kernel",
-				path(linux_dir, "vmlinux"),
+				lab_path_in(linux_dir, "vmlinux"),
 				"--initrd",
-				path(image_dir, "initrd.img"),
+				lab_path_in(image_dir, "initrd.img"),
 				"--memory",
 				"512M",
 				"--disk",
@@ -157,7 +140,7 @@ static void test_online_at_once(void)
 				"--agent-trace",
 				"off",
 				NULL };
-	long t0 = now_ms(), end;
+	long t0 = lab_now_ms(), end;
 	int ret;
 
 	snprintf(dspec, sizeof(dspec), "path=%s,id=debian", disk);
@@ -170,10 +153,10 @@ static void test_online_at_once(void)
 		vmproc_stop(&v);
 		return;
 	}
-	printf("# multi-user.target in %ld ms\n", now_ms() - t0);
+	printf("# multi-user.target in %ld ms\n", lab_now_ms() - t0);
 	/* Debian's unit starts qemu-ga once its port is there: it answers. */
-	end = now_ms() + 60000;
-	while (agent_stat("answers") != 1 && now_ms() < end)
+	end = lab_now_ms() + 60000;
+	while (agent_stat("answers") != 1 && lab_now_ms() < end)
 		usleep(200000);
 	printf("# the agent answers: %ld, %ld calls\n", agent_stat("answers"),
 	       agent_stat("calls"));
@@ -194,8 +177,8 @@ int main(int argc, char **argv)
 	linux_dir = argc > 1 ? argv[1] : "/lab/linux";
 	image_dir = argc > 2 ? argv[2] : "/lab/debian";
 	disk = getenv("DISK") ? getenv("DISK") : "/dev/vda";
-	if (access(path(linux_dir, "vmlinux"), R_OK) ||
-	    access(path(image_dir, "initrd.img"), R_OK)) {
+	if (access(lab_path_in(linux_dir, "vmlinux"), R_OK) ||
+	    access(lab_path_in(image_dir, "initrd.img"), R_OK)) {
 		/* The lab puts them there (tests/lab/debian.sh): not a skip. */
 		printf("Bail out! no vmlinux in %s or initrd.img in %s: run "
 		       "this under tests/lab/debian.sh\n",

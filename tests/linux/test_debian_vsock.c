@@ -41,6 +41,7 @@
 #include <json-c/json.h>
 
 #include "check.h"
+#include "lab_linux.h"
 #include "mux_client.h"
 #include "vmproc.h"
 
@@ -54,47 +55,7 @@
 
 static const char *linux_dir, *image_dir, *disk;
 
-static const char *path(const char *dir, const char *name)
-{
-	static char buf[2][512];
-	static int i;
-
-	i = (i + 1) % 2;
-	snprintf(buf[i], sizeof(buf[i]), "%s/%s", dir, name);
-	return buf[i];
-}
-
-static long now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000L + ts.tv_nsec / 1000000;
-}
-
 /* Base64 (RFC 4648) @in decoded into @out, NUL-terminated; its length. */
-static size_t unbase64(const char *in, char *out, size_t size)
-{
-	static const char abc[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
-				  "abcdefghijklmnopqrstuvwxyz0123456789+/";
-	unsigned int acc = 0, bits = 0;
-	size_t n = 0;
-
-	for (; *in && *in != '=' && n + 1 < size; in++) {
-		const char *p = strchr(abc, *in);
-
-		if (!p)
-			break;
-		acc = (acc << 6) | (unsigned int)(p - abc);
-		bits += 6;
-		if (bits >= 8) {
-			bits -= 8;
-			out[n++] = (char)((acc >> bits) & 0xff);
-		}
-	}
-	out[n] = 0;
-	return n;
-}
 
 /* One agent command through hotvm's agent socket: its "return", or NULL. */
 static struct json_object *agent(const char *cmd, struct json_object *args)
@@ -124,9 +85,9 @@ static struct json_object *agent(const char *cmd, struct json_object *args)
 /* Waits (up to AGENT_MS) until the guest's agent answers guest-ping. */
 static bool agent_up(void)
 {
-	long end = now_ms() + AGENT_MS;
+	long end = lab_now_ms() + AGENT_MS;
 
-	while (now_ms() < end) {
+	while (lab_now_ms() < end) {
 		struct json_object *r = agent("guest-ping", NULL);
 
 		if (r) {
@@ -163,10 +124,10 @@ static long guest_sh(const char *cmd)
  */
 static int guest_wait(long pid, char *out, size_t size, int timeout_ms)
 {
-	long end = now_ms() + timeout_ms;
+	long end = lab_now_ms() + timeout_ms;
 
 	out[0] = 0;
-	while (now_ms() < end) {
+	while (lab_now_ms() < end) {
 		struct json_object *a = json_object_new_object(), *r, *x;
 		int code = -1;
 		bool done = false;
@@ -179,7 +140,8 @@ static int guest_wait(long pid, char *out, size_t size, int timeout_ms)
 			if (json_object_object_get_ex(r, "exitcode", &x))
 				code = json_object_get_int(x);
 			if (json_object_object_get_ex(r, "out-data", &x))
-				unbase64(json_object_get_string(x), out, size);
+				lab_unbase64(json_object_get_string(x), out,
+					     size);
 		}
 		json_object_put(r);
 		if (done)
@@ -209,15 +171,15 @@ static int boot(struct vmproc *v, const char *channel, const char *cmdline,
 {
 	static char dspec[300];
 	const char *extra[24] = {
-		"--kernel",	   path(linux_dir, "vmlinux"),
-		"--initrd",	   path(image_dir, "initrd.img"),
+		"--kernel",	   lab_path_in(linux_dir, "vmlinux"),
+		"--initrd",	   lab_path_in(image_dir, "initrd.img"),
 		"--memory",	   "512M",
 		"--disk",	   dspec,
 		"--agent-socket",  ASOCK,
 		"--agent-channel", channel,
 	};
 	size_t n = 12;
-	long t0 = now_ms();
+	long t0 = lab_now_ms();
 	int ret;
 
 	snprintf(dspec, sizeof(dspec), "path=%s,id=debian", disk);
@@ -233,7 +195,7 @@ static int boot(struct vmproc *v, const char *channel, const char *cmdline,
 		return ret;
 	}
 	printf("# %s: multi-user.target %ld ms after hotvm started\n", channel,
-	       now_ms() - t0);
+	       lab_now_ms() - t0);
 	return 0;
 }
 
@@ -243,12 +205,12 @@ static long hotadd(struct vmproc *v, int cpu, const char *wait, char *by,
 {
 	struct json_object *r = NULL;
 	char err[256];
-	long t0 = now_ms();
+	long t0 = lab_now_ms();
 	int ret = vmproc_qmp(v, "cpu-hotplug", &r, err, sizeof(err),
 			     "{\"cpu\": %d, \"state\": \"online\", "
 			     "\"wait\": \"%s\"}",
 			     cpu, wait);
-	long t = now_ms() - t0;
+	long t = lab_now_ms() - t0;
 
 	if (ret)
 		printf("# cpu-hotplug %d: %s\n", cpu, err);
@@ -386,8 +348,8 @@ static void host_to_guest(void)
 	for (size_t i = 0; i < sizeof(send_buf); i++)
 		send_buf[i] = (char)('a' + (i * 7) % 26);
 	/* Until the guest's socat listens (the guest's RST closes us). */
-	end = now_ms() + IO_MS;
-	while (pid >= 0 && fd < 0 && now_ms() < end) {
+	end = lab_now_ms() + IO_MS;
+	while (pid >= 0 && fd < 0 && lab_now_ms() < end) {
 		fd = host_connect(ok, sizeof(ok));
 		if (fd < 0)
 			poll(NULL, 0, 200);
@@ -502,12 +464,12 @@ static void bench_one(const char *channel, const char *cmdline,
 	agent_us(&v, &c1, &s1);
 	CHECK_STREQ(by2, "agent");
 	for (int i = 0; i < 10; i++) {
-		long t0 = now_ms();
+		long t0 = lab_now_ms();
 		struct json_object *r = agent("guest-get-vcpus", NULL);
 
 		CHECK(r != NULL);
 		json_object_put(r);
-		rt[i] = now_ms() - t0;
+		rt[i] = lab_now_ms() - t0;
 	}
 	qsort(rt, 10, sizeof(rt[0]), cmp_long);
 	/* The agent's share as tools/bench debian takes it: call-us. */
@@ -545,9 +507,9 @@ int main(int argc, char **argv)
 	linux_dir = argc > 1 ? argv[1] : "/lab/linux";
 	image_dir = argc > 2 ? argv[2] : "/lab/debian";
 	disk = getenv("DISK") ? getenv("DISK") : "/dev/vda";
-	if (access(path(linux_dir, "vmlinux"), R_OK) ||
-	    access(path(image_dir, "initrd.img"), R_OK) || stat(disk, &st) ||
-	    !S_ISBLK(st.st_mode)) {
+	if (access(lab_path_in(linux_dir, "vmlinux"), R_OK) ||
+	    access(lab_path_in(image_dir, "initrd.img"), R_OK) ||
+	    stat(disk, &st) || !S_ISBLK(st.st_mode)) {
 		/* The lab puts them there (tests/lab/debian.sh): not a skip. */
 		printf("Bail out! no vmlinux in %s, initrd.img in %s or block "
 		       "device %s: run this under tests/lab/debian.sh\n",

@@ -43,6 +43,7 @@
 #include <linux/if_tun.h>
 
 #include "check.h"
+#include "lab_linux.h"
 #include "mux_client.h"
 #include "vmproc.h"
 
@@ -60,48 +61,7 @@
 static const char *linux_dir, *image_dir, *disk;
 static uint8_t blob[BLOCK]; /* what the lab streams to the guest */
 
-static const char *path(const char *dir, const char *name)
-{
-	static char buf[2][512];
-	static int i;
-
-	i = (i + 1) % 2;
-	snprintf(buf[i], sizeof(buf[i]), "%s/%s", dir, name);
-	return buf[i];
-}
-
-static long now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000L + ts.tv_nsec / 1000000;
-}
-
 /* Base64 (RFC 4648) @in decoded into @out, NUL-terminated; its length. */
-static size_t unbase64(const char *in, char *out, size_t size)
-{
-	static const char a[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
-				"abcdefghijklmnopqrstuvwxyz0123456789+/";
-	uint32_t acc = 0;
-	int bits = 0;
-	size_t n = 0;
-
-	for (; *in && *in != '='; in++) {
-		const char *p = strchr(a, *in);
-
-		if (!p)
-			continue;
-		acc = acc << 6 | (uint32_t)(p - a);
-		bits += 6;
-		if (bits >= 8 && n + 1 < size) {
-			bits -= 8;
-			out[n++] = (char)(acc >> bits);
-		}
-	}
-	out[n] = 0;
-	return n;
-}
 
 /* One agent call on a fresh connection: the reply, or NULL. */
 static struct json_object *agent(struct json_object *req)
@@ -156,10 +116,10 @@ static long guest_spawn(const char *script)
  */
 static int guest_wait(long pid, char *out, size_t size, int timeout_ms)
 {
-	long end = now_ms() + timeout_ms;
+	long end = lab_now_ms() + timeout_ms;
 
 	out[0] = 0;
-	while (now_ms() < end) {
+	while (lab_now_ms() < end) {
 		struct json_object *req = json_object_new_object(), *a, *r,
 				   *ret, *v;
 		int code = -1;
@@ -179,12 +139,13 @@ static int guest_wait(long pid, char *out, size_t size, int timeout_ms)
 			if (json_object_object_get_ex(ret, "exitcode", &v))
 				code = json_object_get_int(v);
 			if (json_object_object_get_ex(ret, "out-data", &v))
-				unbase64(json_object_get_string(v), out, size);
+				lab_unbase64(json_object_get_string(v), out,
+					     size);
 			if (json_object_object_get_ex(ret, "err-data", &v)) {
 				char err[512];
 
-				unbase64(json_object_get_string(v), err,
-					 sizeof(err));
+				lab_unbase64(json_object_get_string(v), err,
+					     sizeof(err));
 				printf("# guest stderr: %s\n", err);
 			}
 		}
@@ -385,9 +346,9 @@ static bool streams_start(struct streams *s, long *pid)
 /* Waits until both streams have moved @mb MiB each way. */
 static bool streams_moving(struct streams *s, unsigned int mb)
 {
-	long end = now_ms() + XFER_MS;
+	long end = lab_now_ms() + XFER_MS;
 
-	while (now_ms() < end) {
+	while (lab_now_ms() < end) {
 		if (s->down_err || s->up_err)
 			return false;
 		if (s->down_blocks >= mb && s->up_bytes >= (uint64_t)mb * BLOCK)
@@ -413,8 +374,8 @@ static void streams_check(struct streams *s, long pid, long t0)
 	close(s->down_l);
 	close(s->up_l);
 	printf("# %u MiB down, %llu bytes up in %ld ms; guest: %s",
-	       s->down_blocks, (unsigned long long)s->up_bytes, now_ms() - t0,
-	       out);
+	       s->down_blocks, (unsigned long long)s->up_bytes,
+	       lab_now_ms() - t0, out);
 	CHECK_EQ(code, 0);
 	CHECK_EQ(s->down_err, 0);
 	CHECK_EQ(s->up_err, 0);
@@ -452,7 +413,7 @@ static bool guest_address(void)
 static void hotplug(struct vmproc *v, int cpu, const char *state)
 {
 	char err[256];
-	long t0 = now_ms();
+	long t0 = lab_now_ms();
 	int ret = vmproc_qmp(
 		v, "cpu-hotplug", NULL, err, sizeof(err),
 		"{\"cpu\": %d, \"state\": \"%s\"%s}", cpu, state,
@@ -460,7 +421,7 @@ static void hotplug(struct vmproc *v, int cpu, const char *state)
 
 	if (ret)
 		printf("# cpu-hotplug %d %s: %s\n", cpu, state, err);
-	printf("# cpu-hotplug %d %s: %ld ms\n", cpu, state, now_ms() - t0);
+	printf("# cpu-hotplug %d %s: %ld ms\n", cpu, state, lab_now_ms() - t0);
 	CHECK_EQ(ret, 0);
 }
 
@@ -541,9 +502,9 @@ static void lab_net(void)
 static bool boot(struct vmproc *v, bool net)
 {
 	const char *extra[] = { "--kernel",
-				path(linux_dir, "vmlinux"),
+				lab_path_in(linux_dir, "vmlinux"),
 				"--initrd",
-				path(image_dir, "initrd.img"),
+				lab_path_in(image_dir, "initrd.img"),
 				"--memory",
 				"512M",
 				"--disk",
@@ -556,7 +517,7 @@ static bool boot(struct vmproc *v, bool net)
 				nspec,
 				NULL };
 	struct stat st;
-	long t0 = now_ms();
+	long t0 = lab_now_ms();
 	int ret;
 
 	lab_net();
@@ -574,7 +535,7 @@ static bool boot(struct vmproc *v, bool net)
 		return false;
 	}
 	printf("# multi-user.target %ld ms after hotvm started\n",
-	       now_ms() - t0);
+	       lab_now_ms() - t0);
 	return true;
 }
 
@@ -597,15 +558,15 @@ static void threads(struct vmproc *v)
 static int reset(struct vmproc *v)
 {
 	char err[256];
-	long t0 = now_ms();
+	long t0 = lab_now_ms();
 	int ret;
 
 	CHECK_EQ(vmproc_qmp(v, "system_reset", NULL, err, sizeof(err), NULL),
 		 0);
 	ret = vmproc_wait_line(v, "ready: multi-user.target", BOOT_MS / 2, NULL,
 			       0);
-	printf("# ready again %ld ms after system_reset: %d\n", now_ms() - t0,
-	       ret);
+	printf("# ready again %ld ms after system_reset: %d\n",
+	       lab_now_ms() - t0, ret);
 	if (ret) {
 		threads(v);
 		vmproc_console_tail(v, 20);
@@ -653,7 +614,7 @@ static void test_traffic(void)
 		return;
 	}
 	/* Both ways at once, vCPUs coming and going meanwhile. */
-	t0 = now_ms();
+	t0 = lab_now_ms();
 	CHECK(streams_start(&s, &pid));
 	CHECK(streams_moving(&s, 2));
 	hotplug(&v, 1, "online");
@@ -698,7 +659,7 @@ static void test_reset_traffic(void)
 	printf("# before the reset: %u MiB down, %llu bytes up\n",
 	       s.down_blocks, (unsigned long long)s.up_bytes);
 	if (!ret && guest_address()) {
-		t0 = now_ms();
+		t0 = lab_now_ms();
 		CHECK(streams_start(&s2, &pid));
 		CHECK(streams_moving(&s2, 2));
 		streams_check(&s2, pid, t0);
@@ -732,8 +693,8 @@ int main(int argc, char **argv)
 	linux_dir = argc > 1 ? argv[1] : "/lab/linux";
 	image_dir = argc > 2 ? argv[2] : "/lab/debian";
 	disk = getenv("DISK") ? getenv("DISK") : "/dev/vda";
-	if (access(path(linux_dir, "vmlinux"), R_OK) ||
-	    access(path(image_dir, "initrd.img"), R_OK)) {
+	if (access(lab_path_in(linux_dir, "vmlinux"), R_OK) ||
+	    access(lab_path_in(image_dir, "initrd.img"), R_OK)) {
 		printf("Bail out! no vmlinux in %s or initrd.img in %s: run "
 		       "this under tests/lab/debian.sh\n",
 		       linux_dir, image_dir);
