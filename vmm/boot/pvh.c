@@ -40,36 +40,72 @@ static bool in_file(uint64_t off, uint64_t size, uint64_t len)
 	return off <= len && size <= len - off;
 }
 
+/* The fields hotvm uses of the ELF header, common to both classes. */
+struct pvh_ehdr {
+	uint16_t type;
+	uint16_t machine;
+	uint16_t phentsize;
+	uint64_t phoff;
+	unsigned int phnum;
+};
+
+/* One class's header or program header to the common fields. */
+#define PVH_EHDR(h)                                                            \
+	((struct pvh_ehdr){ .type = (h).e_type,                                \
+			    .machine = (h).e_machine,                          \
+			    .phentsize = (h).e_phentsize,                      \
+			    .phoff = (h).e_phoff,                              \
+			    .phnum = (h).e_phnum })
+#define PVH_PHDR(p)                                                            \
+	((struct pvh_phdr){ .type = (p).p_type,                                \
+			    .offset = (p).p_offset,                            \
+			    .paddr = (p).p_paddr,                              \
+			    .filesz = (p).p_filesz,                            \
+			    .memsz = (p).p_memsz })
+
 static void get_phdr(const struct pvh_elf *e, unsigned int i,
 		     struct pvh_phdr *ph)
 {
+	const uint8_t *at = e->img + e->phoff;
+
 	if (e->is64) {
 		Elf64_Phdr p;
 
-		memcpy(&p, e->img + e->phoff + (uint64_t)i * sizeof(p),
-		       sizeof(p));
-		*ph = (struct pvh_phdr){ .type = p.p_type,
-					 .offset = p.p_offset,
-					 .paddr = p.p_paddr,
-					 .filesz = p.p_filesz,
-					 .memsz = p.p_memsz };
+		memcpy(&p, at + (uint64_t)i * sizeof(p), sizeof(p));
+		*ph = PVH_PHDR(p);
 	} else {
 		Elf32_Phdr p;
 
-		memcpy(&p, e->img + e->phoff + (uint64_t)i * sizeof(p),
-		       sizeof(p));
-		*ph = (struct pvh_phdr){ .type = p.p_type,
-					 .offset = p.p_offset,
-					 .paddr = p.p_paddr,
-					 .filesz = p.p_filesz,
-					 .memsz = p.p_memsz };
+		memcpy(&p, at + (uint64_t)i * sizeof(p), sizeof(p));
+		*ph = PVH_PHDR(p);
 	}
+}
+
+/* The header's common fields; false if the file is shorter than it. */
+static bool get_ehdr(const struct pvh_elf *e, struct pvh_ehdr *eh)
+{
+	if (e->is64) {
+		Elf64_Ehdr h;
+
+		if (e->len < sizeof(h))
+			return false;
+		memcpy(&h, e->img, sizeof(h));
+		*eh = PVH_EHDR(h);
+	} else {
+		Elf32_Ehdr h;
+
+		if (e->len < sizeof(h))
+			return false;
+		memcpy(&h, e->img, sizeof(h));
+		*eh = PVH_EHDR(h);
+	}
+	return true;
 }
 
 static int parse_header(struct pvh_elf *e, struct hv_err *err)
 {
 	const uint8_t *id = e->img;
-	uint16_t type, machine, phentsize;
+	struct pvh_ehdr h;
 
 	if (e->len < EI_NIDENT || memcmp(id, ELFMAG, SELFMAG))
 		return hv_err_set(err, -ENOEXEC, "not an ELF file (bad magic)");
@@ -83,55 +119,26 @@ static int parse_header(struct pvh_elf *e, struct hv_err *err)
 		return hv_err_set(err, -ENOEXEC, "unknown ELF version %u",
 				  id[EI_VERSION]);
 
-	if (e->is64) {
-		Elf64_Ehdr h;
-
-		if (e->len < sizeof(h))
-			return hv_err_set(
-				err, -ENOEXEC,
-				"truncated: %zu bytes, shorter than the "
-				"ELF header",
-				e->len);
-		memcpy(&h, e->img, sizeof(h));
-		type = h.e_type;
-		machine = h.e_machine;
-		phentsize = h.e_phentsize;
-		e->phoff = h.e_phoff;
-		e->phnum = h.e_phnum;
-		if (phentsize != sizeof(Elf64_Phdr))
-			return hv_err_set(err, -ENOEXEC,
-					  "bad program header size %u",
-					  phentsize);
-	} else {
-		Elf32_Ehdr h;
-
-		if (e->len < sizeof(h))
-			return hv_err_set(
-				err, -ENOEXEC,
-				"truncated: %zu bytes, shorter than the "
-				"ELF header",
-				e->len);
-		memcpy(&h, e->img, sizeof(h));
-		type = h.e_type;
-		machine = h.e_machine;
-		phentsize = h.e_phentsize;
-		e->phoff = h.e_phoff;
-		e->phnum = h.e_phnum;
-		if (phentsize != sizeof(Elf32_Phdr))
-			return hv_err_set(err, -ENOEXEC,
-					  "bad program header size %u",
-					  phentsize);
-	}
-	if (type != ET_EXEC)
+	if (!get_ehdr(e, &h))
 		return hv_err_set(err, -ENOEXEC,
-				  "not an executable ELF (type %u)", type);
-	if (machine != EM_X86_64 && machine != EM_386)
+				  "truncated: %zu bytes, shorter than the "
+				  "ELF header",
+				  e->len);
+	e->phoff = h.phoff;
+	e->phnum = h.phnum;
+	if (h.phentsize != (e->is64 ? sizeof(Elf64_Phdr) : sizeof(Elf32_Phdr)))
+		return hv_err_set(err, -ENOEXEC, "bad program header size %u",
+				  h.phentsize);
+	if (h.type != ET_EXEC)
+		return hv_err_set(err, -ENOEXEC,
+				  "not an executable ELF (type %u)", h.type);
+	if (h.machine != EM_X86_64 && h.machine != EM_386)
 		return hv_err_set(err, -ENOEXEC, "not an x86 ELF (machine %u)",
-				  machine);
+				  h.machine);
 	if (!e->phnum || e->phnum > PVH_MAX_PHNUM)
 		return hv_err_set(err, -ENOEXEC, "bad program header count %u",
 				  e->phnum);
-	if (!in_file(e->phoff, (uint64_t)e->phnum * phentsize, e->len))
+	if (!in_file(e->phoff, (uint64_t)e->phnum * h.phentsize, e->len))
 		return hv_err_set(
 			err, -ENOEXEC,
 			"truncated: program headers end past the end of "
