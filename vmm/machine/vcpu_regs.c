@@ -232,89 +232,92 @@ fail:
 	return ret;
 }
 
-int vcpu_setup_pvh(struct vcpu *vcpu, uint64_t entry, uint64_t start_info)
+/* A flat 4 GiB segment, accessed: code (execute/read, 64-bit with @l) or data. */
+static struct kvm_segment flat_segment(uint16_t selector, bool code, bool l)
 {
-	struct kvm_segment code = {
-		.base = 0,
+	return (struct kvm_segment){
 		.limit = 0xffffffff,
-		.selector = 0x8,
-		.type = 0xb, /* execute/read, accessed */
+		.selector = selector,
+		.type = code ? 0xb : 0x3,
 		.present = 1,
-		.dpl = 0,
-		.db = 1,
+		.db = !l, /* must be 0 with l = 1 */
 		.s = 1,
-		.l = 0,
+		.l = l,
 		.g = 1,
 	};
-	struct kvm_segment data = code;
-	struct kvm_sregs sregs;
-	struct kvm_regs regs = {
-		.rip = entry,
-		.rbx = start_info,
-		.rflags = 0x2,
-	};
+}
 
-	data.selector = 0x10;
-	data.type = 0x3; /* read/write, accessed */
+/* The mode a kernel is entered in: flat segments and control registers. */
+struct entry_mode {
+	uint16_t cs, ds;
+	bool long_mode;
+	uint64_t cr0, cr3, cr4, efer;
+	uint64_t gdt; /* with long_mode: the GDT, and no IDT */
+};
+
+static int enter_flat(struct vcpu *vcpu, const struct entry_mode *m,
+		      const struct kvm_regs *regs)
+{
+	struct kvm_sregs sregs;
+
 	if (ioctl(vcpu->fd, KVM_GET_SREGS, &sregs))
 		return -errno;
-	sregs.cs = code;
-	sregs.ds = sregs.es = sregs.fs = sregs.gs = sregs.ss = data;
-	sregs.cr0 = X86_CR0_PE | X86_CR0_ET; /* protected mode, no paging */
-	sregs.cr3 = 0;
-	sregs.cr4 = 0;
-	sregs.efer = 0;
-	if (ioctl(vcpu->fd, KVM_SET_SREGS, &sregs))
-		return -errno;
-	if (ioctl(vcpu->fd, KVM_SET_REGS, &regs))
+	sregs.cs = flat_segment(m->cs, true, m->long_mode);
+	sregs.ds = sregs.es = sregs.fs = sregs.gs = sregs.ss =
+		flat_segment(m->ds, false, false);
+	if (m->long_mode) {
+		/* The descriptors the kernel finds if it reloads a selector. */
+		sregs.gdt.base = m->gdt;
+		sregs.gdt.limit = VCPU_LONG64_GDT_LIMIT;
+		/*
+		 * No IDT until the kernel loads its own: a fault is a
+		 * triple fault.
+		 */
+		sregs.idt.base = 0;
+		sregs.idt.limit = 0;
+	}
+	sregs.cr0 = m->cr0;
+	sregs.cr3 = m->cr3;
+	sregs.cr4 = m->cr4;
+	sregs.efer = m->efer;
+	if (ioctl(vcpu->fd, KVM_SET_SREGS, &sregs) ||
+	    ioctl(vcpu->fd, KVM_SET_REGS, regs))
 		return -errno;
 	return 0;
+}
+
+int vcpu_setup_pvh(struct vcpu *vcpu, uint64_t entry, uint64_t start_info)
+{
+	const struct entry_mode m = {
+		.cs = 0x8,
+		.ds = 0x10,
+		.cr0 = X86_CR0_PE | X86_CR0_ET, /* protected mode, no paging */
+	};
+	const struct kvm_regs regs = { .rip = entry,
+				       .rbx = start_info,
+				       .rflags = 0x2 };
+
+	return enter_flat(vcpu, &m, &regs);
 }
 
 int vcpu_setup_long64(struct vcpu *vcpu, uint64_t entry, uint64_t boot_params,
 		      uint64_t cr3, uint64_t gdt)
 {
-	struct kvm_segment code = {
-		.base = 0,
-		.limit = 0xffffffff,
-		.selector = VCPU_LONG64_CS,
-		.type = 0xb, /* execute/read, accessed */
-		.present = 1,
-		.dpl = 0,
-		.db = 0, /* must be 0 with l = 1 */
-		.s = 1,
-		.l = 1,
-		.g = 1,
+	const struct entry_mode m = {
+		.cs = VCPU_LONG64_CS,
+		.ds = VCPU_LONG64_DS,
+		.long_mode = true,
+		.cr0 = X86_CR0_PE | X86_CR0_ET | X86_CR0_PG,
+		.cr3 = cr3,
+		.cr4 = X86_CR4_PAE,
+		.efer = X86_EFER_LME | X86_EFER_LMA,
+		.gdt = gdt,
 	};
-	struct kvm_segment data = code;
-	struct kvm_sregs sregs;
-	struct kvm_regs regs = {
+	const struct kvm_regs regs = {
 		.rip = entry,
 		.rsi = boot_params,
 		.rflags = 0x2, /* IF clear: the protocol wants interrupts off */
 	};
 
-	data.selector = VCPU_LONG64_DS;
-	data.type = 0x3; /* read/write, accessed */
-	data.db = 1;
-	data.l = 0;
-	if (ioctl(vcpu->fd, KVM_GET_SREGS, &sregs))
-		return -errno;
-	sregs.cs = code;
-	sregs.ds = sregs.es = sregs.fs = sregs.gs = sregs.ss = data;
-	/* The descriptors the kernel finds if it reloads a selector. */
-	sregs.gdt.base = gdt;
-	sregs.gdt.limit = VCPU_LONG64_GDT_LIMIT;
-	/* No IDT until the kernel loads its own: a fault is a triple fault. */
-	sregs.idt.base = 0;
-	sregs.idt.limit = 0;
-	sregs.cr0 = X86_CR0_PE | X86_CR0_ET | X86_CR0_PG;
-	sregs.cr3 = cr3;
-	sregs.cr4 = X86_CR4_PAE;
-	sregs.efer = X86_EFER_LME | X86_EFER_LMA;
-	if (ioctl(vcpu->fd, KVM_SET_SREGS, &sregs))
-		return -errno;
-	if (ioctl(vcpu->fd, KVM_SET_REGS, &regs))
-		return -errno;
-	return 0;
+	return enter_flat(vcpu, &m, &regs);
 }
