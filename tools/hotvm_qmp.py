@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """hotvm_qmp: the one QMP client of hotvm's Python scripts (benchmarks,
-tests, the QEMU comparisons), against hotvm and QEMU alike; the C tools
-use vmm/api/qmp_client.h.  Every message is stamped with time.monotonic()
+tests, the QEMU comparisons), against hotvm and QEMU alike, and their one
+guest-agent client (Agent, below); the C tools use vmm/api/qmp_client.h.  Every message is stamped with time.monotonic()
 when it is read, so a benchmark times an event from when it came, not from
 when it looked.
 
@@ -16,7 +16,13 @@ waits below have deadlines, never sleeps.
     ids = q.send_all([('device_add', {...}), ('device_add', {...})])
     t, msg = q.reply(ids[0])         # when it came, the whole reply
     i, t, ev = q.event('DEVICE_DELETED', since=0)
+
+    a = Agent(path)                  # hotvm --agent-socket, QEMU's chardev
+    a.connect(120000)                # guest-sync until qemu-ga answers
+    a.call('guest-get-vcpus')        # the return value, or RuntimeError
+    out = a.sh('nproc')              # guest-exec to its end: its stdout
 """
+import base64
 import json
 import select
 import socket
@@ -24,6 +30,10 @@ import threading
 import time
 
 TIMEOUT = 60.0
+
+
+def _now_ms():
+    return time.monotonic() * 1000.0
 
 
 class QmpError(RuntimeError):
@@ -217,3 +227,76 @@ class Qmp:
         if self._thread:
             self._thread.join(5)
         self.sock.close()
+
+
+class Agent:
+    """The QEMU guest agent on a unix socket: hotvm's --agent-socket, or
+    QEMU's chardev of the port org.qemu.guest_agent.0.  connect() syncs
+    (guest-sync) until the agent answers; then each call waits up to
+    timeout seconds for its reply."""
+
+    def __init__(self, path, timeout=60):
+        self.path, self.s, self.id, self.timeout = path, None, 0, timeout
+
+    def connect(self, timeout_ms):
+        end = _now_ms() + timeout_ms
+        while _now_ms() < end:
+            try:
+                self.s = socket.socket(socket.AF_UNIX)
+                self.s.connect(self.path)
+                self.f = self.s.makefile('rb')
+                self.s.settimeout(5)
+                self.id += 1
+                self.send('guest-sync', {'id': self.id})
+                while True:
+                    m = json.loads(self.f.readline())
+                    if m.get('return') == self.id:
+                        self.s.settimeout(self.timeout)
+                        return
+            except (OSError, ValueError):
+                if self.s:
+                    self.s.close()
+                time.sleep(0.5)  # qemu-ga is not up yet: try again
+        raise RuntimeError('the guest agent does not answer')
+
+    def send(self, cmd, args=None):
+        m = {'execute': cmd}
+        if args is not None:
+            m['arguments'] = args
+        self.s.sendall((json.dumps(m) + '\n').encode())
+
+    def call(self, cmd, args=None):
+        """The return value of cmd; RuntimeError on an error reply."""
+        self.send(cmd, args)
+        while True:
+            line = self.f.readline()
+            if not line:
+                raise RuntimeError('the agent socket closed')
+            m = json.loads(line)
+            if 'error' in m:
+                raise RuntimeError('agent %s: %s' % (cmd, m['error']))
+            if 'return' in m:
+                return m['return']
+
+    def run(self, path, argv, timeout_ms=180000, what=None):
+        """Runs path with argv in the guest (guest-exec) to its end: its
+        standard output; RuntimeError, named what (path by default), if it
+        failed or did not end within timeout_ms."""
+        what = what or path
+        pid = self.call('guest-exec', {'path': path, 'arg': argv,
+                                       'capture-output': True})['pid']
+        end = _now_ms() + timeout_ms
+        while _now_ms() < end:
+            st = self.call('guest-exec-status', {'pid': pid})
+            if st.get('exited'):
+                out = base64.b64decode(st.get('out-data', '')).decode()
+                err = base64.b64decode(st.get('err-data', '')).decode()
+                if st.get('exitcode'):
+                    raise RuntimeError('%s: %s' % (what, err or out))
+                return out
+            time.sleep(0.5)  # a poll of a program that runs seconds
+        raise RuntimeError('%s did not end' % what)
+
+    def sh(self, script, timeout_ms=180000):
+        """run() of /bin/sh -c script, named script."""
+        return self.run('/bin/sh', ['-c', script], timeout_ms, script)

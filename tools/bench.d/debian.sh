@@ -54,6 +54,7 @@ log=$build/bench-debian.log
 	--linux-guest --with-qemu --with-python --silence 120 --retries 1 \
 	--timeout $((300 + reps * 3 * 300)) --hotvm "$build/vmm/hotvm" \
 	--add "$top/tools/lab/bench-debian.py:/lab/bench-debian.py" \
+	--add "$top/tools/hotvm_qmp.py:/lab/hotvm_qmp.py" \
 	--run "mkdir -p /tmp && python3 /lab/bench-debian.py --reps $reps --cpus $cpus --fio-mb $mb --runtime $runtime $trace" |
 	tee "$log" | grep -E '^(BENCH|  \|)' >&2 || true
 grep '^BENCH ' "$log" | python3 -c '

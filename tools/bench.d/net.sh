@@ -58,6 +58,7 @@ set +e
 	--with-net --with-qemu --with-python --linux-guest \
 	--hotvm "$build/vmm/hotvm" --bin "$iperf" \
 	--add "$top/tools/lab/bench-net.py:/lab/bench-net.py" \
+	--add "$top/tools/hotvm_qmp.py:/lab/hotvm_qmp.py" \
 	--run "mkdir -p /tmp && python3 /lab/bench-net.py --reps $reps --seconds $secs --pings $pings --vmms $vmms" \
 	>"$log" 2>&1
 st=$?

@@ -34,7 +34,6 @@ qemu-ga unit).  A benchmark, not a test: it never judges a figure.
                   [--vmms hotvm,hotvm-com2,qemu] [--trace on|off|default]
 """
 import argparse
-import base64
 import json
 import os
 import socket
@@ -42,6 +41,12 @@ import subprocess
 import sys
 import threading
 import time
+
+# The scripts' QMP and agent client: beside this file in the lab, in tools/
+# on the host.
+sys.path.insert(1, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                '..'))
+from hotvm_qmp import Agent  # noqa: E402
 
 LINUX = '/lab/linux/vmlinux'
 INITRD = '/lab/debian/initrd.img'
@@ -152,68 +157,6 @@ class Qmp:
     def mark(self):
         with self.r.cv:
             return len(self.r.lines)
-
-
-class Agent:
-    """The guest agent on a socket: hotvm's --agent-socket, or QEMU's
-    chardev of the port org.qemu.guest_agent.0."""
-
-    def __init__(self, path):
-        self.path, self.s, self.id = path, None, 0
-
-    def connect(self, timeout_ms):
-        end = now_ms() + timeout_ms
-        while now_ms() < end:
-            try:
-                self.s = socket.socket(socket.AF_UNIX)
-                self.s.connect(self.path)
-                self.f = self.s.makefile('rb')
-                self.s.settimeout(5)
-                self.id += 1
-                self.send('guest-sync', {'id': self.id})
-                while True:
-                    m = json.loads(self.f.readline())
-                    if m.get('return') == self.id:
-                        self.s.settimeout(60)
-                        return
-            except (OSError, ValueError):
-                if self.s:
-                    self.s.close()
-                time.sleep(0.5)  # qemu-ga is not up yet: try again
-        raise RuntimeError('the guest agent does not answer')
-
-    def send(self, cmd, args=None):
-        m = {'execute': cmd}
-        if args is not None:
-            m['arguments'] = args
-        self.s.sendall((json.dumps(m) + '\n').encode())
-
-    def call(self, cmd, args=None):
-        self.send(cmd, args)
-        while True:
-            line = self.f.readline()
-            if not line:
-                raise RuntimeError('the agent socket closed')
-            m = json.loads(line)
-            if 'error' in m:
-                raise RuntimeError('agent %s: %s' % (cmd, m['error']))
-            if 'return' in m:
-                return m['return']
-
-    def run(self, path, argv, timeout_ms=180000):
-        pid = self.call('guest-exec', {'path': path, 'arg': argv,
-                                       'capture-output': True})['pid']
-        end = now_ms() + timeout_ms
-        while now_ms() < end:
-            st = self.call('guest-exec-status', {'pid': pid})
-            if st.get('exited'):
-                out = base64.b64decode(st.get('out-data', '')).decode()
-                err = base64.b64decode(st.get('err-data', '')).decode()
-                if st.get('exitcode'):
-                    raise RuntimeError('%s: %s' % (path, err or out))
-                return out
-            time.sleep(0.5)  # a poll of a program that runs seconds
-        raise RuntimeError('%s did not end' % path)
 
 
 FIO_JOBS = [  # name, rw, bs, iodepth, the figure

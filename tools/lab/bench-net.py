@@ -23,14 +23,19 @@ order each repetition.  A benchmark, not a test: it never judges a figure.
   bench-net.py [--reps N] [--seconds S] [--pings N] [--vmms a,b,...]
 """
 import argparse
-import base64
 import json
 import os
 import re
-import socket
 import subprocess
+import sys
 import threading
 import time
+
+# The scripts' QMP and agent client: beside this file in the lab, in tools/
+# on the host.
+sys.path.insert(1, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                '..'))
+from hotvm_qmp import Agent  # noqa: E402
 
 ROOT = '/dev/vda'
 LINUX = '/lab/linux/vmlinux'
@@ -75,69 +80,6 @@ class Lines:
         return True
 
 
-class Agent:
-    """The guest agent on a socket: hotvm's --agent-socket, or QEMU's
-    chardev of the port org.qemu.guest_agent.0."""
-
-    def __init__(self, path):
-        self.path, self.s, self.id = path, None, 0
-
-    def connect(self, timeout_ms):
-        end = now_ms() + timeout_ms
-        while now_ms() < end:
-            try:
-                self.s = socket.socket(socket.AF_UNIX)
-                self.s.connect(self.path)
-                self.f = self.s.makefile('rb')
-                self.s.settimeout(5)
-                self.id += 1
-                self.send('guest-sync', {'id': self.id})
-                while True:
-                    m = json.loads(self.f.readline())
-                    if m.get('return') == self.id:
-                        self.s.settimeout(120)
-                        return
-            except (OSError, ValueError):
-                if self.s:
-                    self.s.close()
-                time.sleep(0.5)  # qemu-ga is not up yet: try again
-        raise RuntimeError('the guest agent does not answer')
-
-    def send(self, cmd, args=None):
-        m = {'execute': cmd}
-        if args is not None:
-            m['arguments'] = args
-        self.s.sendall((json.dumps(m) + '\n').encode())
-
-    def call(self, cmd, args=None):
-        self.send(cmd, args)
-        while True:
-            line = self.f.readline()
-            if not line:
-                raise RuntimeError('the agent socket closed')
-            m = json.loads(line)
-            if 'error' in m:
-                raise RuntimeError('agent %s: %s' % (cmd, m['error']))
-            if 'return' in m:
-                return m['return']
-
-    def run(self, script, timeout_ms=180000):
-        pid = self.call('guest-exec', {'path': '/bin/sh',
-                                       'arg': ['-c', script],
-                                       'capture-output': True})['pid']
-        end = now_ms() + timeout_ms
-        while now_ms() < end:
-            st = self.call('guest-exec-status', {'pid': pid})
-            if st.get('exited'):
-                out = base64.b64decode(st.get('out-data', '')).decode()
-                err = base64.b64decode(st.get('err-data', '')).decode()
-                if st.get('exitcode'):
-                    raise RuntimeError('%s: %s' % (script, err or out))
-                return out
-            time.sleep(0.5)  # a poll of a program that runs seconds
-        raise RuntimeError('%s did not end' % script)
-
-
 def hotvm_argv(vmm, d, tap):
     net = 'tap=%s,mac=%s' % (tap, MAC)
     if vmm == 'hotvm-nooffload':
@@ -169,7 +111,7 @@ def qemu_argv(d, tap):
 
 
 def iperf(agent, seconds, reverse):
-    out = agent.run('iperf3 -J -c %s -t %d%s' % (HOST_IP, seconds,
+    out = agent.sh('iperf3 -J -c %s -t %d%s' % (HOST_IP, seconds,
                                                  ' -R' if reverse else ''),
                     (seconds + 60) * 1000)
     j = json.loads(out[out.index('{'):])
@@ -197,9 +139,9 @@ def one(vmm, rep, args):
     try:
         if not con.wait('ready: multi-user.target', 300000):
             raise RuntimeError('no multi-user.target')
-        agent = Agent(d + '/qga')
+        agent = Agent(d + '/qga', timeout=120)
         agent.connect(120000)
-        agent.run('i=$(grep -l %s /sys/class/net/*/address | cut -d/ -f5);'
+        agent.sh('i=$(grep -l %s /sys/class/net/*/address | cut -d/ -f5);'
                   ' ip link set "$i" up && ip addr add %s/24 dev "$i"'
                   % (MAC, GUEST_IP))
         ping(3)  # ARP, and the first packets' warm-up
