@@ -189,11 +189,45 @@ static int find_entry_note(const struct pvh_elf *e, const struct pvh_phdr *ph,
 	return 0;
 }
 
+/* A PT_LOAD segment with memory: its file data fits it, it fits guest RAM. */
+static int check_load(const struct pvh_phdr *ph, unsigned int i,
+		      uint64_t ram_end, uint64_t load_min, struct hv_err *err)
+{
+	if (ph->filesz > ph->memsz)
+		return hv_err_set(err, -ENOEXEC,
+				  "segment %u has more file data than memory",
+				  i);
+	if (ph->paddr < load_min || ph->paddr > ram_end ||
+	    ph->memsz > ram_end - ph->paddr)
+		return hv_err_set(err, -ENOEXEC,
+				  "segment %u at 0x%llx-0x%llx does not fit "
+				  "in guest RAM 0x%llx-0x%llx",
+				  i, (unsigned long long)ph->paddr,
+				  (unsigned long long)(ph->paddr + ph->memsz),
+				  (unsigned long long)load_min,
+				  (unsigned long long)ram_end);
+	return 0;
+}
+
+/* Whether a PT_LOAD segment holds the entry point. */
+static bool entry_loaded(const struct pvh_elf *e, uint64_t entry)
+{
+	struct pvh_phdr ph;
+
+	for (unsigned int i = 0; i < e->phnum; i++) {
+		get_phdr(e, i, &ph);
+		if (ph.type == PT_LOAD && entry >= ph.paddr &&
+		    entry - ph.paddr < ph.memsz)
+			return true;
+	}
+	return false;
+}
+
 static int check_segments(const struct pvh_elf *e, uint64_t ram_end,
 			  uint64_t load_min, struct pvh_kernel *k,
 			  struct hv_err *err)
 {
-	bool found = false, entry_loaded = false;
+	bool found = false;
 	unsigned int loads = 0;
 	struct pvh_phdr ph;
 	int ret;
@@ -218,20 +252,9 @@ static int check_segments(const struct pvh_elf *e, uint64_t ram_end,
 		}
 		if (!ph.memsz)
 			continue;
-		if (ph.filesz > ph.memsz)
-			return hv_err_set(
-				err, -ENOEXEC,
-				"segment %u has more file data than memory", i);
-		if (ph.paddr < load_min || ph.paddr > ram_end ||
-		    ph.memsz > ram_end - ph.paddr)
-			return hv_err_set(
-				err, -ENOEXEC,
-				"segment %u at 0x%llx-0x%llx does not fit "
-				"in guest RAM 0x%llx-0x%llx",
-				i, (unsigned long long)ph.paddr,
-				(unsigned long long)(ph.paddr + ph.memsz),
-				(unsigned long long)load_min,
-				(unsigned long long)ram_end);
+		ret = check_load(&ph, i, ram_end, load_min, err);
+		if (ret)
+			return ret;
 		loads++;
 		if (ph.paddr < k->lo)
 			k->lo = ph.paddr;
@@ -244,13 +267,7 @@ static int check_segments(const struct pvh_elf *e, uint64_t ram_end,
 			"no PVH entry note (Xen ELF note PHYS32_ENTRY)");
 	if (!loads)
 		return hv_err_set(err, -ENOEXEC, "no loadable segment");
-	for (unsigned int i = 0; i < e->phnum; i++) {
-		get_phdr(e, i, &ph);
-		if (ph.type == PT_LOAD && k->entry >= ph.paddr &&
-		    k->entry - ph.paddr < ph.memsz)
-			entry_loaded = true;
-	}
-	if (!entry_loaded)
+	if (!entry_loaded(e, k->entry))
 		return hv_err_set(
 			err, -ENOEXEC,
 			"PVH entry 0x%llx is outside every loaded segment",

@@ -299,6 +299,101 @@ static bool token_goes_on(struct qmp_lex *lx, unsigned int b,
 	}
 }
 
+/* A character in a string, outside an escape. */
+static enum qmp_lex_error in_string(struct qmp_lex *lx, unsigned int b)
+{
+	if (b < 0x20)
+		return QMP_LEX_CONTROL;
+	if (b == lx->quote) {
+		if (lx->key) {
+			lx->state = LX_OUT;
+			lx->expect = EX_COLON;
+		} else {
+			value_done(lx);
+		}
+	} else if (b == '\\') {
+		lx->state = LX_ESC;
+		lx->esc = lx->at;
+	}
+	return QMP_LEX_OK;
+}
+
+/* A \u escape's four hex digits come next. */
+static enum qmp_lex_error open_hex(struct qmp_lex *lx)
+{
+	lx->state = LX_HEX;
+	lx->hex = 4;
+	lx->unit = 0;
+	return QMP_LEX_OK;
+}
+
+/* The character after a backslash in a string. */
+static enum qmp_lex_error in_escape(struct qmp_lex *lx, unsigned int b)
+{
+	if (b < 0x20)
+		return QMP_LEX_CONTROL;
+	if (b == 'u')
+		return open_hex(lx);
+	if (b >= LX_WIDE || !strchr("\"'\\/bfnrt", (int)b))
+		return QMP_LEX_ESCAPE;
+	lx->state = LX_STR;
+	return QMP_LEX_OK;
+}
+
+/* One of a \u escape's hex digits. */
+static enum qmp_lex_error in_hex(struct qmp_lex *lx, unsigned int b)
+{
+	int v;
+
+	if (b < 0x20)
+		return QMP_LEX_CONTROL;
+	v = hex_value(b);
+	if (v < 0)
+		return QMP_LEX_ESCAPE;
+	lx->unit = (uint16_t)(lx->unit << 4 | v);
+	return --lx->hex ? QMP_LEX_OK : escape_done(lx);
+}
+
+/* After a high surrogate escape: the low half's backslash, then its 'u'. */
+static enum qmp_lex_error in_pair(struct qmp_lex *lx, unsigned int b)
+{
+	if (lx->state == LX_PAIR) {
+		if (b != '\\')
+			return QMP_LEX_LONE_SURROGATE;
+		lx->state = LX_PAIR_U;
+		return QMP_LEX_OK;
+	}
+	if (b != 'u')
+		return QMP_LEX_LONE_SURROGATE;
+	return open_hex(lx);
+}
+
+/*
+ * In a number or a literal: b goes on with it, or ends it; then b is the
+ * next token's, or the next text's if the value ended the text
+ * (*consumed false).
+ */
+static enum qmp_lex_error in_token(struct qmp_lex *lx, unsigned int b,
+				   bool *consumed)
+{
+	enum qmp_lex_error e;
+
+	if (token_goes_on(lx, b, &e))
+		return e;
+	if (lx->state == LX_WORD) {
+		e = word_done(lx);
+		if (e)
+			return e;
+	} else {
+		value_done(lx);
+	}
+	if (lx->done) {
+		*consumed = false;
+		return QMP_LEX_OK;
+	}
+	return between(lx, b);
+}
+
 /*
  * One character (b, or LX_WIDE for any non-ASCII one) through the states.
  * *consumed: false when b ended a number or literal that ended the text
@@ -307,76 +402,21 @@ static bool token_goes_on(struct qmp_lex *lx, unsigned int b,
 static enum qmp_lex_error step(struct qmp_lex *lx, unsigned int b,
 			       bool *consumed)
 {
-	enum qmp_lex_error e;
-	int v;
-
 	*consumed = true;
 	switch (lx->state) {
 	case LX_OUT:
 		return between(lx, b);
 	case LX_STR:
-		if (b < 0x20)
-			return QMP_LEX_CONTROL;
-		if (b == lx->quote) {
-			if (lx->key) {
-				lx->state = LX_OUT;
-				lx->expect = EX_COLON;
-			} else {
-				value_done(lx);
-			}
-		} else if (b == '\\') {
-			lx->state = LX_ESC;
-			lx->esc = lx->at;
-		}
-		return QMP_LEX_OK;
+		return in_string(lx, b);
 	case LX_ESC:
-		if (b < 0x20)
-			return QMP_LEX_CONTROL;
-		if (b == 'u') {
-			lx->state = LX_HEX;
-			lx->hex = 4;
-			lx->unit = 0;
-			return QMP_LEX_OK;
-		}
-		if (b >= LX_WIDE || !strchr("\"'\\/bfnrt", (int)b))
-			return QMP_LEX_ESCAPE;
-		lx->state = LX_STR;
-		return QMP_LEX_OK;
+		return in_escape(lx, b);
 	case LX_HEX:
-		if (b < 0x20)
-			return QMP_LEX_CONTROL;
-		v = hex_value(b);
-		if (v < 0)
-			return QMP_LEX_ESCAPE;
-		lx->unit = (uint16_t)(lx->unit << 4 | v);
-		return --lx->hex ? QMP_LEX_OK : escape_done(lx);
+		return in_hex(lx, b);
 	case LX_PAIR:
-		if (b != '\\')
-			return QMP_LEX_LONE_SURROGATE;
-		lx->state = LX_PAIR_U;
-		return QMP_LEX_OK;
 	case LX_PAIR_U:
-		if (b != 'u')
-			return QMP_LEX_LONE_SURROGATE;
-		lx->state = LX_HEX;
-		lx->hex = 4;
-		lx->unit = 0;
-		return QMP_LEX_OK;
+		return in_pair(lx, b);
 	default: /* a number or a literal */
-		if (token_goes_on(lx, b, &e))
-			return e;
-		if (lx->state == LX_WORD) {
-			e = word_done(lx);
-			if (e)
-				return e;
-		} else {
-			value_done(lx);
-		}
-		if (lx->done) {
-			*consumed = false;
-			return QMP_LEX_OK;
-		}
-		return between(lx, b);
+		return in_token(lx, b, consumed);
 	}
 }
 
@@ -503,37 +543,17 @@ size_t qmp_lex_scan(struct qmp_lex *lx, const char *p, size_t n)
 	return n;
 }
 
-int qmp_lex_describe(const struct qmp_lex *lx, struct hv_err *err)
+/* An error inside a string: a raw control character or a bad escape. */
+static void describe_string(const struct qmp_lex *lx, struct hv_err *err)
 {
-	static const char *const utf8[] = {
-		[QMP_LEX_UTF8_CONTINUATION] = "a continuation byte where a "
-					      "character starts",
-		[QMP_LEX_UTF8_OVERLONG] = "an overlong encoding",
-		[QMP_LEX_UTF8_SURROGATE] = "a UTF-16 surrogate "
-					   "(U+D800..U+DFFF) encoded",
-		[QMP_LEX_UTF8_TOO_BIG] = "a code point above U+10FFFF",
-		[QMP_LEX_UTF8_BAD_BYTE] = "a byte that never occurs in UTF-8",
-		[QMP_LEX_UTF8_SHORT] = "a sequence cut short",
-	};
 	size_t at = lx->start;
 
 	switch (lx->error) {
-	case QMP_LEX_OK:
-		hv_err_set(err, -EPROTO, "no error");
-		break;
 	case QMP_LEX_CONTROL:
 		hv_err_set(err, -EPROTO,
 			   "control character U+%04X in a string at offset %zu "
 			   "of the request (write it as an escape, \\u%04X)",
 			   lx->byte, at, lx->byte);
-		break;
-	case QMP_LEX_TOO_BIG:
-		hv_err_set(
-			err, -EPROTO,
-			"request too big: parsed, it would take more than "
-			"%zu KiB (the read-ahead limit per client) by offset "
-			"%zu; send it in smaller requests",
-			(lx->max_weight + 1023) / 1024, at);
 		break;
 	case QMP_LEX_LONE_SURROGATE:
 		hv_err_set(
@@ -555,7 +575,7 @@ int qmp_lex_describe(const struct qmp_lex *lx, struct hv_err *err)
 			   "U+xFFFF) at offset %zu of the request",
 			   at);
 		break;
-	case QMP_LEX_ESCAPE:
+	default: /* QMP_LEX_ESCAPE */
 		hv_err_set(
 			err, -EPROTO,
 			"invalid escape sequence in a string at offset %zu "
@@ -563,20 +583,30 @@ int qmp_lex_describe(const struct qmp_lex *lx, struct hv_err *err)
 			"\\uXXXX)",
 			at);
 		break;
-	case QMP_LEX_STRAY:
-		if (lx->byte > 0x20 && lx->byte < 0x7f)
-			hv_err_set(
-				err, -EPROTO,
-				"stray '%c' at offset %zu of the request (no "
-				"comments, NaN or Infinity; true, false and "
-				"null in lower case)",
-				lx->byte, at);
-		else
-			hv_err_set(err, -EPROTO,
-				   "stray byte 0x%02X at offset %zu of the "
-				   "request",
-				   lx->byte, at);
-		break;
+	}
+}
+
+/* A byte that starts no token. */
+static void describe_stray(const struct qmp_lex *lx, struct hv_err *err)
+{
+	if (lx->byte > 0x20 && lx->byte < 0x7f)
+		hv_err_set(err, -EPROTO,
+			   "stray '%c' at offset %zu of the request (no "
+			   "comments, NaN or Infinity; true, false and "
+			   "null in lower case)",
+			   lx->byte, lx->start);
+	else
+		hv_err_set(err, -EPROTO,
+			   "stray byte 0x%02X at offset %zu of the request",
+			   lx->byte, lx->start);
+}
+
+/* An error between strings: a token, or where the grammar put it. */
+static void describe_token(const struct qmp_lex *lx, struct hv_err *err)
+{
+	size_t at = lx->start;
+
+	switch (lx->error) {
 	case QMP_LEX_NUMBER:
 		hv_err_set(err, -EPROTO,
 			   "malformed number at offset %zu of the request (a "
@@ -595,18 +625,67 @@ int qmp_lex_describe(const struct qmp_lex *lx, struct hv_err *err)
 			   "expected %s at offset %zu of the request", lx->why,
 			   at);
 		break;
-	case QMP_LEX_DEPTH:
+	default: /* QMP_LEX_DEPTH */
 		hv_err_set(err, -EPROTO,
 			   "objects and arrays nested deeper than %d at offset "
 			   "%zu of the request",
 			   QMP_LEX_MAX_DEPTH, at);
 		break;
-	default:
+	}
+}
+
+/* A byte that breaks UTF-8. */
+static void describe_utf8(const struct qmp_lex *lx, struct hv_err *err)
+{
+	static const char *const utf8[] = {
+		[QMP_LEX_UTF8_CONTINUATION] = "a continuation byte where a "
+					      "character starts",
+		[QMP_LEX_UTF8_OVERLONG] = "an overlong encoding",
+		[QMP_LEX_UTF8_SURROGATE] = "a UTF-16 surrogate "
+					   "(U+D800..U+DFFF) encoded",
+		[QMP_LEX_UTF8_TOO_BIG] = "a code point above U+10FFFF",
+		[QMP_LEX_UTF8_BAD_BYTE] = "a byte that never occurs in UTF-8",
+		[QMP_LEX_UTF8_SHORT] = "a sequence cut short",
+	};
+
+	hv_err_set(err, -EPROTO,
+		   "invalid UTF-8 at offset %zu of the request: %s (byte "
+		   "0x%02X)",
+		   lx->start, utf8[lx->error], lx->byte);
+}
+
+int qmp_lex_describe(const struct qmp_lex *lx, struct hv_err *err)
+{
+	switch (lx->error) {
+	case QMP_LEX_OK:
+		hv_err_set(err, -EPROTO, "no error");
+		break;
+	case QMP_LEX_TOO_BIG:
 		hv_err_set(
 			err, -EPROTO,
-			"invalid UTF-8 at offset %zu of the request: %s (byte "
-			"0x%02X)",
-			at, utf8[lx->error], lx->byte);
+			"request too big: parsed, it would take more than "
+			"%zu KiB (the read-ahead limit per client) by offset "
+			"%zu; send it in smaller requests",
+			(lx->max_weight + 1023) / 1024, lx->start);
+		break;
+	case QMP_LEX_CONTROL:
+	case QMP_LEX_LONE_SURROGATE:
+	case QMP_LEX_NUL:
+	case QMP_LEX_NONCHARACTER:
+	case QMP_LEX_ESCAPE:
+		describe_string(lx, err);
+		break;
+	case QMP_LEX_STRAY:
+		describe_stray(lx, err);
+		break;
+	case QMP_LEX_NUMBER:
+	case QMP_LEX_KEYWORD:
+	case QMP_LEX_SYNTAX:
+	case QMP_LEX_DEPTH:
+		describe_token(lx, err);
+		break;
+	default:
+		describe_utf8(lx, err);
 		break;
 	}
 	return -EPROTO;
