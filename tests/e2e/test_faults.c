@@ -40,20 +40,6 @@ static int hotplug(struct vmproc *v, unsigned int cpu, bool online,
 			  online ? "online" : "offline");
 }
 
-static int inject(struct vmproc *v, unsigned int cpu, const char *side,
-		  const char *state)
-{
-	char err[600];
-	int ret = vmproc_qmp(v, "cpuhp-inject-fault", NULL, err, sizeof(err),
-			     "{\"cpu\": %u, \"side\": \"%s\", "
-			     "\"state\": \"%s\"}",
-			     cpu, side, state);
-
-	if (ret)
-		printf("# inject %s %s on cpu %u: %s\n", side, state, cpu, err);
-	return ret;
-}
-
 /* query-cpus-fast: how many, and whether @cpu is among them. */
 static int cpus_fast(struct vmproc *v, int cpu, bool *listed)
 {
@@ -119,8 +105,8 @@ static void test_broken_slot(void)
 	/* Up on the host, offline in the guest: not a CPU the guest runs. */
 	CHECK_EQ(cpus_fast(&v, 1, &listed), 1);
 	CHECK(!listed);
-	CHECK_EQ(inject(&v, 1, "guest", "ap:online-work"), 0);
-	CHECK_EQ(inject(&v, 1, "host", "vcpu:create"), 0);
+	CHECK_EQ(vmproc_inject(&v, 1, "guest", "ap:online-work"), 0);
+	CHECK_EQ(vmproc_inject(&v, 1, "host", "vcpu:create"), 0);
 	CHECK(vmproc_qmp(&v, "device_del", NULL, err, sizeof(err),
 			 "{\"id\": \"c1\"}") != 0);
 	printf("# device_del: %s\n", err);
@@ -261,7 +247,7 @@ static void test_id_survives_failure(void)
 			    "{\"cpu\": 1, \"side\": \"host\", "
 			    "\"target\": \"vcpu:create\"}"),
 		 0);
-	CHECK_EQ(inject(&v, 1, "host", "guest:ap-starting"), 0);
+	CHECK_EQ(vmproc_inject(&v, 1, "host", "guest:ap-starting"), 0);
 	CHECK(hotplug(&v, 1, true, 0, err, sizeof(err)) != 0);
 	c = cpu_entry(&v, 1, &all);
 	CHECK_STREQ(c ? vmproc_str(c, "id", NULL) : NULL, "c1");
@@ -320,7 +306,7 @@ static void test_guest_side_before_hot_add(void)
 	CHECK(strstr(err, "does not have it yet") != NULL);
 	CHECK(strstr(err, "Linux") == NULL);
 	/* The fault is accepted, and the guest's walk meets it. */
-	CHECK_EQ(inject(&v, 1, "guest", "ap:online-work"), 0);
+	CHECK_EQ(vmproc_inject(&v, 1, "guest", "ap:online-work"), 0);
 	CHECK(vmproc_qmp(&v, "device_add", NULL, err, sizeof(err),
 			 "{\"driver\": \"host-x86_64-cpu\", "
 			 "\"socket-id\": 1, \"id\": \"c1\"}") != 0);
@@ -436,7 +422,7 @@ static void test_batch_rollback(void)
 	CHECK_EQ(cpus_fast(&v, -1, NULL), 6);
 
 	/* Removal: CPU 3 refuses; the others go, then come back. */
-	CHECK_EQ(inject(&v, 3, "guest", "ap:online-work"), 0);
+	CHECK_EQ(vmproc_inject(&v, 3, "guest", "ap:online-work"), 0);
 	CHECK(resize(&v, 1, err, sizeof(err)) != 0);
 	printf("# cpu-resize 1: %s\n", err);
 	CHECK(strstr(err, "cpu 3") != NULL);
@@ -450,7 +436,7 @@ static void test_batch_rollback(void)
 	CHECK_EQ(vmproc_wait_online(&v, "0", WAIT_MS), 0);
 
 	/* Hot-add: CPU 3 fails in the guest; the others come, then go. */
-	CHECK_EQ(inject(&v, 3, "guest", "bringup:cpu"), 0);
+	CHECK_EQ(vmproc_inject(&v, 3, "guest", "bringup:cpu"), 0);
 	CHECK(resize(&v, 6, err, sizeof(err)) != 0);
 	printf("# cpu-resize 6: %s\n", err);
 	CHECK(strstr(err, "cpu 3") != NULL);

@@ -222,20 +222,6 @@ static int hotplug(struct vmproc *v, unsigned int cpu, bool online, char *err,
 	return hotplug_steps(v, cpu, online, err, errlen, &n);
 }
 
-static int inject(struct vmproc *v, unsigned int cpu, const char *side,
-		  const char *state)
-{
-	char err[600];
-	int ret = vmproc_qmp(v, "cpuhp-inject-fault", NULL, err, sizeof(err),
-			     "{\"cpu\": %u, \"side\": \"%s\", "
-			     "\"state\": \"%s\"}",
-			     cpu, side, state);
-
-	if (ret)
-		printf("# inject %s %s on cpu %u: %s\n", side, state, cpu, err);
-	return ret;
-}
-
 static long long exits_of(struct json_object *x, const char *k)
 {
 	struct json_object *n;
@@ -472,7 +458,7 @@ static void faults_on_side(const char *side)
 				e.online |= 2;
 				CHECK_EQ(check_tables(&v, &e), 0);
 			}
-			CHECK_EQ(inject(&v, 1, side, name), 0);
+			CHECK_EQ(vmproc_inject(&v, 1, side, name), 0);
 			if (!hotplug(&v, 1, up, err, sizeof(err))) {
 				printf("# %s %s %s: did not fail\n", side, name,
 				       up ? "up" : "down");
@@ -708,9 +694,11 @@ static void test_random_stress(void)
 		int ret;
 
 		if (fault == 1)
-			inject(&v, cpu, "host", host_states[rand() % nr_host]);
+			vmproc_inject(&v, cpu, "host",
+				      host_states[rand() % nr_host]);
 		else if (fault == 2)
-			inject(&v, cpu, "guest", guest_states[rand() % 4]);
+			vmproc_inject(&v, cpu, "guest",
+				      guest_states[rand() % 4]);
 		ret = hotplug(&v, cpu, !on, err, sizeof(err));
 		if (!ret)
 			e.online ^= 1u << cpu;

@@ -369,6 +369,20 @@ static int vmproc_count_dir(pid_t pid, const char *what)
 	return n;
 }
 
+int vmproc_inject(struct vmproc *v, unsigned int cpu, const char *side,
+		  const char *state)
+{
+	char err[600];
+	int ret = vmproc_qmp(v, "cpuhp-inject-fault", NULL, err, sizeof(err),
+			     "{\"cpu\": %u, \"side\": \"%s\", "
+			     "\"state\": \"%s\"}",
+			     cpu, side, state);
+
+	if (ret)
+		printf("# inject %s %s on cpu %u: %s\n", side, state, cpu, err);
+	return ret;
+}
+
 int vmproc_fds(struct vmproc *v)
 {
 	return vmproc_count_dir(v->pid, "fd");

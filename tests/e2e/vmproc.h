@@ -100,6 +100,13 @@ int vmproc_burst(struct vmproc *v, bool plug, unsigned int n,
 		 const char *idprefix, bool at_once, char *errdesc,
 		 size_t errlen);
 
+/*
+ * cpuhp-inject-fault: @cpu's next walk fails at @state of @side ("host"
+ * or "guest").  0, or the error (said).
+ */
+int vmproc_inject(struct vmproc *v, unsigned int cpu, const char *side,
+		  const char *state);
+
 int vmproc_fds(struct vmproc *v);
 /* Threads of hotvm; waits up to 2 s for @expect (-1: no wait). */
 int vmproc_threads(struct vmproc *v, int expect);
