@@ -20,6 +20,7 @@
 
 #include <json-c/json.h>
 
+#include "api_fixture.h"
 #include "check.h"
 #include "fake_vm.h"
 #include "hotvm/guest_states.h"
@@ -29,17 +30,7 @@
 #include "qmp_schema.h"
 #include "sim_guest.h"
 
-#define T_MS	   5000
-#define T_GUEST_MS 300
-#define MAX_SEEN   256
-
-static struct {
-	char dir[48], path[96];
-	struct qmp_server *s;
-	struct qmp_cmds *qc;
-	struct fake_vm *fv;
-	struct qmp_client *c;
-} t;
+#define MAX_SEEN 256
 
 /* The declared members seen present in some reply, by declaration. */
 static const struct qmp_field *seen[MAX_SEEN];
@@ -257,34 +248,6 @@ static void test_checker(void)
 	CHECK_EQ(judge(&none, "{\"n\":1}", "broken"), 1);
 	CHECK_EQ(judge(&none, "[]", "broken"), 1);
 	n_seen = 0; /* what the real replies show is what counts */
-}
-
-static void setup(unsigned int max, unsigned int boot)
-{
-	struct qmp_client_error e;
-
-	snprintf(t.dir, sizeof(t.dir), "/tmp/hotvm-replies-XXXXXX");
-	if (!mkdtemp(t.dir))
-		abort();
-	snprintf(t.path, sizeof(t.path), "%s/api.sock", t.dir);
-	if (fake_vm_create(max, boot, T_GUEST_MS, &t.fv))
-		abort();
-	CHECK_EQ(qmp_server_create(&(struct qmp_server_opts){ .path = t.path },
-				   &t.s),
-		 0);
-	CHECK_EQ(qmp_cmds_register(t.s, t.fv->hp, &t.fv->vm, &t.qc), 0);
-	CHECK_EQ(qmp_server_start(t.s), 0);
-	CHECK_EQ(qmp_client_connect(t.path, 1, T_MS, &t.c, &e), 0);
-}
-
-static void teardown(void)
-{
-	qmp_client_close(t.c);
-	qmp_cmds_detach(t.qc);
-	qmp_server_stop(t.s);
-	fake_vm_destroy(t.fv);
-	qmp_cmds_unregister(t.qc);
-	rmdir(t.dir);
 }
 
 static const struct qmp_command *declared(const char *name)
