@@ -13,30 +13,12 @@
 #include "board.h"
 #include "board_devices.h"
 #include "check.h"
+#include "table_bytes.h"
 
 #define BASE 0xe0000ULL
 #define SIZE 0x20000
 
 static uint8_t buf[SIZE];
-
-static uint32_t get32(const uint8_t *p)
-{
-	return p[0] | p[1] << 8 | p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
-static uint64_t get64(const uint8_t *p)
-{
-	return get32(p) | (uint64_t)get32(p + 4) << 32;
-}
-
-static uint8_t sum(const uint8_t *p, size_t n)
-{
-	uint8_t s = 0;
-
-	while (n--)
-		s += *p++;
-	return s;
-}
 
 /* Host pointer for a table address, or NULL if outside the buffer. */
 static const uint8_t *at(uint64_t gpa, long len)

@@ -22,25 +22,7 @@
 #include "board_devices.h"
 #include "dsdt.h"
 #include "fuzz.h"
-
-static uint32_t get32(const uint8_t *p)
-{
-	return p[0] | p[1] << 8 | p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
-static uint64_t get64(const uint8_t *p)
-{
-	return get32(p) | (uint64_t)get32(p + 4) << 32;
-}
-
-static uint8_t sum(const uint8_t *p, size_t n)
-{
-	uint8_t s = 0;
-
-	while (n--)
-		s += *p++;
-	return s;
-}
+#include "table_bytes.h"
 
 /* The table at guest-physical gpa: inside the buffer, sound, signature. */
 static const uint8_t *table(const uint8_t *buf, long len, uint64_t base,

@@ -19,17 +19,13 @@
 
 #include "hv_err.h"
 #include "fuzz.h"
+#include "table_bytes.h"
 #include "bzimage.h"
 
 /* The stand-in loads at 2 MiB (its alignment) and needs 1 MiB there. */
 #define RAM_SIZE ((3u << 20) + (64u << 10))
 
 static uint8_t *ram;
-
-static uint32_t get32(const uint8_t *p)
-{
-	return p[0] | p[1] << 8 | p[2] << 16 | (uint32_t)p[3] << 24;
-}
 
 static void check_zero_page(const struct bzimage_kernel *k, struct fuzz_in *in)
 {
