@@ -14,6 +14,9 @@
 #					$TAP_DIAG's files (a suite may define
 #					its own tap_diag after this file)
 #	tap_end				the plan; status 0 when nothing failed
+#	wait_for TENTHS CMD...		CMD every 0.1 s until it succeeds, at
+#					most TENTHS times (a state to poll
+#					that no event tells)
 
 n=0
 failed=0
@@ -83,4 +86,17 @@ tap_tmpdir() {
 	tmp=$(mktemp -d "${TMPDIR:-/tmp}/hotvm-$1.XXXXXX") || exit 1
 	trap tap_exit EXIT
 	trap 'exit 1' INT TERM
+}
+
+# wait_for TENTHS CMD...: runs CMD every 0.1 s until it succeeds, at most
+# TENTHS times.
+wait_for() {
+	tries=$1
+	shift
+	while [ "$tries" -gt 0 ]; do
+		"$@" && return 0
+		tries=$((tries - 1))
+		sleep 0.1
+	done
+	return 1
 }

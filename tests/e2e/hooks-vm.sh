@@ -204,19 +204,6 @@ fi
 
 # --- A hook running when hotvm is told to stop -------------------------
 
-# wait_for TENTHS CMD...: runs CMD every 0.1 s until it succeeds, at most
-# TENTHS times.
-wait_for() {
-	tries=$1
-	shift
-	while [ "$tries" -gt 0 ]; do
-		"$@" && return 0
-		tries=$((tries - 1))
-		sleep 0.1
-	done
-	return 1
-}
-
 # Centiseconds since boot.
 now_cs() {
 	read -r up _ </proc/uptime

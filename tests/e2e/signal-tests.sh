@@ -35,19 +35,6 @@ out=$tmp/out
 err=$tmp/err
 TAP_DIAG="$out $err"
 
-# wait_for TENTHS CMD...: runs CMD every 0.1 s until it succeeds, at most
-# TENTHS times.
-wait_for() {
-	tries=$1
-	shift
-	while [ "$tries" -gt 0 ]; do
-		"$@" && return 0
-		tries=$((tries - 1))
-		sleep 0.1
-	done
-	return 1
-}
-
 ready() {
 	grep -q '^ready' "$out"
 }
