@@ -66,6 +66,23 @@ static inline const uint8_t *fuzz_bytes(struct fuzz_in *in, size_t want,
 	return p;
 }
 
+/*
+ * Guest memory scribbled between steps: up to 255 bytes of the input
+ * written at an offset the input picks in [BASE, BASE + SIZE) of MEM
+ * (addressed from guest address 0), cut at BASE + SIZE.
+ */
+static inline void fuzz_scribble(struct fuzz_in *in, uint8_t *mem,
+				 uint64_t base, uint64_t size)
+{
+	uint64_t at = base + fuzz_uint(in, 2) % size;
+	size_t want = fuzz_u8(in), got;
+	const uint8_t *p = fuzz_bytes(in, want, &got);
+
+	if (got > base + size - at)
+		got = base + size - at;
+	memcpy(mem + at, p, got);
+}
+
 /* Is p[0..n) all zero?  For "nothing was written" checks. */
 static inline int fuzz_all_zero(const uint8_t *p, size_t n)
 {

@@ -180,16 +180,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 					   4, false);
 			break;
 		}
-		case 2: {
-			uint64_t at = RAM_GPA + fuzz_uint(&in, 2) % RAM_SIZE;
-			size_t want = fuzz_u8(&in), got;
-			const uint8_t *p = fuzz_bytes(&in, want, &got);
-
-			if (got > RAM_GPA + RAM_SIZE - at)
-				got = RAM_GPA + RAM_SIZE - at;
-			memcpy(d.ram + at, p, got);
+		case 2:
+			fuzz_scribble(&in, d.ram, RAM_GPA, RAM_SIZE);
 			break;
-		}
 		case 3: {
 			uint16_t before = v.q[0].used_idx;
 			unsigned int n = virtio_mmio_process(&v, 0);

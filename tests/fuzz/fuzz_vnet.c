@@ -187,16 +187,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 					 __ATOMIC_RELEASE);
 			break;
 		}
-		case 3: {
-			uint64_t at = RAM_GPA + fuzz_uint(&in, 2) % RAM_SIZE;
-			size_t want = fuzz_u8(&in), got;
-			const uint8_t *p = fuzz_bytes(&in, want, &got);
-
-			if (got > RAM_GPA + RAM_SIZE - at)
-				got = RAM_GPA + RAM_SIZE - at;
-			memcpy(d.ram + at, p, got);
+		case 3:
+			fuzz_scribble(&in, d.ram, RAM_GPA, RAM_SIZE);
 			break;
-		}
 		case 4: {
 			size_t len = fuzz_uint(&in, 2) % 1600, got;
 			const uint8_t *h = fuzz_bytes(&in, VNET_HDR_LEN, &got);
