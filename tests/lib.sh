@@ -17,6 +17,10 @@
 #	wait_for TENTHS CMD...		CMD every 0.1 s until it succeeds, at
 #					most TENTHS times (a state to poll
 #					that no event tells)
+#	now_cs				centiseconds since boot
+#	wait_watched SECONDS		waits for $pid, killed after SECONDS:
+#					status (or "hung"), took (cs since
+#					$t0), pid emptied
 
 n=0
 failed=0
@@ -99,4 +103,26 @@ wait_for() {
 		sleep 0.1
 	done
 	return 1
+}
+
+# Centiseconds since boot.
+now_cs() {
+	read -r up _ </proc/uptime
+	echo "${up%.*}${up#*.}"
+}
+
+# wait_watched SECONDS: waits for $pid (this shell's child), killed after
+# SECONDS; sets status (its exit status, or "hung" when the watchdog
+# killed it) and took (centiseconds since $t0), and empties pid.  The
+# watchdog's output goes nowhere: its sleep, left behind, must not hold
+# the TAP pipe open (meson waited 30 s for it).
+# shellcheck disable=SC2034,SC2154  # status, took and t0 are the caller's
+wait_watched() {
+	(sleep "$1" && kill -KILL "$pid") </dev/null >/dev/null 2>&1 &
+	dog=$!
+	wait "$pid"
+	status=$?
+	took=$(($(now_cs) - t0))
+	kill "$dog" 2>/dev/null || status=hung
+	pid=
 }

@@ -204,12 +204,6 @@ fi
 
 # --- A hook running when hotvm is told to stop -------------------------
 
-# Centiseconds since boot.
-now_cs() {
-	read -r up _ </proc/uptime
-	echo "${up%.*}${up#*.}"
-}
-
 # The hook: at the hot-add of CPU 1 it records its group (its pid) and its
 # child, says so through a FIFO (an event to wait for), and sleeps 20 s.
 slow=$tmp/slow
@@ -303,15 +297,7 @@ stop_timed() {
 			>"$tmp/quit.out" 2>&1
 		;;
 	esac
-	# Not on our stdout: killing the watchdog leaves its sleep behind,
-	# which would hold the TAP pipe open (meson waited 30 s for it).
-	(sleep 30 && kill -KILL "$pid") >/dev/null 2>&1 </dev/null &
-	dog=$!
-	wait "$pid"
-	status=$?
-	took=$(($(now_cs) - t0))
-	kill "$dog" 2>/dev/null || status=hung
-	pid=
+	wait_watched 30
 	[ -n "$adder" ] && wait "$adder" 2>/dev/null
 }
 

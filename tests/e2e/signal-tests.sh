@@ -136,11 +136,6 @@ fi
 # (the thread's syscall, a log line, the exit).
 STOP_MS=${HOTVM_TEST_STOP_MS:-1000}
 
-# Centiseconds since boot.
-now_cs() {
-	read -r up _ </proc/uptime
-	echo "${up%.*}${up#*.}"
-}
 # hotvm's vcpu0 thread is blocked in write(2) (system call 1 on x86-64).
 vcpu0_in_write() {
 	for t in /proc/"$pid"/task/*; do
@@ -196,16 +191,7 @@ for how in TERM quit; do
 				>"$out" 2>&1
 			;;
 		esac
-		# The watchdog's output goes nowhere: a sleep left behind
-		# must not hold the caller's pipe open.
-		(sleep "$STOP_WAIT" && kill -KILL "$pid") \
-			</dev/null >/dev/null 2>&1 &
-		dog=$!
-		wait "$pid"
-		status=$?
-		took=$(($(now_cs) - t0))
-		kill "$dog" 2>/dev/null || status=hung
-		pid=
+		wait_watched "$STOP_WAIT"
 		echo "# $how: hotvm exited in $((took * 10)) ms" \
 			"(status $status, bound $STOP_MS ms)"
 		if [ "$status" = hung ]; then
