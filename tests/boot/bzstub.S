@@ -188,19 +188,7 @@ e820_type:
 3:	or	$1, %ecx		/* ZF clear: no entry has it */
 	ret
 
-/* Prints the NUL-terminated string at %rsi; clobbers %rax, %rdx, %rsi. */
-puts:
-	mov	$COM1 + 5, %dx
-1:	inb	%dx, %al		/* wait for THR empty */
-	test	$0x20, %al
-	jz	1b
-	lodsb
-	test	%al, %al
-	jz	2f
-	mov	$COM1, %dx
-	outb	%al, %dx
-	jmp	puts
-2:	ret
+#include "stub_puts.inc"
 
 msg_hello:	.asciz "bz-stub: hello\n"
 msg_online:	.asciz "online: 0\n"

@@ -85,19 +85,7 @@ triple:
 	lidt	null_idt
 	int3
 
-/* Prints the NUL-terminated string at %esi; clobbers %eax, %edx, %esi. */
-puts:
-	mov	$COM1 + 5, %dx
-1:	inb	%dx, %al		/* wait for THR empty */
-	test	$0x20, %al
-	jz	1b
-	lodsb
-	test	%al, %al
-	jz	2f
-	mov	$COM1, %dx
-	outb	%al, %dx
-	jmp	puts
-2:	ret
+#include "stub_puts.inc"
 
 	.section .rodata
 msg_hello:	.asciz "boot-stub: hello\n"
