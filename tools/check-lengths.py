@@ -32,7 +32,6 @@ ALLOW = {
     # To split (issue 30): steps in one body, not tables.
     'vmm/cli/cli.c:cli_parse_net': 'to split',
     'vmm/devices/tap.c:tap_open': 'to split',
-    'vmm/devices/virtio_blk.c:vblk_open': 'to split',
     'vmm/devices/vsock_io.c:io_thread': 'to split',
 }
 

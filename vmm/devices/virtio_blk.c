@@ -82,105 +82,130 @@ void vblk_init_fd(struct vblk *b, int fd, uint64_t size, bool readonly,
 	};
 }
 
+/* The words for open()'s errno @e on --disk @c; returns -@e. */
+static int open_failed(const struct vblk_config *c, int e, struct hv_err *err)
+{
+	if (e == ENOENT)
+		return hv_err_set(err, -e, "--disk path=%s: no such file",
+				  c->path);
+	if (e == EISDIR)
+		return hv_err_set(err, -e,
+				  "--disk path=%s: a directory; give a "
+				  "raw image file or a block device",
+				  c->path);
+	if (!c->readonly && (e == EACCES || e == EROFS || e == EPERM) &&
+	    !access(c->path, R_OK))
+		return hv_err_set(err, -e,
+				  "--disk path=%s: cannot be written; "
+				  "add readonly=on to use it read-only",
+				  c->path);
+	return hv_err_set(err, -e, "--disk path=%s: cannot open: %s", c->path,
+			  strerror(e));
+}
+
+/*
+ * @fd's stat in *@st and its size in bytes in *@size: a regular file's
+ * length or a block device's.  Anything else is not a disk: -EINVAL.
+ */
+static int disk_size(int fd, const char *path, struct stat *st, uint64_t *size,
+		     struct hv_err *err)
+{
+	if (fstat(fd, st))
+		return hv_err_set(err, -EINVAL, "--disk path=%s: %s", path,
+				  strerror(errno));
+	if (S_ISREG(st->st_mode)) {
+		*size = (uint64_t)st->st_size;
+		return 0;
+	}
+	if (S_ISBLK(st->st_mode)) {
+		if (!ioctl(fd, BLKGETSIZE64, size))
+			return 0;
+		return hv_err_set(err, -EINVAL,
+				  "--disk path=%s: cannot read the block "
+				  "device's size: %s",
+				  path, strerror(errno));
+	}
+	return hv_err_set(err, -EINVAL,
+			  S_ISDIR(st->st_mode)
+				  ? "--disk path=%s: a directory; give a raw "
+				    "image file or a block device"
+				  : "--disk path=%s: not a regular file or a "
+				    "block device (a FIFO, socket or character "
+				    "device cannot be a disk)",
+			  path);
+}
+
+/* A disk of @size bytes is at least one sector and whole sectors. */
+static int whole_sectors(const char *path, uint64_t size, struct hv_err *err)
+{
+	if (!size)
+		return hv_err_set(err, -EINVAL,
+				  "--disk path=%s: empty; a disk needs at "
+				  "least one 512-byte sector",
+				  path);
+	if (size % VBLK_SECTOR)
+		return hv_err_set(err, -EINVAL,
+				  "--disk path=%s: %llu bytes, not a multiple "
+				  "of 512; a raw image is whole sectors "
+				  "(truncate -s to round it)",
+				  path, (unsigned long long)size);
+	return 0;
+}
+
+/* Shared for readers, exclusive for a writer: QEMU's rule. */
+static int lock_disk(int fd, const struct vblk_config *c, struct hv_err *err)
+{
+	struct flock lk = { .l_whence = SEEK_SET,
+			    .l_type = c->readonly ? F_RDLCK : F_WRLCK };
+	int e;
+
+	if (!fcntl(fd, F_OFD_SETLK, &lk))
+		return 0;
+	e = errno;
+	if (e == EAGAIN || e == EACCES)
+		return hv_err_set(err, -EINVAL,
+				  "--disk path=%s: in use (locked) by another "
+				  "VM or another --disk of this one; %s",
+				  c->path,
+				  c->readonly ? "it is being written"
+					      : "a disk being written is "
+						"not shared");
+	return hv_err_set(err, -EINVAL, "--disk path=%s: cannot lock it: %s",
+			  c->path, strerror(e));
+}
+
+/*
+ * The checks on the image, in order: its type and size, whole sectors,
+ * blocking I/O from now on (it was opened O_NONBLOCK), the lock.
+ */
+static int check_disk(int fd, const struct vblk_config *c, struct stat *st,
+		      uint64_t *size, struct hv_err *err)
+{
+	if (disk_size(fd, c->path, st, size, err) ||
+	    whole_sectors(c->path, *size, err))
+		return -EINVAL;
+	if (fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK))
+		return hv_err_set(err, -EINVAL, "--disk path=%s: %s", c->path,
+				  strerror(errno));
+	return lock_disk(fd, c, err);
+}
+
 int vblk_open(struct vblk *b, const struct vblk_config *c, unsigned int n,
 	      struct hv_err *err)
 {
-	struct flock lk = { .l_whence = SEEK_SET };
 	char serial[VBLK_ID_MAX + 1];
 	uint64_t size = 0;
 	struct stat st;
-	int fd, flags;
+	int fd;
 
 	/* O_NONBLOCK: a FIFO's open must not wait for a writer. */
-	flags = (c->readonly ? O_RDONLY : O_RDWR) | O_CLOEXEC | O_NOCTTY |
-		O_NONBLOCK;
-	fd = open(c->path, flags);
-	if (fd < 0) {
-		int e = errno;
-
-		if (e == ENOENT)
-			return hv_err_set(err, -e,
-					  "--disk path=%s: no such file",
-					  c->path);
-		if (e == EISDIR)
-			return hv_err_set(err, -e,
-					  "--disk path=%s: a directory; give a "
-					  "raw image file or a block device",
-					  c->path);
-		if (!c->readonly && (e == EACCES || e == EROFS || e == EPERM) &&
-		    !access(c->path, R_OK))
-			return hv_err_set(err, -e,
-					  "--disk path=%s: cannot be written; "
-					  "add readonly=on to use it read-only",
-					  c->path);
-		return hv_err_set(err, -e, "--disk path=%s: cannot open: %s",
-				  c->path, strerror(e));
-	}
-	if (fstat(fd, &st)) {
-		hv_err_set(err, -EINVAL, "--disk path=%s: %s", c->path,
-			   strerror(errno));
-		goto fail;
-	}
-	if (S_ISREG(st.st_mode)) {
-		size = (uint64_t)st.st_size;
-	} else if (S_ISBLK(st.st_mode)) {
-		if (ioctl(fd, BLKGETSIZE64, &size)) {
-			hv_err_set(err, -EINVAL,
-				   "--disk path=%s: cannot read the block "
-				   "device's size: %s",
-				   c->path, strerror(errno));
-			goto fail;
-		}
-	} else {
-		hv_err_set(
-			err, -EINVAL,
-			S_ISDIR(st.st_mode)
-				? "--disk path=%s: a directory; give a raw "
-				  "image file or a block device"
-				: "--disk path=%s: not a regular file or a "
-				  "block device (a FIFO, socket or character "
-				  "device cannot be a disk)",
-			c->path);
-		goto fail;
-	}
-	if (!size) {
-		hv_err_set(err, -EINVAL,
-			   "--disk path=%s: empty; a disk needs at least one "
-			   "512-byte sector",
-			   c->path);
-		goto fail;
-	}
-	if (size % VBLK_SECTOR) {
-		hv_err_set(err, -EINVAL,
-			   "--disk path=%s: %llu bytes, not a multiple of 512; "
-			   "a raw image is whole sectors (truncate -s to round "
-			   "it)",
-			   c->path, (unsigned long long)size);
-		goto fail;
-	}
-	if (fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK)) {
-		hv_err_set(err, -EINVAL, "--disk path=%s: %s", c->path,
-			   strerror(errno));
-		goto fail;
-	}
-	/* Shared for readers, exclusive for a writer: QEMU's rule. */
-	lk.l_type = c->readonly ? F_RDLCK : F_WRLCK;
-	if (fcntl(fd, F_OFD_SETLK, &lk)) {
-		int e = errno;
-
-		if (e == EAGAIN || e == EACCES)
-			hv_err_set(err, -EINVAL,
-				   "--disk path=%s: in use (locked) by another "
-				   "VM or another --disk of this one; %s",
-				   c->path,
-				   c->readonly ? "it is being written"
-					       : "a disk being written is "
-						 "not shared");
-		else
-			hv_err_set(err, -EINVAL,
-				   "--disk path=%s: cannot lock it: %s",
-				   c->path, strerror(e));
-		goto fail;
+	fd = open(c->path, (c->readonly ? O_RDONLY : O_RDWR) | O_CLOEXEC |
+				   O_NOCTTY | O_NONBLOCK);
+	if (fd < 0)
+		return open_failed(c, errno, err);
+	if (check_disk(fd, c, &st, &size, err)) {
+		close(fd);
+		return -EINVAL;
 	}
 	if (c->id)
 		snprintf(serial, sizeof(serial), "%s", c->id);
@@ -189,9 +214,6 @@ int vblk_open(struct vblk *b, const struct vblk_config *c, unsigned int n,
 	vblk_init_fd(b, fd, size, c->readonly, serial);
 	b->bdev = S_ISBLK(st.st_mode);
 	return 0;
-fail:
-	close(fd);
-	return -EINVAL;
 }
 
 void vblk_close(struct vblk *b)
