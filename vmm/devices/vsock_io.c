@@ -254,45 +254,84 @@ static bool polled(struct vsock *s, struct vsock_conn *k, short re)
 	return rx || vsock_conn_has_rx(s, k);
 }
 
+/* A polled connection's slot, and its seq then: still the same one? */
+struct io_slot {
+	int slot;
+	unsigned int seq;
+};
+
+/*
+ * The poll set: the fixed three, then each connection's socket with the
+ * events it waits for now (conn_events(), which also ends what timed
+ * out, the earliest deadline left in *@next).  Tells the device thread
+ * when a connection has bytes or an RST waits.  Returns how many.
+ */
+static unsigned int poll_set(struct vsock *s, struct pollfd *p,
+			     struct io_slot *map, int64_t now, int64_t *next)
+{
+	unsigned int n = NFIXED;
+	bool rx = false;
+
+	p[0] = (struct pollfd){ .fd = s->stop_fd, .events = POLLIN };
+	p[1] = (struct pollfd){ .fd = s->wake_fd, .events = POLLIN };
+	p[2] = (struct pollfd){ .fd = s->listen_fd, .events = POLLIN };
+	pthread_mutex_lock(&s->lock);
+	for (int i = 0; i < VSOCK_MAX_CONNS; i++) {
+		struct vsock_conn *k = &s->c[i];
+		short ev;
+
+		if (k->state == VSOCK_FREE)
+			continue;
+		ev = conn_events(s, k, now, next);
+		rx |= vsock_conn_has_rx(s, k) || s->rst_n;
+		if (!ev || k->fd < 0)
+			continue;
+		map[n - NFIXED].slot = i;
+		map[n - NFIXED].seq = k->seq;
+		p[n++] = (struct pollfd){ .fd = k->fd, .events = ev };
+	}
+	pthread_mutex_unlock(&s->lock);
+	if (rx)
+		notify_rx(s);
+	return n;
+}
+
+/*
+ * What poll said of the connections' sockets, each still in the slot it
+ * was polled in; tells the device thread when bytes wait.
+ */
+static void serve_conns(struct vsock *s, const struct pollfd *p,
+			const struct io_slot *map, unsigned int n)
+{
+	bool rx = false;
+
+	for (unsigned int j = NFIXED; j < n; j++) {
+		struct vsock_conn *k = &s->c[map[j - NFIXED].slot];
+
+		if (!p[j].revents)
+			continue;
+		pthread_mutex_lock(&s->lock);
+		if (k->seq == map[j - NFIXED].seq)
+			rx |= polled(s, k, p[j].revents);
+		pthread_mutex_unlock(&s->lock);
+	}
+	if (rx)
+		notify_rx(s);
+}
+
 static void *io_thread(void *arg)
 {
 	struct vsock *s = arg;
 	struct pollfd p[NFIXED + VSOCK_MAX_CONNS];
-	struct {
-		int slot;
-		unsigned int seq;
-	} map[VSOCK_MAX_CONNS];
+	struct io_slot map[VSOCK_MAX_CONNS];
 
 	prctl(PR_SET_NAME, "vsock-io", 0, 0, 0);
 	seccomp_enter(SECCOMP_THREAD_VSOCK);
 	for (;;) {
 		int64_t now = hv_now_ms(), next = 0;
-		unsigned int n = NFIXED;
-		bool rx = false;
-		int timeout;
+		unsigned int n = poll_set(s, p, map, now, &next);
+		int timeout = next ? (int)(next - now) : -1;
 
-		p[0] = (struct pollfd){ .fd = s->stop_fd, .events = POLLIN };
-		p[1] = (struct pollfd){ .fd = s->wake_fd, .events = POLLIN };
-		p[2] = (struct pollfd){ .fd = s->listen_fd, .events = POLLIN };
-		pthread_mutex_lock(&s->lock);
-		for (int i = 0; i < VSOCK_MAX_CONNS; i++) {
-			struct vsock_conn *k = &s->c[i];
-			short ev;
-
-			if (k->state == VSOCK_FREE)
-				continue;
-			ev = conn_events(s, k, now, &next);
-			rx |= vsock_conn_has_rx(s, k) || s->rst_n;
-			if (!ev || k->fd < 0)
-				continue;
-			map[n - NFIXED].slot = i;
-			map[n - NFIXED].seq = k->seq;
-			p[n++] = (struct pollfd){ .fd = k->fd, .events = ev };
-		}
-		pthread_mutex_unlock(&s->lock);
-		if (rx)
-			notify_rx(s);
-		timeout = next ? (int)(next - now) : -1;
 		if (poll(p, n, timeout) < 0) {
 			if (errno == EINTR)
 				continue;
@@ -310,19 +349,7 @@ static void *io_thread(void *arg)
 		}
 		if (p[2].revents)
 			accept_all(s);
-		rx = false;
-		for (unsigned int j = NFIXED; j < n; j++) {
-			struct vsock_conn *k = &s->c[map[j - NFIXED].slot];
-
-			if (!p[j].revents)
-				continue;
-			pthread_mutex_lock(&s->lock);
-			if (k->seq == map[j - NFIXED].seq)
-				rx |= polled(s, k, p[j].revents);
-			pthread_mutex_unlock(&s->lock);
-		}
-		if (rx)
-			notify_rx(s);
+		serve_conns(s, p, map, n);
 	}
 	return NULL;
 }
