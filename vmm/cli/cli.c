@@ -187,6 +187,17 @@ int cli_parse_count(const char *s, unsigned int *out)
 	return s ? parse_uint(s, strlen(s), out) : -EINVAL;
 }
 
+/* An id: 1 to @max of A-Z a-z 0-9 . _ - */
+static bool id_ok(const char *v, size_t max)
+{
+	size_t n = strlen(v);
+
+	return n && n <= max &&
+	       strspn(v, "abcdefghijklmnopqrstuvwxyz"
+			 "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+			 "0123456789._-") == n;
+}
+
 int cli_parse_disk(char *text, struct vblk_config *out, struct hv_err *err)
 {
 	bool seen_ro = false;
@@ -216,12 +227,7 @@ int cli_parse_disk(char *text, struct vblk_config *out, struct hv_err *err)
 			out->readonly = !strcmp(v, "on");
 			seen_ro = true;
 		} else if (!strcmp(kv, "id") && !out->id) {
-			size_t n = strlen(v);
-
-			if (!n || n > 20 ||
-			    strspn(v, "abcdefghijklmnopqrstuvwxyz"
-				      "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
-				      "0123456789._-") != n) {
+			if (!id_ok(v, 20)) {
 				return hv_err_set(
 					err, -EINVAL,
 					"id=%s: give 1 to 20 of A-Z a-z 0-9 "
@@ -255,10 +261,59 @@ static int on_off(const char *key, const char *v, bool *out, struct hv_err *err)
 	return 0;
 }
 
+/* --net's keys, in the order of the bits that say one was given. */
+enum { NET_TAP, NET_MAC, NET_ID, NET_OFFLOAD, NET_MRG_RXBUF, NET_KEYS };
+
+/* The value @v of key @k (NET_*, named @kv) into *out, or why not. */
+static int net_value(unsigned int k, const char *kv, char *v,
+		     struct vnet_config *out, struct hv_err *err)
+{
+	bool on = false;
+
+	switch (k) {
+	case NET_TAP:
+		if (!*v)
+			return hv_err_set(err, -EINVAL, "empty tap name");
+		out->tap = v;
+		return 0;
+	case NET_MAC:
+		if (vnet_parse_mac(v, out->mac)) {
+			return hv_err_set(err, -EINVAL,
+					  "mac=%s: not a unicast MAC (six hex "
+					  "pairs with colons, e.g. "
+					  "02:00:00:00:00:01)",
+					  v);
+		}
+		out->mac_set = true;
+		return 0;
+	case NET_ID:
+		if (!id_ok(v, VNET_ID_MAX)) {
+			return hv_err_set(err, -EINVAL,
+					  "id=%s: give 1 to %d of A-Z a-z 0-9 "
+					  ". _ -",
+					  v, VNET_ID_MAX);
+		}
+		out->id = v;
+		return 0;
+	}
+	if (on_off(kv, v, &on, err))
+		return -EINVAL;
+	if (k == NET_OFFLOAD)
+		out->no_offload = !on;
+	else
+		out->no_mrg_rxbuf = !on;
+	return 0;
+}
+
 int cli_parse_net(char *text, struct vnet_config *out, struct hv_err *err)
 {
-	static const char *const keys[] = { "tap", "mac", "id", "offload",
-					    "mrg_rxbuf" };
+	static const char *const keys[NET_KEYS] = {
+		[NET_TAP] = "tap",
+		[NET_MAC] = "mac",
+		[NET_ID] = "id",
+		[NET_OFFLOAD] = "offload",
+		[NET_MRG_RXBUF] = "mrg_rxbuf",
+	};
 	unsigned int seen = 0;
 	char *save = NULL;
 
@@ -267,64 +322,22 @@ int cli_parse_net(char *text, struct vnet_config *out, struct hv_err *err)
 	     kv = strtok_r(NULL, ",", &save)) {
 		char *v = strchr(kv, '=');
 		unsigned int k = 0;
-		bool on = false;
 
 		if (!v) {
 			return hv_err_set(err, -EINVAL, "'%s' is not key=value",
 					  kv);
 		}
 		*v++ = 0;
-		while (k < 5 && strcmp(kv, keys[k]))
+		while (k < NET_KEYS && strcmp(kv, keys[k]))
 			k++;
-		if (k == 5 || (seen & (1u << k))) {
+		if (k == NET_KEYS || (seen & (1u << k))) {
 			return hv_err_set(err, -EINVAL, "%s: %s", kv,
-					  k == 5 ? "unknown key"
-						 : "given twice");
+					  k == NET_KEYS ? "unknown key"
+							: "given twice");
 		}
 		seen |= 1u << k;
-		switch (k) {
-		case 0:
-			if (!*v) {
-				return hv_err_set(err, -EINVAL,
-						  "empty tap name");
-			}
-			out->tap = v;
-			break;
-		case 1:
-			if (vnet_parse_mac(v, out->mac)) {
-				return hv_err_set(
-					err, -EINVAL,
-					"mac=%s: not a unicast MAC (six hex "
-					"pairs with colons, e.g. "
-					"02:00:00:00:00:01)",
-					v);
-			}
-			out->mac_set = true;
-			break;
-		case 2: {
-			size_t n = strlen(v);
-
-			if (!n || n > VNET_ID_MAX ||
-			    strspn(v, "abcdefghijklmnopqrstuvwxyz"
-				      "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
-				      "0123456789._-") != n) {
-				return hv_err_set(
-					err, -EINVAL,
-					"id=%s: give 1 to %d of A-Z a-z 0-9 "
-					". _ -",
-					v, VNET_ID_MAX);
-			}
-			out->id = v;
-			break;
-		}
-		default:
-			if (on_off(kv, v, &on, err))
-				return -EINVAL;
-			if (k == 3)
-				out->no_offload = !on;
-			else
-				out->no_mrg_rxbuf = !on;
-		}
+		if (net_value(k, kv, v, out, err))
+			return -EINVAL;
 	}
 	if (!out->tap) {
 		return hv_err_set(err, -EINVAL, "no tap");
