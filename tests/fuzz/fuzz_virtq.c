@@ -6,7 +6,8 @@
  * queue served in between, resets.  With FUZZ_VBLK (fuzz_vblk.c) the
  * device is virtio-blk on a 32 KiB image in a memfd, so the request parser
  * gets whatever chains the guest makes; otherwise an echo device that
- * checks every chain it is handed.
+ * checks every chain it is handed.  Both offer indirect descriptors, which
+ * the harness's driver takes (its initialisation accepts every feature).
  *
  * Guest RAM is one malloc of exactly its size at guest address 0x1000, so
  * ASan catches any access outside it.  The oracle, from the spec: every
@@ -88,7 +89,7 @@ static uint32_t echo_handle(void *ctx, unsigned int q, struct virtq_chain *c)
 static const struct virtio_dev_ops echo_ops = {
 	.name = "echo",
 	.device_id = 0x42,
-	.features = 1,
+	.features = 1 | (1ULL << VIRTIO_RING_F_INDIRECT_DESC),
 	.nr_queues = 1,
 	.queue_max = VIRTQ_MAX_SIZE,
 	.config_size = 16,

@@ -290,6 +290,22 @@ def virtio():
           qlog + blk(13, 0, 16, False, seg) + blk(11, 0, 16, False, seg))
     write("vblk", "past-the-end", qlog + blk(0, 64, 512, True) +
           blk(1, 63, 1024, False, bytes(1024)) + blk(99, 0, 0, False))
+
+    # Indirect tables (VIRTIO_RING_F_INDIRECT_DESC, which both devices
+    # offer and the harness's driver takes): entries at 0x10800.
+    def tdesc(i, addr, ln, flags, nxt):
+        return gw(0x10800 + 16 * i, st.pack("<QIHH", addr, ln, flags, nxt))
+
+    INDIRECT = 4
+    table = (tdesc(0, 0x10000, 16, NEXT, 1) +
+             tdesc(1, 0x10100, 512, NEXT | WRITE, 2) +
+             tdesc(2, 0x10400, 1, WRITE, 0))
+    ind = table + desc(0, 0x10800, 48, INDIRECT, 0) + avail(0)
+    write("vblk", "indirect",
+          qlog + gw(0x10000, st.pack("<IIQ", 0, 0, 2)) + ind +
+          gw(0x10000, st.pack("<IIQ", 1, 0, 2)) +
+          tdesc(1, 0x10100, 512, NEXT, 2) + desc(0, 0x10800, 48, INDIRECT,
+                                                 0) + avail(0))
     # The echo device: a chain of three, a loop, a head out of range,
     # a reset (op 0: STATUS 0, then op 4: initialisation again).
     chain = (desc(0, 0x10000, 64, NEXT, 1) + desc(1, 0x10100, 64,
@@ -299,6 +315,12 @@ def virtio():
           desc(3, 0x10000, 8, NEXT, 3) + avail(3) + avail(200) +
           bytes([0, 0x70 // 4]) + st.pack("<I", 0) + bytes([4]) +
           chain + avail(0))
+    # An indirect table alone, after a direct descriptor, and nested.
+    write("virtq", "indirect",
+          qlog + ind + desc(1, 0x10000, 16, NEXT, 2) +
+          desc(2, 0x10800, 48, INDIRECT, 0) + avail(1) +
+          tdesc(2, 0x10800, 48, INDIRECT, 0) + desc(0, 0x10800, 48,
+                                                    INDIRECT, 0) + avail(0))
 
 
 # ---- fuzz_vcon.c: ops (control message, send, flush, buffers, reset) ----

@@ -18,6 +18,7 @@
 #include <linux/falloc.h>
 #include <linux/fs.h>
 #include <linux/virtio_ids.h>
+#include <linux/virtio_ring.h>
 
 #include "virtio_blk.h"
 
@@ -44,7 +45,8 @@ void vblk_init_fd(struct vblk *b, int fd, uint64_t size, bool readonly,
 {
 	uint64_t f = (1ULL << VIRTIO_BLK_F_SEG_MAX) |
 		     (1ULL << VIRTIO_BLK_F_BLK_SIZE) |
-		     (1ULL << VIRTIO_BLK_F_FLUSH);
+		     (1ULL << VIRTIO_BLK_F_FLUSH) |
+		     (1ULL << VIRTIO_RING_F_INDIRECT_DESC);
 
 	if (readonly)
 		f |= 1ULL << VIRTIO_BLK_F_RO;
@@ -59,8 +61,8 @@ void vblk_init_fd(struct vblk *b, int fd, uint64_t size, bool readonly,
 	memcpy(b->serial, serial, strnlen(serial, sizeof(b->serial)));
 	b->cfg = (struct virtio_blk_config){
 		.capacity = size / VBLK_SECTOR,
-		/* No indirect descriptors: a chain is the header, the data
-		 * and the status, all in the queue. */
+		/* A chain (the header, the data, the status) has at most
+		 * the queue's size of buffers, in an indirect table or not. */
 		.seg_max = VBLK_QUEUE_SIZE - 2,
 		.blk_size = VBLK_SECTOR,
 		.max_discard_sectors = VBLK_MAX_ZERO_SEC,
@@ -75,6 +77,8 @@ void vblk_init_fd(struct vblk *b, int fd, uint64_t size, bool readonly,
 		.device_id = VIRTIO_ID_BLOCK,
 		.features = f,
 		.nr_queues = 1,
+		/* No notify while the thread drains the queue. */
+		.quiet_queues = 1u,
 		.queue_max = VBLK_QUEUE_SIZE,
 		.config_size = sizeof(b->cfg),
 		.config_read = vblk_config_read,

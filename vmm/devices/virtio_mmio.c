@@ -15,6 +15,7 @@
 
 #include <linux/virtio_config.h>
 #include <linux/virtio_mmio.h>
+#include <linux/virtio_ring.h>
 
 #include "log.h"
 #include "seccomp_policy.h"
@@ -231,6 +232,9 @@ static bool write_queue_ready(struct virtio_mmio *v, struct virtq *q,
 	}
 	if (q->ready)
 		return true;
+	/* Features are fixed once FEATURES_OK is set. */
+	q->indirect = (v->status & VIRTIO_CONFIG_S_FEATURES_OK) &&
+		      (v->gfeatures & (1ULL << VIRTIO_RING_F_INDIRECT_DESC));
 	if (virtq_enable(q, &v->mem, v->ops->queue_max)) {
 		atomic_fetch_add(&v->st.bad_queue, 1);
 		return false;

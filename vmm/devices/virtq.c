@@ -79,11 +79,11 @@ int virtq_enable(struct virtq *q, const struct gmem *m, uint16_t max)
 	return 0;
 }
 
-/* Reads descriptor @i (< num) into a local copy, each field once. */
-static void read_desc(const struct virtq *q, uint16_t i, uint64_t *addr,
+/* Reads descriptor @i of the table at @t into a local copy, each field once. */
+static void read_desc(const uint8_t *t, uint16_t i, uint64_t *addr,
 		      uint32_t *len, uint16_t *flags, uint16_t *next)
 {
-	const uint8_t *d = q->desc_p + (uint64_t)i * DESC_SIZE;
+	const uint8_t *d = t + (uint64_t)i * DESC_SIZE;
 
 	*addr = ld64(d);
 	*len = ld32(d + 8);
@@ -91,10 +91,20 @@ static void read_desc(const struct virtq *q, uint16_t i, uint64_t *addr,
 	*next = ld16(d + 14);
 }
 
-/* Walks the chain at @head into @c: 0, or -EINVAL for a bad one. */
+/*
+ * Walks the chain at @head into @c: 0, or -EINVAL for a bad one.  The
+ * walk starts in the queue's table; a descriptor with INDIRECT (only when
+ * negotiated, never with NEXT, never inside an indirect table) moves it to
+ * the table that descriptor names, whose entries' next indices are below
+ * its own entry count.  The chain as a whole, direct and indirect buffers
+ * together, has at most the queue's size of buffers (so a loop ends).
+ */
 static int walk_chain(const struct virtq *q, const struct gmem *m,
 		      uint16_t head, struct virtq_chain *c)
 {
+	const uint8_t *t = q->desc_p;
+	uint32_t tn = q->num; /* entries in table t */
+	bool in_table = false;
 	uint16_t i = head;
 
 	*c = (struct virtq_chain){ .head = head };
@@ -107,9 +117,20 @@ static int walk_chain(const struct virtq *q, const struct gmem *m,
 		/* A chain longer than the queue loops. */
 		if (c->n >= q->num)
 			return -EINVAL;
-		read_desc(q, i, &addr, &len, &flags, &next);
-		if (flags & VRING_DESC_F_INDIRECT)
-			return -EINVAL; /* not offered */
+		read_desc(t, i, &addr, &len, &flags, &next);
+		if (flags & VRING_DESC_F_INDIRECT) {
+			if (!q->indirect || in_table ||
+			    (flags & VRING_DESC_F_NEXT) || !len ||
+			    len % DESC_SIZE || len / DESC_SIZE > q->num)
+				return -EINVAL;
+			t = gmem_ptr(m, addr, len);
+			if (!t)
+				return -EINVAL;
+			tn = len / DESC_SIZE;
+			in_table = true;
+			i = 0;
+			continue;
+		}
 		b = &c->b[c->n];
 		b->w = flags & VRING_DESC_F_WRITE;
 		b->len = len;
@@ -128,7 +149,7 @@ static int walk_chain(const struct virtq *q, const struct gmem *m,
 		c->n++;
 		if (!(flags & VRING_DESC_F_NEXT))
 			return 0;
-		if (next >= q->num)
+		if (next >= tn)
 			return -EINVAL;
 		i = next;
 	}

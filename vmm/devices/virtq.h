@@ -5,8 +5,9 @@
  * wrote is loaded once, then checked: the avail index against the queue
  * size, each head and next index against the queue size, each buffer
  * against guest RAM, the direction order (readable before writable), the
- * chain's length against the queue size (so a loop ends), and no indirect
- * descriptors (not offered).  A chain that fails a check is returned to
+ * chain's length against the queue size (so a loop ends), and indirect
+ * tables only where the driver negotiated them (one level, inside RAM,
+ * whole descriptors, no longer than the queue).  A chain that fails a check is returned to
  * the guest with nothing written; a ring that cannot be trusted any more
  * (an avail index more than the queue size ahead) breaks the queue until
  * the device is reset.  The queue's rings are found once, when the driver
@@ -61,6 +62,7 @@ struct virtq {
 	uint16_t num;
 	uint64_t desc, avail, used;
 	bool ready;
+	bool indirect; /* VIRTIO_RING_F_INDIRECT_DESC negotiated */
 	/* Found by virtq_enable(): the rings' host addresses. */
 	uint8_t *desc_p, *avail_p, *used_p;
 	uint16_t last_avail; /* next avail entry to take */

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include <linux/virtio_blk.h>
+#include <linux/virtio_ring.h>
 
 #include "check.h"
 #include "vdrv.h"
@@ -287,6 +288,77 @@ static int open_err(const char *path, bool ro, char *why, size_t n)
 	return ret;
 }
 
+#define TABLE 0x40000u
+#define SEGS  (VBLK_QUEUE_SIZE - 2) /* seg_max */
+
+static void table_desc(struct brig *r, uint16_t i, uint64_t addr, uint32_t len,
+		       uint16_t flags, uint16_t next)
+{
+	uint8_t *p = r->d.ram + TABLE + 16u * i;
+
+	memcpy(p, &addr, 8);
+	memcpy(p + 8, &len, 4);
+	memcpy(p + 12, &flags, 2);
+	memcpy(p + 14, &next, 2);
+}
+
+/*
+ * A write of seg_max segments in one indirect table (what Linux sends for
+ * a large request once INDIRECT_DESC is taken), then one more segment
+ * than the queue can chain: a bad chain, returned unread.
+ */
+static void test_indirect_segments(void)
+{
+	struct brig r;
+	uint32_t id = ~0u, used = ~0u, type = VIRTIO_BLK_T_OUT, off = 0;
+	uint64_t sector = 0;
+
+	brig_init(&r, false);
+	CHECK_EQ(vdrv_init(&r.d, VBLK_QUEUE_SIZE), 0);
+	CHECK(r.v.q[0].indirect);
+	memset(r.d.ram + HDR, 0, 16);
+	memcpy(r.d.ram + HDR, &type, 4);
+	memcpy(r.d.ram + HDR + 8, &sector, 8);
+	table_desc(&r, 0, HDR, 16, VRING_DESC_F_NEXT, 1);
+	/* 252 segments of 64 bytes and 2 of 128: 32 sectors. */
+	for (uint16_t i = 0; i < SEGS; i++) {
+		uint32_t len = i < SEGS - 2 ? 64 : 128;
+
+		memset(r.d.ram + BUF + off, (uint8_t)i, len);
+		table_desc(&r, (uint16_t)(1 + i), BUF + off, len,
+			   VRING_DESC_F_NEXT, (uint16_t)(2 + i));
+		off += len;
+	}
+	CHECK_EQ(off, 32 * 512);
+	table_desc(&r, SEGS + 1, STATUS, 1, VRING_DESC_F_WRITE, 0);
+	r.d.ram[STATUS] = 0xee;
+	vdrv_desc(&r.d, 7, TABLE, (SEGS + 2) * 16, VRING_DESC_F_INDIRECT, 0);
+	vdrv_avail(&r.d, 7);
+	CHECK_EQ(virtio_mmio_process(&r.v, 0), 1);
+	CHECK_EQ(vdrv_used(&r.d, &id, &used), 1);
+	CHECK_EQ(id, 7);
+	CHECK_EQ(used, 1);
+	CHECK_EQ(r.d.ram[STATUS], VIRTIO_BLK_S_OK);
+	/* Read back directly: segment i's bytes are i. */
+	memset(r.d.ram + BUF, 0, off);
+	CHECK_EQ(request(&r, VIRTIO_BLK_T_IN, 0, off, true, &used),
+		 VIRTIO_BLK_S_OK);
+	CHECK_EQ(used, off + 1);
+	CHECK_EQ(r.d.ram[BUF], 0);
+	CHECK_EQ(r.d.ram[BUF + 64 * 100], 100);
+	CHECK_EQ(r.d.ram[BUF + off - 1], SEGS - 1);
+	/* One buffer more than the queue's 256. */
+	table_desc(&r, SEGS + 1, BUF, 64, VRING_DESC_F_NEXT, SEGS + 2);
+	table_desc(&r, SEGS + 2, STATUS, 1, VRING_DESC_F_WRITE, 0);
+	vdrv_desc(&r.d, 7, TABLE, (SEGS + 3) * 16, VRING_DESC_F_INDIRECT, 0);
+	vdrv_avail(&r.d, 7);
+	CHECK_EQ(virtio_mmio_process(&r.v, 0), 1);
+	CHECK_EQ(vdrv_used(&r.d, &id, &used), 1);
+	CHECK_EQ(used, 0);
+	CHECK_EQ(r.v.q[0].st.bad_chain, 1);
+	brig_fini(&r);
+}
+
 static void test_open_checks(void)
 {
 	char dir[] = "/tmp/hotvm-vblk-dir-XXXXXX", p[512], why[512];
@@ -342,4 +414,4 @@ static void test_open_checks(void)
 
 CHECK_MAIN(TEST(test_read_write), TEST(test_bad_requests), TEST(test_readonly),
 	   TEST(test_get_id_flush_config), TEST(test_zeroes),
-	   TEST(test_open_checks))
+	   TEST(test_indirect_segments), TEST(test_open_checks))

@@ -66,6 +66,18 @@ static const struct virtio_dev_ops echo_ops = {
 	.handle = echo_handle,
 };
 
+/* The same device offering indirect descriptors. */
+static const struct virtio_dev_ops echo_ind_ops = {
+	.name = "echo",
+	.device_id = ECHO_ID,
+	.features = (1ULL << 3) | (1ULL << VIRTIO_RING_F_INDIRECT_DESC),
+	.nr_queues = 1,
+	.queue_max = 16,
+	.config_size = 8,
+	.config_read = echo_config,
+	.handle = echo_handle,
+};
+
 static unsigned int raised;
 
 static void count_raise(void *ctx)
@@ -80,16 +92,21 @@ struct rig {
 	struct vdrv d;
 };
 
-static void rig_init(struct rig *r)
+static void rig_init_ops(struct rig *r, const struct virtio_dev_ops *ops)
 {
 	memset(r, 0, sizeof(*r));
 	pthread_mutex_init(&r->e.m, NULL);
 	pthread_cond_init(&r->e.c, NULL);
 	vdrv_ram(&r->d);
-	CHECK_EQ(virtio_mmio_init(&r->v, &echo_ops, &r->e, &r->d.mem), 0);
+	CHECK_EQ(virtio_mmio_init(&r->v, ops, &r->e, &r->d.mem), 0);
 	r->v.raise = count_raise;
 	r->d.v = &r->v;
 	raised = 0;
+}
+
+static void rig_init(struct rig *r)
+{
+	rig_init_ops(r, &echo_ops);
 }
 
 static void rig_fini(struct rig *r)
@@ -250,12 +267,13 @@ static void test_index_wrap(void)
 }
 
 /* A bad chain is returned unread, and the next one is served. */
-static void bad_chain(void (*make)(struct vdrv *d))
+static void bad_chain_ops(void (*make)(struct vdrv *d),
+			  const struct virtio_dev_ops *ops)
 {
 	struct rig r;
 	uint32_t id = ~0u, len = ~0u;
 
-	rig_init(&r);
+	rig_init_ops(&r, ops);
 	CHECK_EQ(vdrv_init(&r.d, 8), 0);
 	make(&r.d);
 	vdrv_avail(&r.d, 0);
@@ -274,6 +292,11 @@ static void bad_chain(void (*make)(struct vdrv *d))
 			 VIRTIO_CONFIG_S_NEEDS_RESET,
 		 0);
 	rig_fini(&r);
+}
+
+static void bad_chain(void (*make)(struct vdrv *d))
+{
+	bad_chain_ops(make, &echo_ops);
 }
 
 static void loop_chain(struct vdrv *d)
@@ -307,6 +330,187 @@ static void read_after_write(struct vdrv *d)
 static void indirect(struct vdrv *d)
 {
 	vdrv_desc(d, 0, VDRV_DATA, 16, VRING_DESC_F_INDIRECT, 0);
+}
+
+/* Indirect tables live in RAM at TABLE (entries 16 bytes each). */
+#define TABLE 0x20000u
+
+static void table_desc(struct vdrv *d, uint64_t table, uint16_t i,
+		       uint64_t addr, uint32_t len, uint16_t flags,
+		       uint16_t next)
+{
+	uint8_t *p = d->ram + table + 16u * i;
+
+	memcpy(p, &addr, 8);
+	memcpy(p + 8, &len, 4);
+	memcpy(p + 12, &flags, 2);
+	memcpy(p + 14, &next, 2);
+}
+
+/* A header, data and a status byte in an indirect table of 3. */
+static void good_table(struct vdrv *d)
+{
+	table_desc(d, TABLE, 0, VDRV_DATA, 16, VRING_DESC_F_NEXT, 2);
+	table_desc(d, TABLE, 2, VDRV_DATA + 64, 512,
+		   VRING_DESC_F_NEXT | VRING_DESC_F_WRITE, 1);
+	table_desc(d, TABLE, 1, VDRV_DATA + 1024, 1, VRING_DESC_F_WRITE, 0);
+}
+
+/*
+ * Negotiated, an indirect table is walked: alone at the head, or after
+ * direct descriptors (the spec's device requirement); its WRITE flag is
+ * ignored.  Not negotiated, it is a bad chain (test_bad_chains).
+ */
+static void test_indirect(void)
+{
+	struct rig r;
+	uint32_t id = ~0u, len = ~0u;
+
+	rig_init_ops(&r, &echo_ind_ops);
+	CHECK_EQ(vdrv_init(&r.d, 8), 0);
+	CHECK(r.v.q[0].indirect);
+	good_table(&r.d);
+	vdrv_desc(&r.d, 3, TABLE, 3 * 16,
+		  VRING_DESC_F_INDIRECT | VRING_DESC_F_WRITE, 0);
+	vdrv_avail(&r.d, 3);
+	CHECK_EQ(virtio_mmio_process(&r.v, 0), 1);
+	CHECK_EQ(r.e.served, 1);
+	CHECK_EQ(r.e.last_out, 16);
+	CHECK_EQ(vdrv_used(&r.d, &id, &len), 1);
+	CHECK_EQ(id, 3);
+	CHECK_EQ(len, 513);
+	CHECK_EQ(r.d.ram[VDRV_DATA + 64 + 511], 0xab);
+	CHECK_EQ(r.d.ram[VDRV_DATA + 1024], 0xab);
+	/* A direct header, then a table of the data and the status. */
+	table_desc(&r.d, TABLE + 0x100, 0, VDRV_DATA + 64, 8,
+		   VRING_DESC_F_NEXT | VRING_DESC_F_WRITE, 1);
+	table_desc(&r.d, TABLE + 0x100, 1, VDRV_DATA + 1024, 1,
+		   VRING_DESC_F_WRITE, 0);
+	vdrv_desc(&r.d, 5, VDRV_DATA, 24, VRING_DESC_F_NEXT, 6);
+	vdrv_desc(&r.d, 6, TABLE + 0x100, 2 * 16, VRING_DESC_F_INDIRECT, 0);
+	vdrv_avail(&r.d, 5);
+	CHECK_EQ(virtio_mmio_process(&r.v, 0), 1);
+	CHECK_EQ(r.e.last_out, 24);
+	CHECK_EQ(vdrv_used(&r.d, &id, &len), 1);
+	CHECK_EQ(id, 5);
+	CHECK_EQ(len, 9);
+	CHECK_EQ(r.v.q[0].st.bad_chain, 0);
+	rig_fini(&r);
+}
+
+static void ind_with_next(struct vdrv *d)
+{
+	good_table(d);
+	vdrv_desc(d, 0, TABLE, 3 * 16,
+		  VRING_DESC_F_INDIRECT | VRING_DESC_F_NEXT, 1);
+	vdrv_desc(d, 1, VDRV_DATA, 8, VRING_DESC_F_WRITE, 0);
+}
+
+static void ind_nested(struct vdrv *d)
+{
+	table_desc(d, TABLE, 0, VDRV_DATA, 16, VRING_DESC_F_NEXT, 1);
+	table_desc(d, TABLE, 1, TABLE + 0x100, 16, VRING_DESC_F_INDIRECT, 0);
+	table_desc(d, TABLE + 0x100, 0, VDRV_DATA + 64, 8, VRING_DESC_F_WRITE,
+		   0);
+	vdrv_desc(d, 0, TABLE, 2 * 16, VRING_DESC_F_INDIRECT, 0);
+}
+
+static void ind_empty(struct vdrv *d)
+{
+	vdrv_desc(d, 0, TABLE, 0, VRING_DESC_F_INDIRECT, 0);
+}
+
+static void ind_partial_entry(struct vdrv *d)
+{
+	good_table(d);
+	vdrv_desc(d, 0, TABLE, 3 * 16 - 1, VRING_DESC_F_INDIRECT, 0);
+}
+
+/* More entries than the queue (8) could chain. */
+static void ind_too_long(struct vdrv *d)
+{
+	good_table(d);
+	vdrv_desc(d, 0, TABLE, 9 * 16, VRING_DESC_F_INDIRECT, 0);
+}
+
+static void ind_outside_ram(struct vdrv *d)
+{
+	vdrv_desc(d, 0, VDRV_RAM - 32, 3 * 16, VRING_DESC_F_INDIRECT, 0);
+}
+
+/* next 2 in a table of 2 (the queue's 8 would allow it). */
+static void ind_next_out_of_table(struct vdrv *d)
+{
+	good_table(d);
+	vdrv_desc(d, 0, TABLE, 2 * 16, VRING_DESC_F_INDIRECT, 0);
+}
+
+/* A loop inside the table ends at the queue's size. */
+static void ind_loop(struct vdrv *d)
+{
+	table_desc(d, TABLE, 0, VDRV_DATA + 64, 8,
+		   VRING_DESC_F_NEXT | VRING_DESC_F_WRITE, 1);
+	table_desc(d, TABLE, 1, VDRV_DATA + 64, 8,
+		   VRING_DESC_F_NEXT | VRING_DESC_F_WRITE, 0);
+	vdrv_desc(d, 0, TABLE, 2 * 16, VRING_DESC_F_INDIRECT, 0);
+}
+
+/* A table whose chain is longer than the queue: 8 direct, then 1. */
+static void ind_chain_too_long(struct vdrv *d)
+{
+	for (uint16_t i = 0; i < 6; i++)
+		table_desc(d, TABLE, i, VDRV_DATA + 64, 8,
+			   VRING_DESC_F_NEXT | VRING_DESC_F_WRITE,
+			   (uint16_t)(i + 1));
+	table_desc(d, TABLE, 6, VDRV_DATA + 64, 8, VRING_DESC_F_WRITE, 0);
+	vdrv_desc(d, 0, VDRV_DATA, 8, VRING_DESC_F_NEXT, 1);
+	vdrv_desc(d, 1, VDRV_DATA, 8, VRING_DESC_F_NEXT, 2);
+	vdrv_desc(d, 2, TABLE, 7 * 16, VRING_DESC_F_INDIRECT, 0);
+}
+
+static void test_bad_indirect(void)
+{
+	bad_chain_ops(ind_with_next, &echo_ind_ops);
+	bad_chain_ops(ind_nested, &echo_ind_ops);
+	bad_chain_ops(ind_empty, &echo_ind_ops);
+	bad_chain_ops(ind_partial_entry, &echo_ind_ops);
+	bad_chain_ops(ind_too_long, &echo_ind_ops);
+	bad_chain_ops(ind_outside_ram, &echo_ind_ops);
+	bad_chain_ops(ind_next_out_of_table, &echo_ind_ops);
+	bad_chain_ops(ind_loop, &echo_ind_ops);
+	bad_chain_ops(ind_chain_too_long, &echo_ind_ops);
+}
+
+/* Offered but not taken by the driver: an indirect table is a bad chain. */
+static void test_indirect_not_negotiated(void)
+{
+	struct rig r;
+	uint32_t id = ~0u, len = ~0u;
+
+	rig_init_ops(&r, &echo_ind_ops);
+	vdrv_wr(&r.d, VIRTIO_MMIO_STATUS, 0);
+	vdrv_wr(&r.d, VIRTIO_MMIO_STATUS,
+		VIRTIO_CONFIG_S_ACKNOWLEDGE | VIRTIO_CONFIG_S_DRIVER);
+	vdrv_wr(&r.d, VIRTIO_MMIO_DRIVER_FEATURES_SEL, 0);
+	vdrv_wr(&r.d, VIRTIO_MMIO_DRIVER_FEATURES, 1u << 3);
+	vdrv_wr(&r.d, VIRTIO_MMIO_DRIVER_FEATURES_SEL, 1);
+	vdrv_wr(&r.d, VIRTIO_MMIO_DRIVER_FEATURES, 1); /* VERSION_1 */
+	vdrv_wr(&r.d, VIRTIO_MMIO_STATUS,
+		VIRTIO_CONFIG_S_ACKNOWLEDGE | VIRTIO_CONFIG_S_DRIVER |
+			VIRTIO_CONFIG_S_FEATURES_OK);
+	CHECK(vdrv_rd(&r.d, VIRTIO_MMIO_STATUS) & VIRTIO_CONFIG_S_FEATURES_OK);
+	CHECK_EQ(vdrv_queue(&r.d, 8), 0);
+	vdrv_driver_ok(&r.d);
+	CHECK(!r.v.q[0].indirect);
+	good_table(&r.d);
+	vdrv_desc(&r.d, 0, TABLE, 3 * 16, VRING_DESC_F_INDIRECT, 0);
+	vdrv_avail(&r.d, 0);
+	CHECK_EQ(virtio_mmio_process(&r.v, 0), 1);
+	CHECK_EQ(r.e.served, 0);
+	CHECK_EQ(vdrv_used(&r.d, &id, &len), 1);
+	CHECK_EQ(len, 0);
+	CHECK_EQ(r.v.q[0].st.bad_chain, 1);
+	rig_fini(&r);
 }
 
 static void test_bad_chains(void)
@@ -507,4 +711,5 @@ static void test_rewritten_rings(void)
 CHECK_MAIN(TEST(test_identity), TEST(test_features), TEST(test_queue_setup),
 	   TEST(test_round_trip), TEST(test_index_wrap), TEST(test_bad_chains),
 	   TEST(test_broken_ring), TEST(test_reset), TEST(test_reset_in_flight),
-	   TEST(test_rewritten_rings))
+	   TEST(test_rewritten_rings), TEST(test_indirect),
+	   TEST(test_bad_indirect), TEST(test_indirect_not_negotiated))
