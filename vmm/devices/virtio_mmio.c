@@ -36,6 +36,7 @@ int virtio_mmio_init(struct virtio_mmio *v, const struct virtio_dev_ops *ops,
 		.ctx = ctx,
 		.mem = *mem,
 		.irq_fd = -1,
+		.ack_fd = -1,
 		.stop_fd = -1,
 	};
 	for (unsigned int i = 0; i < VIRTIO_MMIO_MAX_QUEUES; i++) {
@@ -44,6 +45,7 @@ int virtio_mmio_init(struct virtio_mmio *v, const struct virtio_dev_ops *ops,
 	}
 	pthread_mutex_init(&v->io_lock, NULL);
 	pthread_mutex_init(&v->lock, NULL);
+	pthread_mutex_init(&v->isr_lock, NULL);
 	return 0;
 }
 
@@ -52,6 +54,7 @@ void virtio_mmio_destroy(struct virtio_mmio *v)
 	virtio_mmio_stop(v);
 	pthread_mutex_destroy(&v->io_lock);
 	pthread_mutex_destroy(&v->lock);
+	pthread_mutex_destroy(&v->isr_lock);
 }
 
 static uint64_t dev_features(const struct virtio_mmio *v)
@@ -59,11 +62,33 @@ static uint64_t dev_features(const struct virtio_mmio *v)
 	return v->ops->features | (1ULL << VIRTIO_F_VERSION_1);
 }
 
+/*
+ * The driver's posted acknowledgements of the used-buffer bit (its write
+ * of 1 to InterruptACK, an ioeventfd: no exit) take effect now.  Called
+ * before every setting of a bit, and after the used entries the bit is
+ * for were pushed: an acknowledgement posted after those pushes is seen
+ * here (the eventfd's lock orders it), so it never clears the new bit;
+ * one posted before them was followed by the driver's look at the used
+ * ring, which sees them.
+ */
+static void take_acks(struct virtio_mmio *v)
+{
+	uint64_t n;
+
+	if (v->ack_fd >= 0 && read(v->ack_fd, &n, sizeof(n)) == sizeof(n))
+		atomic_fetch_and(&v->isr, ~(uint32_t)VIRTIO_MMIO_INT_VRING);
+}
+
 static void interrupt(struct virtio_mmio *v, uint32_t why)
 {
 	uint64_t one = 1;
 
+	/* Taking and setting are one step: no other thread's late take
+	 * clears this bit. */
+	pthread_mutex_lock(&v->isr_lock);
+	take_acks(v);
 	atomic_fetch_or(&v->isr, why);
+	pthread_mutex_unlock(&v->isr_lock);
 	if (v->irq_fd >= 0) {
 		/* A full counter (2^64 - 2 pending) still interrupts. */
 		ssize_t w = write(v->irq_fd, &one, sizeof(one));
@@ -631,9 +656,11 @@ static void close_fds(struct virtio_mmio *v)
 	}
 	if (v->irq_fd >= 0)
 		close(v->irq_fd);
+	if (v->ack_fd >= 0)
+		close(v->ack_fd);
 	if (v->stop_fd >= 0)
 		close(v->stop_fd);
-	v->irq_fd = v->stop_fd = -1;
+	v->irq_fd = v->ack_fd = v->stop_fd = -1;
 }
 
 int virtio_mmio_start(struct virtio_mmio *v, struct vm *vm, struct bus *mmio,
@@ -645,6 +672,8 @@ int virtio_mmio_start(struct virtio_mmio *v, struct vm *vm, struct bus *mmio,
 	ret = v->stop_fd = new_eventfd();
 	if (ret >= 0)
 		ret = v->irq_fd = new_eventfd();
+	if (ret >= 0)
+		ret = v->ack_fd = new_eventfd();
 	for (unsigned int i = 0; ret >= 0 && i < v->ops->nr_queues; i++)
 		ret = v->kick_fd[i] = new_eventfd();
 	if (ret >= 0) {
@@ -655,6 +684,13 @@ int virtio_mmio_start(struct virtio_mmio *v, struct vm *vm, struct bus *mmio,
 		step = "KVM_IOEVENTFD";
 		ret = vm_ioeventfd(vm, base + VIRTIO_MMIO_QUEUE_NOTIFY, 4, i,
 				   v->kick_fd[i]);
+	}
+	if (ret >= 0) {
+		/* Linux's handler acknowledges what it read, most often the
+		 * used-buffer bit alone: that write is posted (take_acks()). */
+		step = "KVM_IOEVENTFD";
+		ret = vm_ioeventfd(vm, base + VIRTIO_MMIO_INTERRUPT_ACK, 4,
+				   VIRTIO_MMIO_INT_VRING, v->ack_fd);
 	}
 	if (ret >= 0) {
 		step = "its MMIO window";

@@ -110,11 +110,16 @@ struct virtio_mmio {
 	uint32_t cfg_gen;
 	unsigned int gen; /* bumped by every reset: late interrupts drop */
 	_Atomic uint32_t isr;
+	pthread_mutex_t isr_lock; /* a bit set with the acks taken before */
 	struct virtq q[VIRTIO_MMIO_MAX_QUEUES];
 	struct virtio_mmio_stats st;
 
-	/* The guest's side: an irqfd and one ioeventfd per queue, or -1. */
+	/*
+	 * The guest's side: an irqfd, one ioeventfd per queue, and one for
+	 * InterruptACK's write of the used-buffer bit (posted), or -1.
+	 */
 	int irq_fd;
+	int ack_fd;
 	int kick_fd[VIRTIO_MMIO_MAX_QUEUES];
 	/* Without an irqfd (tests): called to interrupt; may be NULL. */
 	void (*raise)(void *ctx);
