@@ -10,6 +10,11 @@ guest-exec).  Per run it prints BENCH lines:
   BENCH <vmm> boot-ms N       start -> "ready: multi-user.target"
   BENCH <vmm> fio-<job> N     seqread/seqwrite MB/s, randread/randwrite IOPS
   BENCH <vmm> fio-<job>-exits N  hotvm: its VM exits per request of the job
+  BENCH <vmm> fio-<job>-reqs N   the guest's requests to the fio disk per
+                                 fio I/O (/sys/block's stat: >1 is split)
+  BENCH <vmm> fio-<job>-irqs N   the fio disk's interrupts per request
+                                 (/proc/interrupts)
+  BENCH <vmm> fio-<job>-flushes N  the guest's flushes to it in the job
   BENCH <vmm> add-ms N        device_add -> Linux has the CPU online, the
                               agent onlining it (hotvm: CPUS_CHANGED with
                               "wait": "started"; QEMU: guest-get-vcpus
@@ -167,8 +172,24 @@ FIO_JOBS = [  # name, rw, bs, iodepth, the figure
 ]
 
 
+# The fio disk as the guest counts it: reads and writes completed,
+# flushes, and the interrupts of its virtio device (virtioN, or on PCI
+# virtioN-config and virtioN-req.0).
+BLK_STAT = r'''d=$(basename "$(readlink -f /dev/disk/by-id/virtio-fio)")
+v=$(basename "$(readlink -f /sys/block/$d/device)")
+set -- $(cat /sys/block/$d/stat)
+echo $1 $5 ${16:-0} $(awk -v v="$v" '$NF == v || index($NF, v "-") == 1 {
+  for (i = 2; i <= NF && $i ~ /^[0-9]+$/; i++) s += $i } END { print s + 0 }' \
+  /proc/interrupts)'''
+
+
+def blk_stat(agent):
+    return [int(x) for x in agent.sh(BLK_STAT).split()]
+
+
 def fio(vmm, agent, runtime, q):
     for name, rw, bs, depth, unit in FIO_JOBS:
+        b0 = blk_stat(agent)
         x0 = agent_stats(q)[1] if vmm.startswith('hotvm') else None
         out = agent.run('/usr/bin/fio', [
             '--name=' + name, '--filename=' + FIO_DISK, '--rw=' + rw,
@@ -183,6 +204,12 @@ def fio(vmm, agent, runtime, q):
             # Every exit of the run (the agent's polling too), per request.
             say(vmm, 'fio-%s-exits' % name,
                 (agent_stats(q)[1] - x0) / float(side['total_ios']))
+        b1 = blk_stat(agent)
+        reqs = b1[0 if 'read' in rw else 1] - b0[0 if 'read' in rw else 1]
+        if side.get('total_ios') and reqs > 0:
+            say(vmm, 'fio-%s-reqs' % name, reqs / float(side['total_ios']))
+            say(vmm, 'fio-%s-irqs' % name, (b1[3] - b0[3]) / float(reqs))
+        say(vmm, 'fio-%s-flushes' % name, b1[2] - b0[2])
 
 
 TRACE = 'default'
