@@ -220,7 +220,9 @@ static void test_not_relocatable(void)
 	put64(BZ_PREF_ADDRESS, 0x80000);
 	refused("not relocatable");
 	put64(BZ_PREF_ADDRESS, RAM_END - INIT_SIZE + 0x1000);
-	refused("not relocatable");
+	refused("not relocatable and needs 1 MiB at pref_address 0x701000 "
+		"(its size or init_size), beyond guest RAM, which ends at 8 "
+		"MiB");
 	put64(BZ_PREF_ADDRESS, 0xfffffffffff00000ULL);
 	refused("not relocatable");
 
@@ -277,7 +279,8 @@ static void test_malformed(void)
 
 	make();
 	put32(BZ_INIT_SIZE, 0x10000000);
-	refused("RAM");
+	refused("the kernel needs 256 MiB from 0x200000 (its size or "
+		"init_size), more than guest RAM, which ends at 8 MiB");
 	make();
 	put32(BZ_INIT_SIZE, 0xffffffff);
 	refused("RAM");

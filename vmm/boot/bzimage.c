@@ -196,6 +196,27 @@ static bool fits(uint64_t addr, uint64_t size, uint64_t lo, uint64_t hi)
 	return addr >= lo && addr <= hi && size <= hi - addr;
 }
 
+/* The kernel at k->load needs @need bytes, past the end of RAM. */
+static int no_room(const struct bzimage_kernel *k, uint64_t need,
+		   uint64_t ram_end, struct hv_err *err)
+{
+	unsigned long long mib = (need + 0xfffff) >> 20;
+	unsigned long long at = k->load, end_mib = ram_end >> 20;
+
+	if (k->relocatable)
+		return hv_err_set(err, -ENOEXEC,
+				  "the kernel needs %llu MiB from 0x%llx (its "
+				  "size or init_size), more than guest RAM, "
+				  "which ends at %llu MiB",
+				  mib, at, end_mib);
+	return hv_err_set(err, -ENOEXEC,
+			  "not relocatable and needs %llu MiB at "
+			  "pref_address 0x%llx (its size or "
+			  "init_size), beyond guest RAM, which ends "
+			  "at %llu MiB",
+			  mib, at, end_mib);
+}
+
 /*
  * A relocatable kernel goes to pref_address when it can, else to the
  * lowest aligned address; one that is not relocatable moves itself to
@@ -225,15 +246,6 @@ static int place(const struct bz_image *b, uint64_t ram_end, uint64_t load_min,
 			k->load = pref;
 		else
 			k->load = (load_min + align - 1) & ~(align - 1);
-		if (!fits(k->load, need, load_min, ram_end))
-			return hv_err_set(
-				err, -ENOEXEC,
-				"the kernel needs %llu MiB from 0x%llx (its "
-				"size or init_size), more than guest RAM, "
-				"which ends at %llu MiB",
-				(unsigned long long)((need + 0xfffff) >> 20),
-				(unsigned long long)k->load,
-				(unsigned long long)(ram_end >> 20));
 	} else {
 		k->load = pref ? pref : BZ_DEFAULT_LOAD;
 		if (k->load < load_min)
@@ -244,17 +256,9 @@ static int place(const struct bz_image *b, uint64_t ram_end, uint64_t load_min,
 				"area at 0x%llx",
 				(unsigned long long)k->load,
 				(unsigned long long)load_min);
-		if (!fits(k->load, need, load_min, ram_end))
-			return hv_err_set(
-				err, -ENOEXEC,
-				"not relocatable and needs %llu MiB at "
-				"pref_address 0x%llx (its size or "
-				"init_size), beyond guest RAM, which ends "
-				"at %llu MiB",
-				(unsigned long long)((need + 0xfffff) >> 20),
-				(unsigned long long)k->load,
-				(unsigned long long)(ram_end >> 20));
 	}
+	if (!fits(k->load, need, load_min, ram_end))
+		return no_room(k, need, ram_end, err);
 	k->entry = k->load + BZ_ENTRY64_OFF;
 	k->end = k->load + need;
 	return 0;
