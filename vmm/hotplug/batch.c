@@ -18,17 +18,6 @@
 #include "hotvm/abi.h"
 #include "log.h"
 
-static void set_presented(struct hotplug *hp, unsigned int cpu)
-{
-	struct hp_events ev;
-	char id[sizeof(hp->slots[0].id)];
-
-	pthread_mutex_lock(&hp->lock);
-	hp_set_stage_locked(hp, cpu, HP_STAGE_PRESENTED, &ev, id, sizeof(id));
-	pthread_mutex_unlock(&hp->lock);
-	hp_stage_notify(&ev, cpu, id, HP_STAGE_PRESENTED);
-}
-
 /* Puts @request for every CPU with results[i] == 0, then one GED event. */
 static void batch_ask(struct hotplug *hp, const unsigned int *cpus,
 		      unsigned int n, int *results,
@@ -62,7 +51,7 @@ static void batch_ask(struct hotplug *hp, const unsigned int *cpus,
 		s->asked |= request == hpregs_plug ? HP_ASK_UP : HP_ASK_DOWN;
 		pthread_mutex_unlock(&hp->lock);
 		if (request == hpregs_plug)
-			set_presented(hp, cpus[i]);
+			hp_set_stage(hp, cpus[i], HP_STAGE_PRESENTED);
 		ret = request(hp->regs, cpus[i]);
 		if (ret) {
 			pr_err("CPU %u: the register block refused the "

@@ -154,17 +154,6 @@ static int create_fd(struct hotplug *hp, unsigned int cpu)
 	return ret;
 }
 
-static void set_stage(struct hotplug *hp, unsigned int cpu, enum hp_stage st)
-{
-	struct hp_events ev;
-	char id[sizeof(hp->slots[0].id)];
-
-	pthread_mutex_lock(&hp->lock);
-	hp_set_stage_locked(hp, cpu, st, &ev, id, sizeof(id));
-	pthread_mutex_unlock(&hp->lock);
-	hp_stage_notify(&ev, cpu, id, st);
-}
-
 static int create_up(unsigned int cpu, void *data)
 {
 	struct hotplug *hp = data;
@@ -234,7 +223,7 @@ static int create_down(unsigned int cpu, void *data)
 	 */
 	if (!ret) {
 		vcpu_park(&hp->slots[cpu].vcpu);
-		set_stage(hp, cpu, HP_STAGE_ABSENT);
+		hp_set_stage(hp, cpu, HP_STAGE_ABSENT);
 	}
 	return ret;
 }
@@ -295,7 +284,7 @@ static int ask_guest(struct hotplug *hp, unsigned int cpu,
 	}
 	arm_wait(hp, s, request == hpregs_plug ? HP_ASK_UP : HP_ASK_DOWN);
 	if (request == hpregs_plug)
-		set_stage(hp, cpu, HP_STAGE_PRESENTED);
+		hp_set_stage(hp, cpu, HP_STAGE_PRESENTED);
 	ret = request(hp->regs, cpu);
 	*asked = !ret;
 	if (ret) {
@@ -384,9 +373,10 @@ static int plug_and_wait(struct hotplug *hp, unsigned int cpu)
 		hpregs_unplug_force(hp->regs, cpu);
 	else
 		withdraw_plug(hp, cpu);
-	set_stage(hp, cpu,
-		  atomic_load(&hp->slots[cpu].vcpu.started) ? HP_STAGE_STARTED
-							    : HP_STAGE_ABSENT);
+	hp_set_stage(hp, cpu,
+		     atomic_load(&hp->slots[cpu].vcpu.started)
+			     ? HP_STAGE_STARTED
+			     : HP_STAGE_ABSENT);
 	return ret;
 }
 

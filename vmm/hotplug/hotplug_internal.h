@@ -313,6 +313,8 @@ void hp_set_stage_locked(struct hotplug *hp, unsigned int cpu, enum hp_stage st,
 			 struct hp_events *ev, char *id, size_t idlen);
 void hp_stage_notify(const struct hp_events *ev, unsigned int cpu,
 		     const char *id, enum hp_stage st);
+/* Both, with hp->lock not held: takes it, records, drops it, tells. */
+void hp_set_stage(struct hotplug *hp, unsigned int cpu, enum hp_stage st);
 /* vCPU thread: the guest started this vCPU (vcpu.on_start). */
 void hp_vcpu_started(void *ctx, unsigned int cpu);
 /*

@@ -129,6 +129,17 @@ void hp_stage_notify(const struct hp_events *ev, unsigned int cpu,
 		ev->stage(ev->ctx, cpu, id, st);
 }
 
+void hp_set_stage(struct hotplug *hp, unsigned int cpu, enum hp_stage st)
+{
+	struct hp_events ev;
+	char id[sizeof(hp->slots[0].id)];
+
+	pthread_mutex_lock(&hp->lock);
+	hp_set_stage_locked(hp, cpu, st, &ev, id, sizeof(id));
+	pthread_mutex_unlock(&hp->lock);
+	hp_stage_notify(&ev, cpu, id, st);
+}
+
 /* Logs why, and records it as @rep's reason unless one is there already. */
 static int vrecord(struct hp_report *rep, unsigned int cpu, int code,
 		   const char *fmt, va_list ap)
