@@ -269,23 +269,19 @@ static long qga_next_line(struct qga *g, const struct timespec *dl)
 	return ret;
 }
 
-/*
- * The part of a line that counts: after the last 0xff (the agent's
- * delimiter, or where an earlier conversation was cut off) and without
- * surrounding blanks.  What is skipped is counted as stray.
- */
 static bool qga_blank(char c)
 {
 	return c == ' ' || c == '\t' || c == '\r';
 }
 
-static const char *qga_trim(struct qga *g, size_t *len)
+const char *qga_line_trim(const char *s, size_t *len, size_t *cut)
 {
-	const char *s = g->line, *d = memrchr(s, QGA_DELIM, *len);
+	const char *d = memrchr(s, QGA_DELIM, *len);
 	size_t n = *len;
 
+	*cut = 0;
 	if (d) {
-		qga_count(g, &g->stats.stray_bytes, (unsigned long)(d - s));
+		*cut = (size_t)(d - s);
 		n -= (size_t)(d - s) + 1;
 		s = d + 1;
 	}
@@ -296,6 +292,17 @@ static const char *qga_trim(struct qga *g, size_t *len)
 	while (n && qga_blank(s[n - 1]))
 		n--;
 	*len = n;
+	return s;
+}
+
+/* A line's part that counts (qga_line_trim); what is cut counts as stray. */
+static const char *qga_trim(struct qga *g, size_t *len)
+{
+	size_t cut;
+	const char *s = qga_line_trim(g->line, len, &cut);
+
+	if (cut)
+		qga_count(g, &g->stats.stray_bytes, (unsigned long)cut);
 	return s;
 }
 

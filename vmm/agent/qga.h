@@ -152,6 +152,15 @@ int qga_forward(struct qga *g, const char *cmd, struct json_object *args,
 		struct hv_err *err);
 
 /*
+ * The part of the line s[0..*len) that counts, for the agent's replies and
+ * the mux's requests alike: after its last 0xff (the agent's delimiter, or
+ * where an earlier conversation was cut off), without surrounding blanks
+ * (space, tab, CR).  Returns its start, its length in *len; *cut: the bytes
+ * before that 0xff, dropped (0 without one).
+ */
+const char *qga_line_trim(const char *s, size_t *len, size_t *cut);
+
+/*
  * The strict check of one JSON object's text from an untrusted end, as
  * the QMP server's (qmp_json.h: QEMU's grammar, which qemu-ga's parser
  * shares; no duplicate key, no \u0000), at most QGA_PARSED_MAX once

@@ -23,7 +23,6 @@
 #include "seccomp_policy.h"
 #include "unix_listen.h"
 
-#define MUX_DELIM 0xff
 /* A client's line: as long as a reply may be. */
 #define MUX_LINE_MAX QGA_REPLY_MAX
 
@@ -399,11 +398,6 @@ static char *mux_request(struct qga_mux *m, struct mux_client *c, const char *s,
 	return NULL;
 }
 
-static bool mux_blank(char ch)
-{
-	return ch == ' ' || ch == '\t' || ch == '\r';
-}
-
 /*
  * Takes lines out of c->in while the client has nothing in flight and
  * nothing unsent: a blank one is skipped, a bad one answered, a good one
@@ -416,20 +410,12 @@ static void mux_lines(struct qga_mux *m, struct mux_client *c)
 	while (!c->busy && !c->out_len &&
 	       (nl = memchr(c->in, '\n', c->in_len))) {
 		size_t n = (size_t)(nl - c->in), rest = c->in_len - n - 1;
-		const char *s = c->in, *d = memrchr(s, MUX_DELIM, n);
+		const char *s;
+		size_t cut;
 		char *e;
 
 		/* A 0xff resets the line, as it resets qemu-ga's parser. */
-		if (d) {
-			n -= (size_t)(d - s) + 1;
-			s = d + 1;
-		}
-		while (n && mux_blank(*s)) {
-			s++;
-			n--;
-		}
-		while (n && mux_blank(s[n - 1]))
-			n--;
+		s = qga_line_trim(c->in, &n, &cut);
 		e = n ? mux_request(m, c, s, n) : NULL;
 		if (e)
 			mux_send(c, e);
