@@ -191,19 +191,11 @@ void qmp_conn_read(struct qmp_server *s, struct qmp_conn *c)
 
 	if (c->in_cap - c->in_len < QMP_READ_CHUNK && c->in_cap < limit) {
 		size_t cap = c->in_cap ? c->in_cap * 2 : QMP_READ_CHUNK;
-		char *p;
 
 		if (cap > limit)
 			cap = limit;
-		p = realloc(c->in, cap);
-		if (!p) {
-			pr_err("api: dropping client fd %d: out of memory",
-			       c->fd);
-			c->dead = true;
+		if (!qmp_conn_grow(c, &c->in, &c->in_cap, cap))
 			return;
-		}
-		c->in = p;
-		c->in_cap = cap;
 	}
 	room = c->in_cap - c->in_len;
 	if (room > QMP_READ_CHUNK)

@@ -188,6 +188,11 @@ static inline size_t qmp_conn_backlog(const struct qmp_conn *c)
 	return c->out_len - c->out_pos;
 }
 
+/*
+ * Grows one of c's buffers (*buf, *buf_cap: c->in or c->out) to @cap
+ * bytes; out of memory, c is dropped (dead) and false returned.
+ */
+bool qmp_conn_grow(struct qmp_conn *c, char **buf, size_t *buf_cap, size_t cap);
 /* Sends what it can of c's backlog without blocking. */
 void qmp_conn_flush(struct qmp_conn *c);
 /* Queues one message and its "\r\n" (QEMU's line end) and tries to send. */

@@ -44,6 +44,20 @@ void qmp_conn_flush(struct qmp_conn *c)
 		c->out_pos = c->out_len = 0;
 }
 
+bool qmp_conn_grow(struct qmp_conn *c, char **buf, size_t *buf_cap, size_t cap)
+{
+	char *p = realloc(*buf, cap);
+
+	if (!p) {
+		pr_err("api: dropping client fd %d: out of memory", c->fd);
+		c->dead = true;
+		return false;
+	}
+	*buf = p;
+	*buf_cap = cap;
+	return true;
+}
+
 /* Queues one message and its "\r\n" (QEMU's line end) and tries to send. */
 void qmp_conn_send(struct qmp_server *s, struct qmp_conn *c, const char *text,
 		   size_t len)
@@ -68,19 +82,11 @@ void qmp_conn_send(struct qmp_server *s, struct qmp_conn *c, const char *text,
 	need = c->out_len + len + 2;
 	if (need > c->out_cap) {
 		size_t cap = c->out_cap ? c->out_cap : 4096;
-		char *p;
 
 		while (cap < need)
 			cap *= 2;
-		p = realloc(c->out, cap);
-		if (!p) {
-			pr_err("api: dropping client fd %d: out of memory",
-			       c->fd);
-			c->dead = true;
+		if (!qmp_conn_grow(c, &c->out, &c->out_cap, cap))
 			return;
-		}
-		c->out = p;
-		c->out_cap = cap;
 	}
 	memcpy(c->out + c->out_len, text, len);
 	memcpy(c->out + c->out_len + len, "\r\n", 2);
