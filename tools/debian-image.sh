@@ -30,8 +30,8 @@ password; the unit hotvm-ready prints 'ready: multi-user.target' on the
 console once systemd reaches that target.  hotvm.agent=com2 on the command
 line starts qemu-ga on /dev/ttyS1 (hotvm --agent's COM2 channel; Debian's
 own unit waits for a virtio port), hotvm.agent=vsock a second qemu-ga on
-vsock 3:1024 (hotvm --vsock cid=3 --agent-channel vsock).  socat is there
-for the vsock tests.  No network is configured: iproute2 and iperf3 are
+vsock port 1024, any CID (hotvm --vsock cid=N --agent-channel vsock).
+socat is there for the vsock tests.  No network is configured: iproute2 and iperf3 are
 there for hotvm --net's tests and benchmark.
 
   --cache DIR    the lab cache (default: $repo_root/build/lab-cache);
@@ -192,18 +192,19 @@ Restart=always
 [Install]
 WantedBy=multi-user.target
 EOF
-# A second qemu-guest-agent on vsock port 1024, for hotvm --vsock cid=3
+# A second qemu-guest-agent on vsock port 1024, for hotvm --vsock cid=N
 # with --agent-channel vsock (the Debian unit listens on virtio-serial
-# only), when the command line asks for it (hotvm.agent=vsock).  The
-# vsock transport module is loaded first, so that CID 3 exists to bind.
+# only), when the command line asks for it (hotvm.agent=vsock).  It
+# binds VMADDR_CID_ANY (4294967295, -1U), so whatever CID hotvm gives
+# the guest works.  The vsock transport module is loaded first.
 cat >"$1/etc/systemd/system/hotvm-agent-vsock.service" <<"EOF"
 [Unit]
-Description=QEMU guest agent on vsock 3:1024 (hotvm --agent-channel vsock)
+Description=QEMU guest agent on vsock port 1024, any CID (hotvm --agent-channel vsock)
 ConditionKernelCommandLine=hotvm.agent=vsock
 
 [Service]
 ExecStartPre=/sbin/modprobe vmw_vsock_virtio_transport
-ExecStart=/usr/sbin/qemu-ga -m vsock-listen -p 3:1024
+ExecStart=/usr/sbin/qemu-ga -m vsock-listen -p 4294967295:1024
 Restart=always
 
 [Install]

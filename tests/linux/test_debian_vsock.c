@@ -2,10 +2,11 @@
 /*
  * hotvm's virtio-vsock (docs/design.md §6.10) with the Debian 12 image
  * (tools/debian-image.sh) in the nested lab, as test_debian.c boots it:
- * --vsock cid=3 and --agent-channel vsock, with hotvm.agent=vsock on the
+ * --vsock cid=7 and --agent-channel vsock, with hotvm.agent=vsock on the
  * command line, which starts the image's unit hotvm-agent-vsock, a
- * second qemu-ga (`qemu-ga -m vsock-listen -p 3:1024`; Debian's own unit
- * listens on virtio-serial only and stays off, there being no such port).
+ * second qemu-ga (`qemu-ga -m vsock-listen -p 4294967295:1024`, bound to
+ * any CID, so that a CID other than 3 works; Debian's own unit listens on
+ * virtio-serial only and stays off, there being no such port).
  *
  * test_vsock: a vCPU hot-added and onlined by that agent over vsock
  * (onlined-by agent; /sys/devices/system/cpu/online 0-1, read through
@@ -397,7 +398,7 @@ static void host_to_guest(void)
 
 static void test_vsock(void)
 {
-	const char *more[] = { "--vsock", "cid=3,socket=" VPATH, NULL };
+	const char *more[] = { "--vsock", "cid=7,socket=" VPATH, NULL };
 	char by[32], online[64];
 	struct vmproc v;
 	long t;

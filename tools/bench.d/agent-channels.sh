@@ -5,7 +5,7 @@
 # by hotvm three times, once per --agent-channel (com2 with the image's
 # hotvm-agent-com2 unit, virtio with Debian's own qemu-guest-agent unit,
 # vsock with the image's hotvm-agent-vsock unit: a second qemu-ga on
-# vsock-listen 3:1024), --agent-trace off on all three (the channel
+# vsock-listen port 1024, any CID; --vsock cid=3), --agent-trace off on all three (the channel
 # alone).  Per channel (each a sample of one):
 #   ack-ms      a hot-add with "wait": "acknowledged" (Linux acked the
 #               CPU; no agent)
