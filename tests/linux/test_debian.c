@@ -35,7 +35,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
@@ -44,7 +43,6 @@
 
 #include "check.h"
 #include "lab_linux.h"
-#include "mux_client.h"
 #include "vmproc.h"
 
 #define BOOT_MS	 240000
@@ -56,7 +54,6 @@
 /* From a reset to the new kernel's first console line. */
 #define AGAIN_MS 60000
 
-static const char *linux_dir, *image_dir, *disk;
 static const char sock[] = "/tmp/hotvm-debian-agent.sock";
 static struct vmproc v;
 static bool up; /* the first run's VM is up for the next case */
@@ -74,7 +71,7 @@ static void test_same_kernel(void)
 {
 	char want[128] = "";
 	struct utsname u;
-	FILE *f = fopen(lab_path_in(image_dir, "kernel-version"), "r");
+	FILE *f = fopen(lab_path_in(lab_debian_dir, "kernel-version"), "r");
 
 	CHECK(f != NULL);
 	if (f) {
@@ -88,210 +85,13 @@ static void test_same_kernel(void)
 	CHECK_STREQ(want, u.release);
 }
 
-/* Base64 (RFC 4648) @in decoded into @out, NUL-terminated; its length. */
-
-/* One request on the agent's socket: its "return", or NULL. */
-static struct json_object *agent_ask(int fd, const char *req, int ms)
-{
-	struct json_object *r = mux_ask(fd, req, ms, NULL), *ret = NULL;
-
-	if (r && json_object_object_get_ex(r, "return", &ret))
-		json_object_get(ret);
-	else if (r)
-		printf("# agent: %s -> %s\n", req,
-		       json_object_to_json_string_ext(r,
-						      JSON_C_TO_STRING_PLAIN));
-	json_object_put(r);
-	return ret;
-}
-
-/* The guest's file @file, first line, read through the agent's socket. */
-static bool agent_read(const char *file, char *out, size_t size)
-{
-	struct json_object *ret, *b64;
-	char req[256];
-	long handle = -1;
-	bool ok = false;
-	int fd = mux_connect(sock);
-
-	out[0] = 0;
-	if (fd < 0)
-		return false;
-	snprintf(req, sizeof(req),
-		 "{\"execute\":\"guest-file-open\",\"arguments\":"
-		 "{\"path\":\"%s\",\"mode\":\"r\"}}\n",
-		 file);
-	ret = agent_ask(fd, req, AGENT_MS);
-	if (ret)
-		handle = json_object_get_int64(ret);
-	json_object_put(ret);
-	if (handle < 0) {
-		close(fd);
-		return false;
-	}
-	snprintf(req, sizeof(req),
-		 "{\"execute\":\"guest-file-read\",\"arguments\":"
-		 "{\"handle\":%ld,\"count\":256}}\n",
-		 handle);
-	ret = agent_ask(fd, req, AGENT_MS);
-	if (ret && json_object_object_get_ex(ret, "buf-b64", &b64)) {
-		lab_unbase64(json_object_get_string(b64), out, size);
-		out[strcspn(out, "\n")] = 0;
-		ok = true;
-	}
-	json_object_put(ret);
-	snprintf(req, sizeof(req),
-		 "{\"execute\":\"guest-file-close\",\"arguments\":"
-		 "{\"handle\":%ld}}\n",
-		 handle);
-	json_object_put(agent_ask(fd, req, AGENT_MS));
-	close(fd);
-	return ok;
-}
-
-/*
- * Runs "sh -c @cmd" in the guest through the agent (guest-exec, then
- * guest-exec-status until it exited): its exit code, or -1; its standard
- * output, decoded, in @out.
- */
-static int guest_sh(const char *cmd, char *out, size_t size)
-{
-	struct json_object *args, *req, *ret, *x;
-	long pid = -1, deadline = lab_now_ms() + AGENT_MS;
-	char buf[512];
-	int code = -1, fd = mux_connect(sock);
-
-	if (out)
-		out[0] = 0;
-	if (fd < 0)
-		return -1;
-	args = json_object_new_array();
-	json_object_array_add(args, json_object_new_string("-c"));
-	json_object_array_add(args, json_object_new_string(cmd));
-	req = json_object_new_object();
-	json_object_object_add(req, "execute",
-			       json_object_new_string("guest-exec"));
-	x = json_object_new_object();
-	json_object_object_add(x, "path", json_object_new_string("/bin/sh"));
-	json_object_object_add(x, "arg", args);
-	json_object_object_add(x, "capture-output", json_object_new_boolean(1));
-	json_object_object_add(req, "arguments", x);
-	snprintf(buf, sizeof(buf), "%s\n",
-		 json_object_to_json_string_ext(req, JSON_C_TO_STRING_PLAIN));
-	json_object_put(req);
-	ret = agent_ask(fd, buf, AGENT_MS);
-	if (ret && json_object_object_get_ex(ret, "pid", &x))
-		pid = json_object_get_int64(x);
-	json_object_put(ret);
-	while (pid > 0 && lab_now_ms() < deadline) {
-		snprintf(buf, sizeof(buf),
-			 "{\"execute\":\"guest-exec-status\",\"arguments\":"
-			 "{\"pid\":%ld}}\n",
-			 pid);
-		ret = agent_ask(fd, buf, AGENT_MS);
-		if (!ret)
-			break;
-		if (json_object_object_get_ex(ret, "exited", &x) &&
-		    json_object_get_boolean(x)) {
-			if (json_object_object_get_ex(ret, "exitcode", &x))
-				code = json_object_get_int(x);
-			if (out &&
-			    json_object_object_get_ex(ret, "out-data", &x))
-				lab_unbase64(json_object_get_string(x), out,
-					     size);
-			json_object_put(ret);
-			break;
-		}
-		json_object_put(ret);
-		pause_ms(100); /* guest-exec-status has no wait of its own */
-	}
-	close(fd);
-	if (code)
-		printf("# guest: '%s' exit %d%s%s\n", cmd, code,
-		       out && *out ? ", said: " : "", out ? out : "");
-	return code;
-}
-
-/*
- * Starts "sh -c @cmd" in the guest through the agent (guest-exec) and does
- * not wait for it: nothing asks the agent about it again, so @cmd may stop
- * the agent.  True once the agent says it started it.
- */
-static bool guest_spawn(const char *cmd)
-{
-	struct json_object *args, *req, *ret, *x;
-	char buf[2048];
-	long pid = -1;
-	int fd = mux_connect(sock);
-
-	if (fd < 0)
-		return false;
-	args = json_object_new_array();
-	json_object_array_add(args, json_object_new_string("-c"));
-	json_object_array_add(args, json_object_new_string(cmd));
-	x = json_object_new_object();
-	json_object_object_add(x, "path", json_object_new_string("/bin/sh"));
-	json_object_object_add(x, "arg", args);
-	req = json_object_new_object();
-	json_object_object_add(req, "execute",
-			       json_object_new_string("guest-exec"));
-	json_object_object_add(req, "arguments", x);
-	snprintf(buf, sizeof(buf), "%s\n",
-		 json_object_to_json_string_ext(req, JSON_C_TO_STRING_PLAIN));
-	json_object_put(req);
-	ret = agent_ask(fd, buf, AGENT_MS);
-	if (ret && json_object_object_get_ex(ret, "pid", &x))
-		pid = json_object_get_int64(x);
-	json_object_put(ret);
-	close(fd);
-	return pid > 0;
-}
-
-/* query-hotplug-stats' agent counter @key, or -1. */
-static long agent_stat(const char *key)
-{
-	struct json_object *r = NULL, *a, *x;
-	long n = -1;
-
-	if (vmproc_qmp(&v, "query-hotplug-stats", &r, NULL, 0, NULL))
-		return -1;
-	if (json_object_object_get_ex(r, "agent", &a) &&
-	    json_object_object_get_ex(a, key, &x))
-		n = (long)json_object_get_int64(x);
-	json_object_put(r);
-	return n;
-}
-
-/* Waits until the agent answers a guest-ping (after a boot, a restart). */
-static bool agent_wait(int ms)
-{
-	long deadline = lab_now_ms() + ms;
-
-	while (lab_now_ms() < deadline) {
-		int fd = mux_connect(sock);
-		struct json_object *ret =
-			fd < 0 ? NULL
-			       : agent_ask(fd, "{\"execute\":\"guest-ping\"}\n",
-					   5000);
-
-		if (fd >= 0)
-			close(fd);
-		if (ret) {
-			json_object_put(ret);
-			return true;
-		}
-		pause_ms(500);
-	}
-	return false;
-}
-
 /* The guest's /sys/devices/system/cpu/online is @want. */
 static void online_is(const char *want)
 {
 	char online[128];
 
-	CHECK(agent_read("/sys/devices/system/cpu/online", online,
-			 sizeof(online)));
+	CHECK(lab_guest_line(sock, "/sys/devices/system/cpu/online", online,
+			     sizeof(online)));
 	printf("# the guest's /sys/devices/system/cpu/online: %s\n", online);
 	CHECK_STREQ(online, want);
 }
@@ -397,39 +197,17 @@ static bool console_wait(struct vmproc *p, const char *needle, int ms)
 /* hotvm with the image's kernel and initramfs, root on --disk. */
 static int start(void)
 {
-	static char dspec[300], cmdline[300];
-	const char *extra[] = { "--kernel",
-				lab_path_in(linux_dir, "vmlinux"),
-				"--initrd",
-				lab_path_in(image_dir, "initrd.img"),
-				"--memory",
-				"512M",
-				"--disk",
-				dspec,
-				"--agent-socket",
-				sock,
-				"--agent-channel",
-				"virtio",
-				NULL };
-	long t0 = lab_now_ms();
+	char cmdline[300];
 	int ret;
 
-	snprintf(dspec, sizeof(dspec), "path=%s,id=debian", disk);
-	/* "ready: multi-user.target" from the unit ordered after it. */
+	/* DEBIAN_CMDLINE: more for the kernel's command line. */
 	snprintf(cmdline, sizeof(cmdline), "root=/dev/vda console=ttyS0%s%s",
 		 getenv("DEBIAN_CMDLINE") ? " " : "",
 		 getenv("DEBIAN_CMDLINE") ? getenv("DEBIAN_CMDLINE") : "");
-	ret = vmproc_start_ms(&v, "boot=1,max=3", cmdline, extra, BOOT_MS);
-	if (ret) {
-		printf("# did not reach multi-user.target: %s\n",
-		       strerror(-ret));
-		vmproc_console_tail(&v, 60);
-		vmproc_stop(&v);
+	ret = lab_debian_boot(&v, cmdline, sock, "virtio", NULL);
+	if (ret)
 		return ret;
-	}
-	printf("# multi-user.target %ld ms after hotvm started\n",
-	       lab_now_ms() - t0);
-	if (!agent_wait(AGENT_MS)) {
+	if (!lab_agent_wait(sock, AGENT_MS)) {
 		printf("# Debian's qemu-ga never answered\n");
 		vmproc_console_tail(&v, 60);
 		vmproc_stop(&v);
@@ -444,14 +222,11 @@ static int write_synced(const char *file, const char *text)
 	char cmd[256];
 
 	snprintf(cmd, sizeof(cmd), "echo %s > %s && sync %s", text, file, file);
-	return guest_sh(cmd, NULL, 0);
+	return lab_guest_sh(sock, cmd, NULL, 0);
 }
 
 static void test_boot_hotadd(void)
 {
-	struct stat st;
-
-	CHECK(stat(disk, &st) == 0 && S_ISBLK(st.st_mode));
 	if (start()) {
 		CHECK(!"boot");
 		return;
@@ -529,7 +304,7 @@ static void test_reboot(void)
 	CHECK_EQ(write_synced("/root/mark1", mark1), 0);
 	events_drop();
 	t0 = lab_now_ms();
-	CHECK_EQ(guest_sh("systemctl reboot", NULL, 0), 0);
+	CHECK_EQ(lab_guest_sh(sock, "systemctl reboot", NULL, 0), 0);
 	ev = event("RESET", OFF_MS);
 	CHECK(ev != NULL);
 	CHECK(ev && vmproc_flag(ev, "data", "guest"));
@@ -540,7 +315,7 @@ static void test_reboot(void)
 	if (!kernel_again(AGAIN_MS) ||
 	    vmproc_wait_line(&v, "ready: multi-user.target", BOOT_MS, line,
 			     sizeof(line)) ||
-	    !agent_wait(AGENT_MS)) {
+	    !lab_agent_wait(sock, AGENT_MS)) {
 		CHECK(!"booted again");
 		vmproc_console_tail(&v, 60);
 		up = false;
@@ -558,7 +333,7 @@ static void test_reboot(void)
 	CHECK(kill(v.pid, 0) == 0);
 	hotvm_cpus_are(3);
 	online_is("0-2");
-	CHECK(agent_read("/root/mark1", got, sizeof(got)));
+	CHECK(lab_guest_line(sock, "/root/mark1", got, sizeof(got)));
 	CHECK_STREQ(got, mark1);
 }
 
@@ -628,17 +403,19 @@ static void test_sysfs_eject(void)
 	if (!hotadd(1))
 		return;
 	online_is("0-1");
-	CHECK_EQ(guest_sh("readlink -f /sys/devices/system/cpu/cpu1/"
-			  "firmware_node; ls /sys/devices/system/cpu/cpu1/"
-			  "firmware_node/",
-			  out, sizeof(out)),
+	CHECK_EQ(lab_guest_sh(sock,
+			      "readlink -f /sys/devices/system/cpu/cpu1/"
+			      "firmware_node; ls /sys/devices/system/cpu/cpu1/"
+			      "firmware_node/",
+			      out, sizeof(out)),
 		 0);
 	for (char *p = strtok(out, "\n"); p; p = strtok(NULL, "\n"))
 		printf("# guest: %s\n", p);
 	events_drop();
-	CHECK_EQ(guest_sh("echo 1 > /sys/devices/system/cpu/cpu1/"
-			  "firmware_node/eject",
-			  NULL, 0),
+	CHECK_EQ(lab_guest_sh(sock,
+			      "echo 1 > /sys/devices/system/cpu/cpu1/"
+			      "firmware_node/eject",
+			      NULL, 0),
 		 0);
 	ev = event("DEVICE_DELETED", EVENT_MS);
 	CHECK(ev != NULL);
@@ -646,7 +423,8 @@ static void test_sysfs_eject(void)
 	hotvm_cpus_are(1);
 	online_is("0");
 	/* Linux has let it go whole: no cpu1 left in sysfs. */
-	CHECK_EQ(guest_sh("test ! -e /sys/devices/system/cpu/cpu1", NULL, 0),
+	CHECK_EQ(lab_guest_sh(sock, "test ! -e /sys/devices/system/cpu/cpu1",
+			      NULL, 0),
 		 0);
 }
 
@@ -692,12 +470,13 @@ static void test_agent_killed(void)
 		CHECK(!"the VM is up");
 	if (!up)
 		return;
-	CHECK_EQ(guest_sh("systemctl show -P NRestarts qemu-guest-agent", out,
-			  sizeof(out)),
+	CHECK_EQ(lab_guest_sh(sock,
+			      "systemctl show -P NRestarts qemu-guest-agent",
+			      out, sizeof(out)),
 		 0);
 	printf("# qemu-guest-agent NRestarts before: %s", out);
-	closed = agent_stat("port-closed");
-	CHECK(guest_spawn(killer));
+	closed = lab_agent_stat(&v, "port-closed");
+	CHECK(lab_guest_exec(sock, "/bin/sh", killer, false) > 0);
 	/* qemu-ga stopped before the hot-add asks it (the console says). */
 	CHECK(console_wait(&v, "killmid: qemu-ga", AGENT_MS));
 	t0 = lab_now_ms();
@@ -714,20 +493,22 @@ static void test_agent_killed(void)
 	json_object_put(r);
 	CHECK(lab_now_ms() - t0 < KILLED_MS);
 	/* The kill closed the port under a call of the hot-add's. */
-	printf("# port-closed %ld -> %ld\n", closed, agent_stat("port-closed"));
-	CHECK(closed >= 0 && agent_stat("port-closed") > closed);
+	printf("# port-closed %ld -> %ld\n", closed,
+	       lab_agent_stat(&v, "port-closed"));
+	CHECK(closed >= 0 && lab_agent_stat(&v, "port-closed") > closed);
 	/* The killer says so after the kill: the console is read for it. */
 	if (!console_wait(&v, "killed, rx", 10000)) {
 		CHECK(!"the killer's kill on the console");
 		vmproc_console_tail(&v, 40);
 	}
 	/* systemd brought it back: the agent answers, restarted once. */
-	if (!agent_wait(AGENT_MS)) {
+	if (!lab_agent_wait(sock, AGENT_MS)) {
 		CHECK(!"the agent answers again");
 		vmproc_console_tail(&v, 40);
 	}
-	CHECK_EQ(guest_sh("systemctl show -P NRestarts qemu-guest-agent", out,
-			  sizeof(out)),
+	CHECK_EQ(lab_guest_sh(sock,
+			      "systemctl show -P NRestarts qemu-guest-agent",
+			      out, sizeof(out)),
 		 0);
 	printf("# qemu-guest-agent NRestarts after: %s", out);
 	CHECK_EQ(atoi(out), 1);
@@ -754,7 +535,7 @@ static void test_systemctl_poweroff(void)
 	snprintf(mark2, sizeof(mark2), "hotvm-mark2-%ld", (long)getpid());
 	CHECK_EQ(write_synced("/root/mark2", mark2), 0);
 	t0 = lab_now_ms();
-	CHECK_EQ(guest_sh("systemctl poweroff", NULL, 0), 0);
+	CHECK_EQ(lab_guest_sh(sock, "systemctl poweroff", NULL, 0), 0);
 	ret = vmproc_wait_exit(&v, OFF_MS);
 	printf("# hotvm ended (%d) %ld ms after systemctl poweroff\n", ret,
 	       lab_now_ms() - t0);
@@ -782,9 +563,9 @@ static void test_second_run_powerdown(void)
 		CHECK(!"boot");
 		return;
 	}
-	CHECK(agent_read("/root/mark1", got, sizeof(got)));
+	CHECK(lab_guest_line(sock, "/root/mark1", got, sizeof(got)));
 	CHECK_STREQ(got, mark1);
-	CHECK(agent_read("/root/mark2", got, sizeof(got)));
+	CHECK(lab_guest_line(sock, "/root/mark2", got, sizeof(got)));
 	CHECK_STREQ(got, mark2);
 	hotvm_cpus_are(1);
 	online_is("0");
@@ -821,17 +602,8 @@ int main(int argc, char **argv)
 		TEST(test_second_run_powerdown),
 	};
 
-	linux_dir = argc > 1 ? argv[1] : "/lab/linux";
-	image_dir = argc > 2 ? argv[2] : "/lab/debian";
-	disk = getenv("DISK") ? getenv("DISK") : "/dev/vda";
-	if (access(lab_path_in(linux_dir, "vmlinux"), R_OK) ||
-	    access(lab_path_in(image_dir, "initrd.img"), R_OK)) {
-		/* The lab puts them there (tests/lab/debian.sh): not a skip. */
-		printf("Bail out! no vmlinux in %s or initrd.img in %s: run "
-		       "this under tests/lab/debian.sh\n",
-		       linux_dir, image_dir);
+	if (lab_debian_init(argc, argv))
 		return 1;
-	}
 	/* Further arguments: the cases to run (all by default). */
 	if (argc > 3)
 		return check_run_named(cases, sizeof(cases) / sizeof(cases[0]),

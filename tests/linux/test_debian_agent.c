@@ -29,29 +29,10 @@
 #include "lab_linux.h"
 #include "vmproc.h"
 
-#define BOOT_MS 240000
 /* The online step's time beyond its agent calls: 0 without a grace. */
 #define SLACK_MS 500
 
-static const char *linux_dir, *image_dir, *disk;
 static struct vmproc v;
-
-/* query-hotplug-stats' agent.@key, or -1. */
-static long agent_stat(const char *key)
-{
-	struct json_object *r = NULL, *a, *x;
-	long n = -1;
-
-	if (vmproc_qmp(&v, "query-hotplug-stats", &r, NULL, 0, NULL))
-		return -1;
-	if (json_object_object_get_ex(r, "agent", &a) &&
-	    json_object_object_get_ex(a, key, &x))
-		n = json_object_is_type(x, json_type_boolean)
-			    ? json_object_get_boolean(x)
-			    : (long)json_object_get_int64(x);
-	json_object_put(r);
-	return n;
-}
 
 /* The reply's host step @name's time (us), or -1. */
 static long step_us(struct json_object *r, const char *name)
@@ -75,7 +56,8 @@ static long step_us(struct json_object *r, const char *name)
 static void add_at_once(int cpu)
 {
 	struct json_object *r = NULL;
-	long calls0 = agent_stat("call-us"), set0 = agent_stat("set-vcpus-us");
+	long calls0 = lab_agent_stat(&v, "call-us"),
+	     set0 = lab_agent_stat(&v, "set-vcpus-us");
 	long t0 = lab_now_ms(), ms, online, calls, set;
 	char err[256];
 	int ret = vmproc_qmp(&v, "cpu-hotplug", &r, err, sizeof(err),
@@ -89,8 +71,8 @@ static void add_at_once(int cpu)
 	CHECK_EQ(ret, 0);
 	if (!r)
 		return;
-	calls = agent_stat("call-us") - calls0;
-	set = agent_stat("set-vcpus-us") - set0;
+	calls = lab_agent_stat(&v, "call-us") - calls0;
+	set = lab_agent_stat(&v, "set-vcpus-us") - set0;
 	online = step_us(r, "online");
 	printf("# cpu %d: %ld ms, onlined by %s; step online %ld us, agent "
 	       "calls %ld us (guest-set-vcpus %ld us)\n",
@@ -106,7 +88,7 @@ static void add_at_once(int cpu)
 static void remove_own(int cpu)
 {
 	struct json_object *r = NULL;
-	long set0 = agent_stat("set-vcpus-us"), t0 = lab_now_ms();
+	long set0 = lab_agent_stat(&v, "set-vcpus-us"), t0 = lab_now_ms();
 	char err[256];
 	int ret = vmproc_qmp(&v, "cpu-hotplug", &r, err, sizeof(err),
 			     "{\"cpu\": %d, \"state\": \"offline\"}", cpu);
@@ -118,48 +100,26 @@ static void remove_own(int cpu)
 	       lab_now_ms() - t0, r ? vmproc_str(r, "offlined-by", NULL) : "-");
 	if (r)
 		CHECK_STREQ(vmproc_str(r, "offlined-by", NULL), "guest");
-	CHECK_EQ(agent_stat("set-vcpus-us"), set0);
+	CHECK_EQ(lab_agent_stat(&v, "set-vcpus-us"), set0);
 	json_object_put(r);
 }
 
 static void test_online_at_once(void)
 {
-	char dspec[300];
-	const char *extra[] = { "--kernel",
-				lab_path_in(linux_dir, "vmlinux"),
-				"--initrd",
-				lab_path_in(image_dir, "initrd.img"),
-				"--memory",
-				"512M",
-				"--disk",
-				dspec,
-				"--agent-socket",
-				"/tmp/hotvm-debian-agent.sock",
-				"--agent-channel",
-				"virtio",
-				"--agent-trace",
-				"off",
-				NULL };
-	long t0 = lab_now_ms(), end;
-	int ret;
+	const char *more[] = { "--agent-trace", "off", NULL };
+	long end;
 
-	snprintf(dspec, sizeof(dspec), "path=%s,id=debian", disk);
-	ret = vmproc_start_ms(&v, "boot=1,max=3", "root=/dev/vda console=ttyS0",
-			      extra, BOOT_MS);
-	if (ret) {
-		printf("# did not reach multi-user.target\n");
+	if (lab_debian_boot(&v, NULL, "/tmp/hotvm-debian-agent.sock", "virtio",
+			    more)) {
 		CHECK(!"boot");
-		vmproc_console_tail(&v, 60);
-		vmproc_stop(&v);
 		return;
 	}
-	printf("# multi-user.target in %ld ms\n", lab_now_ms() - t0);
 	/* Debian's unit starts qemu-ga once its port is there: it answers. */
 	end = lab_now_ms() + 60000;
-	while (agent_stat("answers") != 1 && lab_now_ms() < end)
+	while (lab_agent_stat(&v, "answers") != 1 && lab_now_ms() < end)
 		usleep(200000);
-	printf("# the agent answers: %ld, %ld calls\n", agent_stat("answers"),
-	       agent_stat("calls"));
+	printf("# the agent answers: %ld, %ld calls\n",
+	       lab_agent_stat(&v, "answers"), lab_agent_stat(&v, "calls"));
 	add_at_once(1);
 	add_at_once(2);
 	remove_own(2);
@@ -174,16 +134,7 @@ int main(int argc, char **argv)
 		TEST(test_online_at_once),
 	};
 
-	linux_dir = argc > 1 ? argv[1] : "/lab/linux";
-	image_dir = argc > 2 ? argv[2] : "/lab/debian";
-	disk = getenv("DISK") ? getenv("DISK") : "/dev/vda";
-	if (access(lab_path_in(linux_dir, "vmlinux"), R_OK) ||
-	    access(lab_path_in(image_dir, "initrd.img"), R_OK)) {
-		/* The lab puts them there (tests/lab/debian.sh): not a skip. */
-		printf("Bail out! no vmlinux in %s or initrd.img in %s: run "
-		       "this under tests/lab/debian.sh\n",
-		       linux_dir, image_dir);
+	if (lab_debian_init(argc, argv))
 		return 1;
-	}
 	return check_run(cases, sizeof(cases) / sizeof(cases[0]));
 }

@@ -34,7 +34,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
-#include <sys/stat.h>
 #include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
@@ -43,162 +42,13 @@
 
 #include "check.h"
 #include "lab_linux.h"
-#include "mux_client.h"
 #include "vmproc.h"
 
-#define BOOT_MS	  240000
-#define AGENT_MS  60000
 #define IO_MS	  60000
 #define VPATH	  "/tmp/hotvm-debian-vsock.sock"
 #define ASOCK	  "/tmp/hotvm-debian-vsock-agent.sock"
 #define SEQ_N	  20000	 /* `seq 1 20000`: 108894 bytes */
 #define HOST_SEND 100000 /* bytes a host client sends and gets back */
-
-static const char *linux_dir, *image_dir, *disk;
-
-/* Base64 (RFC 4648) @in decoded into @out, NUL-terminated; its length. */
-
-/* One agent command through hotvm's agent socket: its "return", or NULL. */
-static struct json_object *agent(const char *cmd, struct json_object *args)
-{
-	struct json_object *req = json_object_new_object(), *r, *ret = NULL;
-	char line[4096];
-	int fd = mux_connect(ASOCK);
-
-	json_object_object_add(req, "execute", json_object_new_string(cmd));
-	if (args)
-		json_object_object_add(req, "arguments", args);
-	snprintf(line, sizeof(line), "%s\n",
-		 json_object_to_json_string_ext(req, JSON_C_TO_STRING_PLAIN));
-	json_object_put(req);
-	if (fd < 0)
-		return NULL;
-	r = mux_ask(fd, line, AGENT_MS, NULL);
-	close(fd);
-	if (r && json_object_object_get_ex(r, "return", &ret))
-		json_object_get(ret);
-	else
-		ret = NULL;
-	json_object_put(r);
-	return ret;
-}
-
-/* Waits (up to AGENT_MS) until the guest's agent answers guest-ping. */
-static bool agent_up(void)
-{
-	long end = lab_now_ms() + AGENT_MS;
-
-	while (lab_now_ms() < end) {
-		struct json_object *r = agent("guest-ping", NULL);
-
-		if (r) {
-			json_object_put(r);
-			return true;
-		}
-	}
-	return false;
-}
-
-/* `sh -c @cmd` in the guest (guest-exec): its pid, or -1. */
-static long guest_sh(const char *cmd)
-{
-	struct json_object *a = json_object_new_object(), *argv, *r, *pid;
-	long p = -1;
-
-	argv = json_object_new_array();
-	json_object_array_add(argv, json_object_new_string("-c"));
-	json_object_array_add(argv, json_object_new_string(cmd));
-	json_object_object_add(a, "path", json_object_new_string("/bin/sh"));
-	json_object_object_add(a, "arg", argv);
-	json_object_object_add(a, "capture-output", json_object_new_boolean(1));
-	r = agent("guest-exec", a);
-	if (r && json_object_object_get_ex(r, "pid", &pid))
-		p = json_object_get_int64(pid);
-	json_object_put(r);
-	return p;
-}
-
-/*
- * The exit code of guest-exec's @pid (its stdout in @out), polling
- * guest-exec-status (the agent has no event for it) until @timeout_ms;
- * -1 if it did not end.
- */
-static int guest_wait(long pid, char *out, size_t size, int timeout_ms)
-{
-	long end = lab_now_ms() + timeout_ms;
-
-	out[0] = 0;
-	while (lab_now_ms() < end) {
-		struct json_object *a = json_object_new_object(), *r, *x;
-		int code = -1;
-		bool done = false;
-
-		json_object_object_add(a, "pid", json_object_new_int64(pid));
-		r = agent("guest-exec-status", a);
-		if (r && json_object_object_get_ex(r, "exited", &x) &&
-		    json_object_get_boolean(x)) {
-			done = true;
-			if (json_object_object_get_ex(r, "exitcode", &x))
-				code = json_object_get_int(x);
-			if (json_object_object_get_ex(r, "out-data", &x))
-				lab_unbase64(json_object_get_string(x), out,
-					     size);
-		}
-		json_object_put(r);
-		if (done)
-			return code;
-		poll(NULL, 0, 200);
-	}
-	return -1;
-}
-
-/* The guest's file @file, first line, through the agent (guest-exec). */
-static bool guest_line(const char *file, char *out, size_t size)
-{
-	char cmd[256];
-	long pid;
-
-	snprintf(cmd, sizeof(cmd), "cat %s", file);
-	pid = guest_sh(cmd);
-	if (pid < 0 || guest_wait(pid, out, size, AGENT_MS))
-		return false;
-	out[strcspn(out, "\n")] = 0;
-	return true;
-}
-
-/* Boots the image with @channel's agent; 0 once multi-user.target. */
-static int boot(struct vmproc *v, const char *channel, const char *cmdline,
-		const char *const *more)
-{
-	static char dspec[300];
-	const char *extra[24] = {
-		"--kernel",	   lab_path_in(linux_dir, "vmlinux"),
-		"--initrd",	   lab_path_in(image_dir, "initrd.img"),
-		"--memory",	   "512M",
-		"--disk",	   dspec,
-		"--agent-socket",  ASOCK,
-		"--agent-channel", channel,
-	};
-	size_t n = 12;
-	long t0 = lab_now_ms();
-	int ret;
-
-	snprintf(dspec, sizeof(dspec), "path=%s,id=debian", disk);
-	for (; more && *more && n < 23; more++)
-		extra[n++] = *more;
-	extra[n] = NULL;
-	ret = vmproc_start_ms(v, "boot=1,max=3", cmdline, extra, BOOT_MS);
-	if (ret) {
-		printf("# %s: did not reach multi-user.target: %s\n", channel,
-		       strerror(-ret));
-		vmproc_console_tail(v, 60);
-		vmproc_stop(v);
-		return ret;
-	}
-	printf("# %s: multi-user.target %ld ms after hotvm started\n", channel,
-	       lab_now_ms() - t0);
-	return 0;
-}
 
 /* cpu-hotplug @cpu with @wait: its time, and who onlined it in @by. */
 static long hotadd(struct vmproc *v, int cpu, const char *wait, char *by,
@@ -277,9 +127,11 @@ static void guest_to_host(void)
 	snprintf(p5000, sizeof(p5000), "%s_5000", VPATH);
 	l = listen_unix(p5000);
 	CHECK(l >= 0);
-	pid = guest_sh("seq 1 20000 | socat -t 30 - VSOCK-CONNECT:2:5000 "
-		       ">/tmp/back; seq 1 20000 | cmp - /tmp/back && "
-		       "echo same $(wc -c </tmp/back)");
+	pid = lab_guest_exec(ASOCK, "/bin/sh",
+			     "seq 1 20000 | socat -t 30 - VSOCK-CONNECT:2:5000 "
+			     ">/tmp/back; seq 1 20000 | cmp - /tmp/back && "
+			     "echo same $(wc -c </tmp/back)",
+			     true);
 	CHECK(pid >= 0);
 	if (l >= 0 && pid >= 0) {
 		struct pollfd p = { .fd = l, .events = POLLIN };
@@ -302,7 +154,9 @@ static void guest_to_host(void)
 	CHECK(!memcmp(got, want, wn));
 	if (c >= 0)
 		close(c);
-	CHECK_EQ(pid >= 0 ? guest_wait(pid, out, sizeof(out), IO_MS) : -1, 0);
+	CHECK_EQ(pid >= 0 ? lab_guest_wait(ASOCK, pid, out, sizeof(out), IO_MS)
+			  : -1,
+		 0);
 	printf("# the guest: %s", out);
 	snprintf(got, sizeof(got), "same %zu\n", wn);
 	CHECK_STREQ(out, got);
@@ -342,7 +196,10 @@ static void host_to_guest(void)
 	static char send_buf[HOST_SEND], got[HOST_SEND + 1];
 	char ok[64];
 	size_t sent = 0, gn = 0;
-	long pid = guest_sh("socat -t 30 VSOCK-LISTEN:6000 EXEC:cat"), end;
+	long pid = lab_guest_exec(ASOCK, "/bin/sh",
+				  "socat -t 30 VSOCK-LISTEN:6000 EXEC:cat",
+				  true),
+	     end;
 	int fd = -1;
 
 	CHECK(pid >= 0);
@@ -403,17 +260,17 @@ static void test_vsock(void)
 	struct vmproc v;
 	long t;
 
-	if (boot(&v, "vsock", "root=/dev/vda console=ttyS0 hotvm.agent=vsock",
-		 more)) {
+	if (lab_debian_boot(&v, "root=/dev/vda console=ttyS0 hotvm.agent=vsock",
+			    ASOCK, "vsock", more)) {
 		CHECK(!"boot");
 		return;
 	}
-	CHECK(agent_up());
+	CHECK(lab_agent_wait(ASOCK, LAB_AGENT_MS));
 	t = hotadd(&v, 1, "started", by, sizeof(by));
 	printf("# cpu-hotplug 1 over vsock, onlined by %s: %ld ms\n", by, t);
 	CHECK_STREQ(by, "agent");
-	CHECK(guest_line("/sys/devices/system/cpu/online", online,
-			 sizeof(online)));
+	CHECK(lab_guest_line(ASOCK, "/sys/devices/system/cpu/online", online,
+			     sizeof(online)));
 	printf("# the guest's /sys/devices/system/cpu/online: %s\n", online);
 	CHECK_STREQ(online, "0-1");
 	guest_to_host();
@@ -428,24 +285,6 @@ static int cmp_long(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-/* query-hotplug-stats' agent call-us and set-vcpus-us (0 if absent). */
-static void agent_us(struct vmproc *v, long *call, long *setv)
-{
-	struct json_object *r = NULL, *a, *x;
-	char err[256];
-
-	*call = *setv = 0;
-	if (vmproc_qmp(v, "query-hotplug-stats", &r, err, sizeof(err), NULL))
-		printf("# query-hotplug-stats: %s\n", err);
-	if (r && json_object_object_get_ex(r, "agent", &a)) {
-		if (json_object_object_get_ex(a, "call-us", &x))
-			*call = (long)json_object_get_int64(x);
-		if (json_object_object_get_ex(a, "set-vcpus-us", &x))
-			*setv = (long)json_object_get_int64(x);
-	}
-	json_object_put(r);
-}
-
 /* One channel's boot: the hot-adds and the agent's round trip. */
 static void bench_one(const char *channel, const char *cmdline,
 		      const char *const *more)
@@ -454,19 +293,22 @@ static void bench_one(const char *channel, const char *cmdline,
 	long ack, started, rt[10], c0, s0, c1, s1;
 	struct vmproc v;
 
-	if (boot(&v, channel, cmdline, more)) {
+	if (lab_debian_boot(&v, cmdline, ASOCK, channel, more)) {
 		CHECK(!"boot");
 		return;
 	}
-	CHECK(agent_up());
+	CHECK(lab_agent_wait(ASOCK, LAB_AGENT_MS));
 	ack = hotadd(&v, 1, "acknowledged", by1, sizeof(by1));
-	agent_us(&v, &c0, &s0);
+	c0 = lab_agent_stat(&v, "call-us");
+	s0 = lab_agent_stat(&v, "set-vcpus-us");
 	started = hotadd(&v, 2, "started", by2, sizeof(by2));
-	agent_us(&v, &c1, &s1);
+	c1 = lab_agent_stat(&v, "call-us");
+	s1 = lab_agent_stat(&v, "set-vcpus-us");
 	CHECK_STREQ(by2, "agent");
 	for (int i = 0; i < 10; i++) {
 		long t0 = lab_now_ms();
-		struct json_object *r = agent("guest-get-vcpus", NULL);
+		struct json_object *r =
+			lab_agent(ASOCK, "guest-get-vcpus", NULL);
 
 		CHECK(r != NULL);
 		json_object_put(r);
@@ -503,20 +345,9 @@ int main(int argc, char **argv)
 		TEST(test_vsock),
 		TEST(bench_agent_channels),
 	};
-	struct stat st;
 
-	linux_dir = argc > 1 ? argv[1] : "/lab/linux";
-	image_dir = argc > 2 ? argv[2] : "/lab/debian";
-	disk = getenv("DISK") ? getenv("DISK") : "/dev/vda";
-	if (access(lab_path_in(linux_dir, "vmlinux"), R_OK) ||
-	    access(lab_path_in(image_dir, "initrd.img"), R_OK) ||
-	    stat(disk, &st) || !S_ISBLK(st.st_mode)) {
-		/* The lab puts them there (tests/lab/debian.sh): not a skip. */
-		printf("Bail out! no vmlinux in %s, initrd.img in %s or block "
-		       "device %s: run this under tests/lab/debian.sh\n",
-		       linux_dir, image_dir, disk);
+	if (lab_debian_init(argc, argv))
 		return 1;
-	}
 	/* By default the test; the benchmark only by name. */
 	if (argc > 3)
 		return check_run_named(cases, 2, argv + 3, argc - 3);

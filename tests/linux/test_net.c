@@ -44,11 +44,9 @@
 
 #include "check.h"
 #include "lab_linux.h"
-#include "mux_client.h"
 #include "vmproc.h"
 
 #define BOOT_MS	 240000
-#define AGENT_MS 60000
 #define XFER_MS	 240000
 #define TAP	 "hvtap0"
 #define BRIDGE	 "hvbr0"
@@ -58,110 +56,15 @@
 #define BLOCK	 (1 << 20)
 #define SOCK	 "/tmp/hotvm-net-agent.sock"
 
-static const char *linux_dir, *image_dir, *disk;
 static uint8_t blob[BLOCK]; /* what the lab streams to the guest */
 
-/* Base64 (RFC 4648) @in decoded into @out, NUL-terminated; its length. */
-
-/* One agent call on a fresh connection: the reply, or NULL. */
-static struct json_object *agent(struct json_object *req)
-{
-	char line[8192];
-	struct json_object *r;
-	int fd = mux_connect(SOCK);
-
-	snprintf(line, sizeof(line), "%s\n",
-		 json_object_to_json_string_ext(req, JSON_C_TO_STRING_PLAIN));
-	json_object_put(req);
-	if (fd < 0)
-		return NULL;
-	r = mux_ask(fd, line, AGENT_MS, NULL);
-	close(fd);
-	return r;
-}
-
-/* Starts @script under bash in the guest (guest-exec): its pid, or -1. */
-static long guest_spawn(const char *script)
-{
-	struct json_object *req = json_object_new_object(), *a, *args, *r, *ret,
-			   *pid;
-	long p = -1;
-
-	a = json_object_new_object();
-	args = json_object_new_array();
-	json_object_array_add(args, json_object_new_string("-c"));
-	json_object_array_add(args, json_object_new_string(script));
-	json_object_object_add(a, "path", json_object_new_string("/bin/bash"));
-	json_object_object_add(a, "arg", args);
-	json_object_object_add(a, "capture-output",
-			       json_object_new_boolean(true));
-	json_object_object_add(req, "execute",
-			       json_object_new_string("guest-exec"));
-	json_object_object_add(req, "arguments", a);
-	r = agent(req);
-	if (r && json_object_object_get_ex(r, "return", &ret) &&
-	    json_object_object_get_ex(ret, "pid", &pid))
-		p = json_object_get_int64(pid);
-	else
-		printf("# guest-exec: %s\n",
-		       r ? json_object_to_json_string(r) : "no reply");
-	json_object_put(r);
-	return p;
-}
-
-/*
- * Waits for guest process @pid: its exit code (-1: none within
- * @timeout_ms), its standard output in @out.  The agent says when it has
- * exited only when asked: asked every 200 ms.
- */
-static int guest_wait(long pid, char *out, size_t size, int timeout_ms)
-{
-	long end = lab_now_ms() + timeout_ms;
-
-	out[0] = 0;
-	while (lab_now_ms() < end) {
-		struct json_object *req = json_object_new_object(), *a, *r,
-				   *ret, *v;
-		int code = -1;
-		bool done = false;
-
-		a = json_object_new_object();
-		json_object_object_add(a, "pid", json_object_new_int64(pid));
-		json_object_object_add(
-			req, "execute",
-			json_object_new_string("guest-exec-status"));
-		json_object_object_add(req, "arguments", a);
-		r = agent(req);
-		if (r && json_object_object_get_ex(r, "return", &ret) &&
-		    json_object_object_get_ex(ret, "exited", &v) &&
-		    json_object_get_boolean(v)) {
-			done = true;
-			if (json_object_object_get_ex(ret, "exitcode", &v))
-				code = json_object_get_int(v);
-			if (json_object_object_get_ex(ret, "out-data", &v))
-				lab_unbase64(json_object_get_string(v), out,
-					     size);
-			if (json_object_object_get_ex(ret, "err-data", &v)) {
-				char err[512];
-
-				lab_unbase64(json_object_get_string(v), err,
-					     sizeof(err));
-				printf("# guest stderr: %s\n", err);
-			}
-		}
-		json_object_put(r);
-		if (done)
-			return code;
-		usleep(200000);
-	}
-	return -1;
-}
-
+/* bash -c @script in the guest to its end: its exit code, its output. */
 static int guest_sh(const char *script, char *out, size_t size)
 {
-	long pid = guest_spawn(script);
+	long pid = lab_guest_exec(SOCK, "/bin/bash", script, true);
 
-	return pid < 0 ? -1 : guest_wait(pid, out, size, AGENT_MS);
+	return pid < 0 ? -1
+		       : lab_guest_wait(SOCK, pid, out, size, LAB_AGENT_MS);
 }
 
 /* The lab's shell: 0 when @cmd succeeded. */
@@ -339,7 +242,7 @@ static bool streams_start(struct streams *s, long *pid)
 		return false;
 	pthread_create(&s->down_t, NULL, down_thread, s);
 	pthread_create(&s->up_t, NULL, up_thread, s);
-	*pid = guest_spawn(guest_streams);
+	*pid = lab_guest_exec(SOCK, "/bin/bash", guest_streams, true);
 	return *pid >= 0;
 }
 
@@ -368,7 +271,7 @@ static void streams_check(struct streams *s, long pid, long t0)
 
 	CHECK_EQ(guest_sh("touch /tmp/net-stop", dummy, sizeof(dummy)), 0);
 	atomic_store(&s->stop, true);
-	code = guest_wait(pid, out, sizeof(out), XFER_MS);
+	code = lab_guest_wait(SOCK, pid, out, sizeof(out), XFER_MS);
 	pthread_join(s->down_t, NULL);
 	pthread_join(s->up_t, NULL);
 	close(s->down_l);
@@ -477,7 +380,7 @@ static int root_tap(const char *name)
 	return ret;
 }
 
-static char dspec[300], nspec[64];
+static char nspec[64];
 
 /* The tap and its bridge, as README says (busybox's words), once. */
 static void lab_net(void)
@@ -494,48 +397,19 @@ static void lab_net(void)
 		    " up && ip link set " BRIDGE " up && ip addr add " HOST_IP
 		    "/24 dev " BRIDGE),
 		 0);
-	snprintf(dspec, sizeof(dspec), "path=%s,id=debian", disk);
 	snprintf(nspec, sizeof(nspec), "tap=%s,mac=%s", TAP, MAC);
 }
 
 /* The image on hotvm, with --net when @net, to multi-user.target. */
 static bool boot(struct vmproc *v, bool net)
 {
-	const char *extra[] = { "--kernel",
-				lab_path_in(linux_dir, "vmlinux"),
-				"--initrd",
-				lab_path_in(image_dir, "initrd.img"),
-				"--memory",
-				"512M",
-				"--disk",
-				dspec,
-				"--agent-socket",
-				SOCK,
-				"--agent-channel",
-				"virtio",
-				"--net",
-				nspec,
-				NULL };
-	struct stat st;
-	long t0 = lab_now_ms();
-	int ret;
+	const char *more[] = { "--net", nspec, NULL };
 
 	lab_net();
-	CHECK(stat(disk, &st) == 0 && S_ISBLK(st.st_mode));
-	if (!net)
-		extra[12] = NULL;
-	ret = vmproc_start_ms(v, "boot=1,max=3", "root=/dev/vda console=ttyS0",
-			      extra, BOOT_MS);
-	if (ret) {
-		printf("# did not reach multi-user.target: %s\n",
-		       strerror(-ret));
+	if (lab_debian_boot(v, NULL, SOCK, "virtio", net ? more : NULL)) {
 		CHECK(!"boot");
-		vmproc_console_tail(v, 60);
-		vmproc_stop(v);
 		return false;
 	}
-	printf("# multi-user.target %ld ms after hotvm started\n",
-	       lab_now_ms() - t0);
 	return true;
 }
 
@@ -690,16 +564,8 @@ int main(int argc, char **argv)
 		TEST(test_reset_no_net),
 	};
 
-	linux_dir = argc > 1 ? argv[1] : "/lab/linux";
-	image_dir = argc > 2 ? argv[2] : "/lab/debian";
-	disk = getenv("DISK") ? getenv("DISK") : "/dev/vda";
-	if (access(lab_path_in(linux_dir, "vmlinux"), R_OK) ||
-	    access(lab_path_in(image_dir, "initrd.img"), R_OK)) {
-		printf("Bail out! no vmlinux in %s or initrd.img in %s: run "
-		       "this under tests/lab/debian.sh\n",
-		       linux_dir, image_dir);
+	if (lab_debian_init(argc, argv))
 		return 1;
-	}
 	return check_run_named(cases, sizeof(cases) / sizeof(cases[0]),
 			       argv + 3, argc > 3 ? argc - 3 : 0);
 }
