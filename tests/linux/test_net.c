@@ -63,6 +63,7 @@ static int guest_sh(const char *script, char *out, size_t size)
 {
 	long pid = lab_guest_exec(SOCK, "/bin/bash", script, true);
 
+	out[0] = 0;
 	return pid < 0 ? -1
 		       : lab_guest_wait(SOCK, pid, out, size, LAB_AGENT_MS);
 }
@@ -408,6 +409,14 @@ static bool boot(struct vmproc *v, bool net)
 	lab_net();
 	if (lab_debian_boot(v, NULL, SOCK, "virtio", net ? more : NULL)) {
 		CHECK(!"boot");
+		return false;
+	}
+	/* multi-user.target may come before Debian's qemu-ga answers. */
+	if (!lab_agent_wait(SOCK, LAB_AGENT_MS)) {
+		printf("# Debian's qemu-ga never answered\n");
+		CHECK(!"the agent");
+		vmproc_console_tail(v, 60);
+		vmproc_stop(v);
 		return false;
 	}
 	return true;
