@@ -1,9 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The queries: QEMU's query-hotpluggable-cpus, query-cpus-fast and
- * query-status with QEMU's shapes, and hotvm's query-cpuhp (both state
- * tables and where each vCPU is in them) and query-hotplug-stats.  Their
- * replies' members are declared in qmp_cmds_table.c.  They run on the
+ * The queries: QEMU's with QEMU's shapes, and hotvm's own (query-cpuhp,
+ * both state tables and where each vCPU is in them, and the like).  Each
+ * is named, with its reply's members, by its row in qmp_cmds_table.c.  They run on the
  * query thread (query-status on the I/O thread) while an operation may
  * run, and change nothing but the QOM paths they hand out.
  */

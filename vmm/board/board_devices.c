@@ -2,8 +2,9 @@
 /*
  * hotvm's machine, device by device (board_devices.h).  The order is the
  * DSDT's: the processor container first, the power button last.  Addresses
- * and interrupts are the VMM-guest contract's (hotvm/abi.h, hotvm/regs.h;
- * docs/design.md §6.1).
+ * and interrupts the tiny guest must find are the VMM-guest contract's
+ * (hotvm/abi.h, hotvm/regs.h; docs/design.md §6.1); a device Linux finds
+ * only through the DSDT may keep its own in its row.
  */
 #include "acpi_pm.h"
 #include "board.h"
