@@ -23,9 +23,13 @@
 #               (hotvm) and on COM2 (hotvm-com2), with and without the
 #               guest-set-vcpus call (inside which Linux brings the CPU up)
 # hotvm runs with --agent and --agent-trace TRACE (default: hotvm's own
-# default).  Prints medians and hotvm/QEMU ratios.  A benchmark, not a test.
+# default).  -p PHASES: fio and/or hotplug (the hot-add, removal and the
+# agent's share), both by default; the boot always.  -V VMMS: which of
+# hotvm,hotvm-com2,qemu (all by default).  Prints medians and hotvm/QEMU
+# ratios.  A benchmark, not a test.
 #
-#   tools/bench debian [-r REPS] [-c CPUS] [-s MB] [-t RUNTIME] [-T on|off] [-b BUILD]
+#   tools/bench debian [-r REPS] [-c CPUS] [-s MB] [-t RUNTIME] [-T on|off]
+#                      [-p fio,hotplug] [-V hotvm,hotvm-com2,qemu] [-b BUILD]
 # About 12 minutes with the defaults (-r 2 -c 3 -s 256 -t 6); builds the
 # image the first time (tools/debian-image.sh, a few minutes, root).
 set -eu
@@ -36,18 +40,22 @@ cpus=3
 mb=256
 runtime=6
 trace=
+phases=fio,hotplug
+vmms=hotvm,hotvm-com2,qemu
 build=$top/build
-case ${1:-} in -h | --help) sed -n '2,30p' "$0"; exit 0 ;; esac
-while getopts r:c:s:t:T:b:h opt; do
+case ${1:-} in -h | --help) sed -n '2,34p' "$0"; exit 0 ;; esac
+while getopts r:c:s:t:T:p:V:b:h opt; do
 	case $opt in
 	r) reps=$OPTARG ;;
 	c) cpus=$OPTARG ;;
 	s) mb=$OPTARG ;;
 	t) runtime=$OPTARG ;;
 	T) trace="--trace $OPTARG" ;;
+	p) phases=$OPTARG ;;
+	V) vmms=$OPTARG ;;
 	b) build=$OPTARG ;;
-	h) sed -n '2,30p' "$0"; exit 0 ;;
-	*) sed -n '2,30p' "$0" >&2; exit 2 ;;
+	h) sed -n '2,34p' "$0"; exit 0 ;;
+	*) sed -n '2,34p' "$0" >&2; exit 2 ;;
 	esac
 done
 ninja -C "$build" vmm/hotvm >/dev/null
@@ -57,7 +65,7 @@ log=$build/bench-debian.log
 	--timeout $((300 + reps * 3 * 300)) --hotvm "$build/vmm/hotvm" \
 	--add "$top/tools/lab/bench-debian.py:/lab/bench-debian.py" \
 	--add "$top/tools/hotvm_qmp.py:/lab/hotvm_qmp.py" \
-	--run "mkdir -p /tmp && python3 /lab/bench-debian.py --reps $reps --cpus $cpus --fio-mb $mb --runtime $runtime $trace" |
+	--run "mkdir -p /tmp && python3 /lab/bench-debian.py --reps $reps --cpus $cpus --fio-mb $mb --runtime $runtime --phases $phases --vmms $vmms $trace" |
 	tee "$log" | grep -E '^(BENCH|  \|)' >&2 || true
 grep '^BENCH ' "$log" | python3 -c '
 import statistics, sys

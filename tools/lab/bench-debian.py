@@ -37,6 +37,10 @@ qemu-ga unit).  A benchmark, not a test: it never judges a figure.
 
   bench-debian.py [--reps N] [--cpus N] [--fio-mb MB] [--runtime S]
                   [--vmms hotvm,hotvm-com2,qemu] [--trace on|off|default]
+                  [--phases fio,hotplug]
+
+--phases: which of fio and the hot-add/removal run (both by default); the
+boot is always measured.
 """
 import argparse
 import json
@@ -350,12 +354,12 @@ def one(vmm, rep, args):
         q = Qmp(d + '/qmp')
         agent = Agent(d + '/qga')
         agent.connect(120000)
-        if vmm != 'hotvm-com2':
+        if vmm != 'hotvm-com2' and 'fio' in args.phases:
             fio(vmm, agent, args.runtime, q)
-        free = slots(q)
-        for k in range(2, args.cpus + 1):
+        free = slots(q) if 'hotplug' in args.phases else []
+        for k in range(2, len(free) and args.cpus + 1):
             hot_add(vmm, q, agent, free[k - 2], k)
-        for k in range(args.cpus, 1, -1):
+        for k in range(len(free) and args.cpus, 1, -1):
             hot_remove(vmm, q, k)
         q.send('quit')
         p.wait(30)
@@ -381,15 +385,19 @@ def main():
     ap.add_argument('--runtime', type=int, default=6)
     ap.add_argument('--vmms', default='hotvm,hotvm-com2,qemu')
     ap.add_argument('--trace', default='default')
+    ap.add_argument('--phases', default='fio,hotplug')
     args = ap.parse_args()
+    args.phases = args.phases.split(',')
     global TRACE
     TRACE = args.trace
     vmms = args.vmms.split(',')
-    print('BENCH-INFO %s; reps=%d cpus=%d fio %d MiB %d s; --agent-trace %s'
+    print('BENCH-INFO %s; reps=%d cpus=%d fio %d MiB %d s; --agent-trace %s;'
+          ' phases %s; vmms %s'
           % (subprocess.run(['qemu-system-x86_64', '--version'],
                             capture_output=True, text=True).stdout
              .splitlines()[0], args.reps, args.cpus, args.fio_mb,
-             args.runtime, args.trace), flush=True)
+             args.runtime, args.trace, ','.join(args.phases), args.vmms),
+          flush=True)
     failed = 0
     for rep in range(1, args.reps + 1):
         for vmm in (vmms if rep % 2 else vmms[::-1]):
