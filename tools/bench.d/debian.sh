@@ -25,11 +25,14 @@
 # hotvm runs with --agent and --agent-trace TRACE (default: hotvm's own
 # default).  -p PHASES: fio and/or hotplug (the hot-add, removal and the
 # agent's share), both by default; the boot always.  -V VMMS: which of
-# hotvm,hotvm-com2,qemu (all by default).  Prints medians and hotvm/QEMU
-# ratios.  A benchmark, not a test.
+# hotvm,hotvm-com2,qemu (all by default).  -B OLD: an older build's hotvm
+# too, as "hotvm-old" (virtio-console, like hotvm), in the same lab run:
+# before/after figures.  Prints medians and hotvm/QEMU ratios.  A
+# benchmark, not a test.
 #
 #   tools/bench debian [-r REPS] [-c CPUS] [-s MB] [-t RUNTIME] [-T on|off]
-#                      [-p fio,hotplug] [-V hotvm,hotvm-com2,qemu] [-b BUILD]
+#                      [-p fio,hotplug] [-V hotvm,hotvm-com2,qemu] [-B OLD]
+#                      [-b BUILD]
 # About 12 minutes with the defaults (-r 2 -c 3 -s 256 -t 6); builds the
 # image the first time (tools/debian-image.sh, a few minutes, root).
 set -eu
@@ -42,9 +45,10 @@ runtime=6
 trace=
 phases=fio,hotplug
 vmms=hotvm,hotvm-com2,qemu
+old=
 build=$top/build
-case ${1:-} in -h | --help) sed -n '2,34p' "$0"; exit 0 ;; esac
-while getopts r:c:s:t:T:p:V:b:h opt; do
+case ${1:-} in -h | --help) sed -n '2,37p' "$0"; exit 0 ;; esac
+while getopts r:c:s:t:T:p:V:B:b:h opt; do
 	case $opt in
 	r) reps=$OPTARG ;;
 	c) cpus=$OPTARG ;;
@@ -53,17 +57,23 @@ while getopts r:c:s:t:T:p:V:b:h opt; do
 	T) trace="--trace $OPTARG" ;;
 	p) phases=$OPTARG ;;
 	V) vmms=$OPTARG ;;
+	B) old=$(cd "$OPTARG" && pwd) ;;
 	b) build=$OPTARG ;;
-	h) sed -n '2,34p' "$0"; exit 0 ;;
-	*) sed -n '2,34p' "$0" >&2; exit 2 ;;
+	h) sed -n '2,37p' "$0"; exit 0 ;;
+	*) sed -n '2,37p' "$0" >&2; exit 2 ;;
 	esac
 done
 ninja -C "$build" vmm/hotvm >/dev/null
 log=$build/bench-debian.log
+add=
+if [ -n "$old" ]; then
+	add="--add $old/vmm/hotvm:/bin/hotvm-old"
+	vmms=hotvm-old,$vmms
+fi
 "$top/tests/lab/debian.sh" "$build/lab-cache" "$top/tools/lab/lab.sh" --smp 1 \
 	--linux-guest --with-qemu --with-python --silence 120 --retries 1 \
 	--timeout $((300 + reps * 3 * 300)) --hotvm "$build/vmm/hotvm" \
-	--add "$top/tools/lab/bench-debian.py:/lab/bench-debian.py" \
+	--add "$top/tools/lab/bench-debian.py:/lab/bench-debian.py" $add \
 	--add "$top/tools/hotvm_qmp.py:/lab/hotvm_qmp.py" \
 	--run "mkdir -p /tmp && python3 /lab/bench-debian.py --reps $reps --cpus $cpus --fio-mb $mb --runtime $runtime --phases $phases --vmms $vmms $trace" |
 	tee "$log" | grep -E '^(BENCH|  \|)' >&2 || true
@@ -71,6 +81,7 @@ grep '^BENCH ' "$log" | python3 -c '
 import statistics, sys
 sys.path.insert(0, sys.argv[1])
 import bench_table
+old = sys.argv[2]
 v = {}
 for line in sys.stdin:
     _, vmm, what, x = line.split()
@@ -104,12 +115,19 @@ for what, name in [("boot-ms", "boot to multi-user.target (ms)"),
                    ("linux-steps", "Linux lane steps in a traced hot-add"),
                    ("agent-pct", "the agent calls share of a hot-add (%)"),
                    ("agent-x-pct", "... without guest-set-vcpus (%)")]:
+    o = med("hotvm-old", what)
     h, c, q = med("hotvm", what), med("hotvm-com2", what), med("qemu", what)
-    rows.append([name, h, c, q, "%.2f" % (h / q) if h is not None and q else None,
-                 "%d/%d/%d" % (n("hotvm", what), n("hotvm-com2", what),
-                               n("qemu", what))])
+    rows.append(([o, "%.2f" % (o / q) if o is not None and q else None]
+                 if old else []) +
+                [name, h, c, q, "%.2f" % (h / q) if h is not None and q else None,
+                 "%s%d/%d/%d" % ("%d/" % n("hotvm-old", what) if old else "",
+                                 n("hotvm", what), n("hotvm-com2", what),
+                                 n("qemu", what))])
+    if old:  # the name first
+        rows[-1] = rows[-1][2:3] + rows[-1][:2] + rows[-1][3:]
 bench_table.table("debian: the Debian 12 image, hotvm vs QEMU 7.2 q35, medians",
-                  ["", "hotvm (virtio)", "hotvm (COM2)", "QEMU", "hotvm/QEMU",
+                  [""] + (["hotvm before (virtio)", "before/QEMU"] if old else []) +
+                  ["hotvm (virtio)", "hotvm (COM2)", "QEMU", "hotvm/QEMU",
                    "samples"], rows)
-' "$top/tools"
+' "$top/tools" "$old"
 grep -q '^BENCH-DONE 0 failed' "$log"

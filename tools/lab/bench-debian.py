@@ -29,7 +29,8 @@ guest-exec).  Per run it prints BENCH lines:
   BENCH <vmm> linux-steps N   hotvm tracing Linux: the steps of its lane
 
 The VMMs: hotvm (--agent, its default channel virtio-console, and its
-default --agent-trace, on there), hotvm-com2 (--agent-channel com2: the image's
+default --agent-trace, on there), hotvm-old (the same with /bin/hotvm-old,
+an older build, when the lab has it: tools/bench debian -B), hotvm-com2 (--agent-channel com2: the image's
 hotvm-agent-com2 unit starts qemu-ga on ttyS1; no fio; --agent-trace off
 by default there), qemu (virtio-blk-pci
 and virtio-serial-pci with the port org.qemu.guest_agent.0, Debian's own
@@ -221,12 +222,13 @@ TRACE = 'default'
 
 def trace_on(vmm):
     """Whether hotvm traces Linux: its default is on over virtio only."""
-    return TRACE == 'on' or (TRACE == 'default' and vmm == 'hotvm')
+    return TRACE == 'on' or (TRACE == 'default' and vmm != 'hotvm-com2')
 
 
 def hotvm_argv(vmm, d, args):
     cmdline = 'root=%s console=ttyS0 quiet' % ROOT
-    argv = ['/bin/hotvm', 'run', '--kernel', LINUX, '--initrd', INITRD,
+    binary = '/bin/hotvm-old' if vmm == 'hotvm-old' else '/bin/hotvm'
+    argv = [binary, 'run', '--kernel', LINUX, '--initrd', INITRD,
             '--cpus', 'boot=1,max=%d' % args.cpus, '--memory', '512M',
             '--disk', 'path=%s,id=debian' % ROOT,
             '--api-socket', d + '/qmp', '--agent',
