@@ -78,6 +78,7 @@ void test_socket_path(void);
 /* test_qmp_events.c */
 void test_events(void);
 void test_control_plane(void);
+void test_after_ops(void);
 void test_events_during_command(void);
 
 /* test_qmp_readahead.c */

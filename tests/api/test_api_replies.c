@@ -362,6 +362,7 @@ static bool unreachable(const char *path)
 	 */
 	if (!strncmp(path, "query-hotplug-stats.agent", 25) ||
 	    strstr(path, ".onlined-by") || strstr(path, ".offlined-by") ||
+	    strstr(path, ".linux-trace-pending") ||
 	    !strcmp(path, "query-cpuhp.cpus.guest.linux-cpu") ||
 	    !strcmp(path, "query-cpuhp.cpus.guest.linux-online") ||
 	    !strncmp(path, "query-cpuhp.cpus.guest.linux-state", 34) ||

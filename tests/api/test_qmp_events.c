@@ -2,11 +2,13 @@
 /*
  * The QMP server's events and its control plane: events to every
  * negotiated client, queries and fast commands beside a blocked operation,
- * events emitted while a command runs.
+ * events emitted while a command runs, the work after an operation.
  */
+#include <errno.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <sys/time.h>
+#include <time.h>
 
 #include "check.h"
 #include "qmp_server_fixture.h"
@@ -227,5 +229,98 @@ void test_events_during_command(void)
 	json_object_put(o);
 	raw_close(&a);
 	raw_close(&b);
+	stop(s);
+}
+
+/*
+ * qmp_server_after_ops(): the work after an operation runs on the
+ * operation thread once that command's reply is out (the client reads it
+ * while the work waits for that), once per operation.
+ */
+static struct {
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	bool replied;
+	int ran, early;
+} aft = { .lock = PTHREAD_MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER };
+
+static struct timespec in_ms(int ms)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_REALTIME, &t);
+	t.tv_sec += ms / 1000;
+	t.tv_nsec += (long)(ms % 1000) * 1000000;
+	if (t.tv_nsec >= 1000000000) {
+		t.tv_sec++;
+		t.tv_nsec -= 1000000000;
+	}
+	return t;
+}
+
+static void after_op(void *ctx)
+{
+	struct timespec dl = in_ms(T_MS);
+
+	CHECK(ctx == &aft);
+	pthread_mutex_lock(&aft.lock);
+	while (!aft.replied &&
+	       pthread_cond_timedwait(&aft.cond, &aft.lock, &dl) != ETIMEDOUT)
+		;
+	aft.early += !aft.replied; /* the reply did not get out first */
+	aft.ran++;
+	aft.replied = false;
+	pthread_cond_broadcast(&aft.cond);
+	pthread_mutex_unlock(&aft.lock);
+}
+
+/* Says the reply came; waits until the work after it has run @n times. */
+static int replied_then_ran(int n)
+{
+	struct timespec dl = in_ms(T_MS);
+	int ran;
+
+	pthread_mutex_lock(&aft.lock);
+	aft.replied = true;
+	pthread_cond_broadcast(&aft.cond);
+	while (aft.ran < n &&
+	       pthread_cond_timedwait(&aft.cond, &aft.lock, &dl) != ETIMEDOUT)
+		;
+	ran = aft.ran;
+	pthread_mutex_unlock(&aft.lock);
+	return ran;
+}
+
+void test_after_ops(void)
+{
+	struct qmp_server_opts o = { .path = NULL };
+	struct qmp_server *s = NULL;
+	struct json_object *r;
+	struct raw c;
+
+	tdir_make(&td);
+	o.path = td.path;
+	CHECK_EQ(qmp_server_create(&o, &s), 0);
+	if (!s)
+		return;
+	CHECK_EQ(qmp_server_register(s, cmds, sizeof(cmds) / sizeof(cmds[0]),
+				     &tc),
+		 0);
+	qmp_server_after_ops(s, after_op, &aft);
+	CHECK_EQ(qmp_server_start(s), 0);
+	tc.s = s;
+	open_client(&c);
+	negotiate(&c); /* qmp_capabilities: the I/O thread's, no work after */
+	r = req(&c, "{\"execute\": \"echo\", \"arguments\": {\"a\": 1}}");
+	CHECK(jget(r, "return"));
+	json_object_put(r);
+	CHECK_EQ(replied_then_ran(1), 1);
+	r = req(&c, "{\"execute\": \"echo\"}");
+	json_object_put(r);
+	CHECK_EQ(replied_then_ran(2), 2);
+	pthread_mutex_lock(&aft.lock);
+	CHECK_EQ(aft.early, 0);
+	pthread_mutex_unlock(&aft.lock);
+	raw_close(&c);
 	stop(s);
 }

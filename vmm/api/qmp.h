@@ -113,6 +113,14 @@ int qmp_server_register(struct qmp_server *s, const struct qmp_command *cmds,
 int qmp_server_start(struct qmp_server *s);
 
 /*
+ * @fn(@ctx) runs on the operation thread after each of its commands'
+ * answers has been handed to the I/O thread (not while stopping): work
+ * that follows an operation without delaying its reply.  Only before
+ * qmp_server_start().
+ */
+void qmp_server_after_ops(struct qmp_server *s, void (*fn)(void *), void *ctx);
+
+/*
  * Lets the command in progress on each worker finish (the caller wakes it
  * first: hotplug_shutdown()), answers the commands still queued with "the VM
  * is shutting down", joins every thread after a last non-blocking flush of

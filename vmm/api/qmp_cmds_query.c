@@ -235,6 +235,8 @@ QC_HANDLER(qc_query_cpuhp)
 	struct lx_states *lx = malloc(sizeof(*lx));
 
 	(void)err;
+	/* The last operation's trace of Linux read first: its states. */
+	hotplug_linux_trace_wait(qc->hp);
 	/* With the guest agent, once read: Linux's own list. */
 	if (lx && !hotplug_linux_states(qc->hp, lx)) {
 		free(lx);

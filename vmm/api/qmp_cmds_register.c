@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hotplug_linux.h"
 #include "qmp.h"
 #include "qmp_cmds_internal.h"
 
@@ -78,6 +79,8 @@ int qmp_cmds_register(struct qmp_server *s, struct hotplug *hp, struct vm *vm,
 	qc_names_refresh(qc);
 	ev = qc_events(qc);
 	hotplug_set_events(hp, &ev);
+	/* Linux's trace of an operation is read after its reply. */
+	qmp_server_after_ops(s, hotplug_after_reply, hp);
 	*out = qc;
 	return 0;
 }

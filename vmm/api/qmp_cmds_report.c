@@ -71,6 +71,8 @@ void qc_report_json(struct qmp_cmds *qc, struct json_object *o,
 		qc_add_str(o, "onlined-by", rep->onlined_by);
 	if (rep->offlined_by)
 		qc_add_str(o, "offlined-by", rep->offlined_by);
+	if (rep->linux_trace_pending)
+		qc_add_bool(o, "linux-trace-pending", true);
 	json_object_object_add(o, "steps", steps_json(qc, rep));
 	if (rep->dropped)
 		qc_add_int(o, "steps-dropped", rep->dropped);

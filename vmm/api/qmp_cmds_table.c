@@ -97,13 +97,16 @@ static const struct qmp_field step_ret[] = {
 /*
  * An operation's report (struct hp_report); with the guest agent,
  * "onlined-by" and "offlined-by" say who onlined or offlined the CPU in
- * Linux: "guest" (Linux by itself) or "agent" (hotvm through the agent).
+ * Linux: "guest" (Linux by itself) or "agent" (hotvm through the agent);
+ * "linux-trace-pending" (true) that Linux's trace of it is read after the
+ * reply (--agent-trace): CPUHP_LINUX_TRACE follows.
  */
 #define RET_REPORT                                                             \
 	RET("total-us", QMP_T_INT), RET("own-us", QMP_T_INT),                  \
 		RET("own-exit-us", QMP_T_INT), RET_OBJ("exits", exits_ret),    \
 		RET_OPT("onlined-by", QMP_T_STR),                              \
 		RET_OPT("offlined-by", QMP_T_STR),                             \
+		RET_OPT("linux-trace-pending", QMP_T_BOOL),                    \
 		RET_LIST("steps", step_ret),                                   \
 		RET_OPT("steps-dropped", QMP_T_INT)
 

@@ -158,6 +158,9 @@ struct qmp_server {
 	struct qmp_job *done_head, **done_tail;
 	bool workers_stopping;
 	struct qmp_worker workers[QMP_NR_WORKERS];
+	/* qmp_server_after_ops(): set before the start, then read only. */
+	void (*after_ops)(void *ctx);
+	void *after_ops_ctx;
 };
 
 /* c's request of cost bytes is held or on a worker: counted until it is not. */

@@ -208,10 +208,22 @@ static void *worker_thread(void *arg)
 		}
 		pthread_mutex_unlock(&s->lock);
 		qmp_wake(s);
+		/* The answers are out: what follows an operation, after it. */
+		if (w == &s->workers[QMP_WORKER_OP] && s->after_ops &&
+		    !stopping)
+			s->after_ops(s->after_ops_ctx);
 		pthread_mutex_lock(&s->lock);
 	}
 	pthread_mutex_unlock(&s->lock);
 	return NULL;
+}
+
+void qmp_server_after_ops(struct qmp_server *s, void (*fn)(void *), void *ctx)
+{
+	if (s->started)
+		return;
+	s->after_ops = fn;
+	s->after_ops_ctx = ctx;
 }
 
 void qmp_submit_hold(struct qmp_server *s)

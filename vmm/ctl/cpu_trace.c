@@ -353,6 +353,35 @@ static int64_t now_us(void)
 	return (int64_t)tv.tv_sec * 1000000 + tv.tv_usec;
 }
 
+/*
+ * Linux's trace is read after the reply: its steps' events until the
+ * CPUHP_LINUX_TRACE that ends them (within LINUX_READ_MS, else without).
+ */
+#define LINUX_READ_MS 30000
+
+static void linux_trace_events(struct cpu_ctx *x, struct json_object *events)
+{
+	int64_t end = now_us() + (int64_t)LINUX_READ_MS * 1000;
+
+	for (;;) {
+		int64_t left = (end - now_us()) / 1000;
+		struct json_object *ev;
+		const char *name;
+
+		if (left <= 0 || qmp_client_next_event(x->c, &ev, (int)left)) {
+			fprintf(x->errf,
+				"cpu trace: Linux's trace did not come "
+				"within %d ms; no Linux lane\n",
+				LINUX_READ_MS);
+			return;
+		}
+		json_object_array_add(events, ev);
+		name = cpu_json_str(M(ev, "event"));
+		if (name && !strcmp(name, "CPUHP_LINUX_TRACE"))
+			return;
+	}
+}
+
 /* Runs the operation; its events (kept by the client) make the trace. */
 static struct json_object *run_traced(struct cpu_ctx *x, int *failed)
 {
@@ -380,7 +409,10 @@ static struct json_object *run_traced(struct cpu_ctx *x, int *failed)
 		json_object_put(events);
 		return NULL;
 	}
-	/* Only what came before the reply: the operation's own events. */
+	/*
+	 * Only what came before the reply: the operation's own events; and
+	 * when Linux's trace is read after it, up to its CPUHP_LINUX_TRACE.
+	 */
 	n = qmp_client_pending_events(x->c);
 	for (size_t i = 0; i < n; i++) {
 		struct json_object *ev;
@@ -389,6 +421,8 @@ static struct json_object *run_traced(struct cpu_ctx *x, int *failed)
 			break;
 		json_object_array_add(events, ev);
 	}
+	if (cpu_json_flag(M(ret, "linux-trace-pending")))
+		linux_trace_events(x, events);
 	t = cpu_trace_from_events(events, cpu, t0);
 	json_object_put(events);
 	add_str(t, "operation", op);

@@ -4,14 +4,18 @@
  * waits at the operation gate (op.c) and runs its operation (cpu_ops.c);
  * a hot-add and a removal also open Linux's trace window around it
  * (linux_trace.c) and refill the pool of vCPUs created ahead
- * (prestage.c) when they used it.
+ * (prestage.c) when they used it; after the reply, Linux's trace is read
+ * (hotplug_after_reply()).
  */
 #include "hotplug_internal.h"
+#include "hotplug_linux.h"
+#include "linux_file.h"
 
 /*
  * A hot-add and a removal (alone, or as a burst's or resize's parts, which
  * open the window around the whole) are traced on Linux's side with the
- * guest agent: hp_lx_trace_begin() and _end() run outside the gate.
+ * guest agent: hp_lx_trace_begin() and _end() run outside the gate, and
+ * the window is read after the reply (hotplug_after_reply()).
  */
 /*
  * Linux's trace window opened, then the gate entered: 0, or the refusal
@@ -31,10 +35,13 @@ static int traced_enter(struct hotplug *hp, struct hp_report *rep, bool *traced)
 	return 0;
 }
 
-static void traced_exit(struct hotplug *hp, bool traced)
+/* The window is read after the reply, which says so. */
+static void traced_exit(struct hotplug *hp, bool traced, struct hp_report *rep)
 {
 	hp_op_exit(hp);
 	hp_lx_trace_end(hp, traced);
+	if (traced && rep)
+		rep->linux_trace_pending = true;
 }
 
 int hotplug_cpu_add(struct hotplug *hp, unsigned int cpu, const char *id,
@@ -49,7 +56,7 @@ int hotplug_cpu_add(struct hotplug *hp, unsigned int cpu, const char *id,
 	ret = hp_cpu_add(hp, cpu, id, timeout_ms, wait, rep);
 	if (!ret)
 		hp_prestage_took(hp, cpu);
-	traced_exit(hp, traced);
+	traced_exit(hp, traced, rep);
 	return ret;
 }
 
@@ -64,7 +71,7 @@ int hotplug_cpu_remove(struct hotplug *hp, unsigned int cpu, int timeout_ms,
 	ret = hp_cpu_remove(hp, cpu, timeout_ms, rep);
 	if (!ret)
 		hp_prestage_fill(hp); /* a pool slot may have gone to a batch */
-	traced_exit(hp, traced);
+	traced_exit(hp, traced, rep);
 	return ret;
 }
 
@@ -93,4 +100,15 @@ int hotplug_cpu_recover(struct hotplug *hp, unsigned int cpu, int timeout_ms,
 	ret = hp_cpu_recover(hp, cpu, timeout_ms, rep, online);
 	hp_op_exit(hp);
 	return ret;
+}
+
+void hotplug_after_reply(void *hp)
+{
+	hp_lx_trace_settle(hp);
+}
+
+void hotplug_linux_trace_wait(struct hotplug *hp)
+{
+	/* The read's calls, each within its own deadline. */
+	hp_lx_trace_wait(hp, 8 * LINUX_AGENT_TIMEOUT_MS);
 }

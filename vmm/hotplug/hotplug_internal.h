@@ -246,6 +246,13 @@ struct hotplug {
 	 * (linux_gen_seen, under agent_lock).
 	 */
 	unsigned int linux_gen, linux_gen_seen;
+	/*
+	 * Under lock: this single-CPU operation (not a burst's or resize's
+	 * part) ended with guest-set-vcpus onlining its CPU, whose answer
+	 * was applied as Linux's word: hp_op_exit() need not ask Linux
+	 * again.  Cleared by hp_op_begin().
+	 */
+	bool linux_fresh;
 	bool agent_up;
 	/* The periodic check's thread (hotplug_agent_watch_start()). */
 	pthread_t watch;
@@ -423,15 +430,30 @@ int hp_lx_states_read(struct hotplug *hp, struct lx_states *ls,
 int hp_lx_trace_init(struct hotplug *hp);
 void hp_lx_trace_destroy(struct hotplug *hp);
 /*
- * Around a whole operation, outside the operation gate: begin enables
- * Linux's cpuhp trace events (reading its state list first, once per
- * boot) and returns whether this call opened the window (not when one is
+ * Around a whole operation, outside the operation gate: begin reads the
+ * last window if still pending, then enables Linux's cpuhp trace events
+ * (reading its state list first, once per boot), writes the window's
+ * mark and returns whether this call opened the window (not when one is
  * open already, on this or another thread, nor without an answering
- * agent); end, given that, reads the trace, reports Linux's steps and
- * disables the events.
+ * agent); end, given that, leaves the window pending: its read, the
+ * report of Linux's steps and the emptying of the buffer are
+ * hp_lx_trace_settle()'s, after the operation's reply.
  */
 bool hp_lx_trace_begin(struct hotplug *hp);
 void hp_lx_trace_end(struct hotplug *hp, bool begun);
+/*
+ * What every window needs, done ahead when the agent first answers (the
+ * periodic check's thread): Linux's state list, tracefs found (its
+ * buffer emptied), the events enabled.  Skipped while the agent is busy
+ * or a window is open; begin does what is still missing.
+ */
+void hp_lx_trace_prepare(struct hotplug *hp);
+/* Reads a pending window (agent_lock); nothing if none.  Any thread. */
+void hp_lx_trace_settle(struct hotplug *hp);
+/* Whether a window waits for its read. */
+bool hp_lx_trace_pending(struct hotplug *hp);
+/* Waits up to @timeout_ms for a pending window's read (by another thread). */
+void hp_lx_trace_wait(struct hotplug *hp, int timeout_ms);
 /* A reset: a new boot's list, tracefs and states are found again. */
 void hp_lx_trace_forget(struct hotplug *hp);
 /* Linux's last known state of slot @cpu, or -1.  Any thread. */

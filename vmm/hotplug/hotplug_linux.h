@@ -63,6 +63,18 @@ int hotplug_agent_shutdown(struct hotplug *hp, struct hv_err *err);
  */
 struct lx_states;
 unsigned int hotplug_linux_states(struct hotplug *hp, struct lx_states *out);
+/*
+ * The operation thread's work once an operation's reply is out: Linux's
+ * trace of the operation's window is read and reported then
+ * (CPUHP_LINUX_TRACE last), off the reply's path.  Nothing when no window
+ * waits.
+ */
+void hotplug_after_reply(void *hp);
+/*
+ * Waits (up to a few agent timeouts) until no window waits for its read:
+ * what a query says of Linux's states is then the last operation's.
+ */
+void hotplug_linux_trace_wait(struct hotplug *hp);
 
 /*
  * Whether guest-side faults are Linux's own (the guest agent, and a guest

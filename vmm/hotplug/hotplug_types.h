@@ -137,6 +137,11 @@ struct hp_report {
 	 * (guest-set-vcpus); else NULL.
 	 */
 	const char *offlined_by;
+	/*
+	 * Linux's trace of this operation is read after its reply (the
+	 * guest agent's --agent-trace): CPUHP_LINUX_TRACE says when.
+	 */
+	bool linux_trace_pending;
 	struct hp_step_time steps[HP_REPORT_MAX];
 	unsigned int n; /* steps beyond HP_REPORT_MAX are counted, not kept */
 	unsigned int dropped;

@@ -4,12 +4,19 @@
  * (docs/design.md §6.7).  Once per boot hotvm reads Linux's state list
  * and enables Linux's cpuhp trace events (events/cpuhp/enable:
  * cpuhp_enter, cpuhp_multi_enter and cpuhp_exit), which stay on; before
- * each operation it empties the trace buffer and writes its mark, and
- * afterwards it reads the buffer (five calls before, three after, the
- * buffer in one read over virtio-console).  A window with none of
- * Linux's steps has the events enabled again before the next.  Each
- * enter is paired with its exit into one step of the CPU's "linux" lane,
- * named from the state list.
+ * each operation it writes its mark (three calls), and after the
+ * operation's reply it reads the buffer and empties it for the next
+ * window (five calls, the buffer in one read over virtio-console).  The
+ * read is off the operation's path: hp_lx_trace_end() only leaves the
+ * window pending, and hp_lx_trace_settle() reads it once the reply is out
+ * (the operation thread's next thing, qmp_server's after-work), or when
+ * the next window opens, whichever comes first; whoever needs what it
+ * finds (query-cpuhp's linux-state, `hotvm cpu trace`'s lane) waits for
+ * it (hp_lx_trace_wait(), CPUHP_LINUX_TRACE).  No guest file stays open
+ * between calls' groups: tracefs can be unmounted between operations.  A
+ * window with none of Linux's steps has the events enabled again at its
+ * read.  Each enter is paired with its exit into one step of the CPU's
+ * "linux" lane, named from the state list.
  *
  * Clocks: Linux stamps its trace with its own clock.  Before the
  * operation hotvm writes a numbered mark to trace_marker and notes the
@@ -37,6 +44,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "clock.h"
 #include "hotplug_internal.h"
 #include "linux_cpuhp.h"
 #include "linux_file.h"
@@ -64,14 +72,20 @@ static const char *const lx_tracefs_dirs[] = {
 struct lx_trace {
 	pthread_mutex_t lock; /* the fields a query reads; a leaf */
 	struct lx_states states;
-	bool states_read; /* this boot's list is in states (or unusable) */
-	int dir;	  /* index into lx_tracefs_dirs, -1 not found yet */
-	bool no_tracefs;  /* none this boot: said once */
-	bool events_on;	  /* the cpuhp events enabled this boot */
-	int *cpu_state;	  /* per slot: Linux's last state, -1 */
+	bool states_read;  /* this boot's list is in states (or unusable) */
+	int dir;	   /* index into lx_tracefs_dirs, -1 not found yet */
+	bool no_tracefs;   /* none this boot: said once */
+	bool no_lane_said; /* and in a trace, once */
+	bool events_on;	   /* the cpuhp events enabled this boot */
+	int *cpu_state;	   /* per slot: Linux's last state, -1 */
 
-	/* The open window: the operation's thread only. */
+	/*
+	 * The window: open from begin until its read; pending from the
+	 * operation's end until then (under lock too, for the waiters).
+	 */
 	bool active;
+	bool pending;
+	pthread_cond_t read; /* broadcast when a pending read is done */
 	uint64_t mark;
 	int64_t mark_t0_us, mark_t1_us; /* host wall clock around the mark */
 	int *slot_begin;		/* Linux id -> slot + 1 at begin */
@@ -106,6 +120,7 @@ int hp_lx_trace_init(struct hotplug *hp)
 		return -ENOMEM;
 	}
 	pthread_mutex_init(&t->lock, NULL);
+	pthread_cond_init(&t->read, NULL);
 	t->dir = -1;
 	for (unsigned int i = 0; i < hp->max_cpus; i++)
 		t->cpu_state[i] = -1;
@@ -120,6 +135,7 @@ void hp_lx_trace_destroy(struct hotplug *hp)
 	if (!t)
 		return;
 	pthread_mutex_destroy(&t->lock);
+	pthread_cond_destroy(&t->read);
 	free(t->cpu_state);
 	free(t->slot_begin);
 	free(t->text);
@@ -138,6 +154,7 @@ void hp_lx_trace_forget(struct hotplug *hp)
 	t->states_read = false;
 	t->dir = -1;
 	t->no_tracefs = false;
+	t->no_lane_said = false;
 	t->events_on = false;
 	for (unsigned int i = 0; i < hp->max_cpus; i++)
 		t->cpu_state[i] = -1;
@@ -284,7 +301,11 @@ static int set_events(struct hotplug *hp, bool on, struct hv_err *err)
 	return lx_file_write_all(&hp->lxa, path, on ? "1" : "0", 1, err);
 }
 
-/* The numbered mark, with the host's clock around its write. */
+/*
+ * The numbered mark, with the host's clock around the close: qemu-ga's
+ * writes are buffered (stdio), so Linux gets the mark, and stamps it,
+ * when the agent closes the file.
+ */
 static int write_mark(struct hotplug *hp, struct hv_err *err)
 {
 	struct lx_trace *t = hp->lxt;
@@ -299,14 +320,26 @@ static int write_mark(struct hotplug *hp, struct hv_err *err)
 	snprintf(text, sizeof(text), "hotvm-mark %llu",
 		 (unsigned long long)++t->mark);
 	ret = lx_file_write(&hp->lxa, h, text, strlen(text), err);
-	t->mark_t1_us = wall_us();
-	/* From the request's send, after the handshake (qga.h). */
-	t->mark_t0_us = qga_last_sent_us(hp->agent);
 	lx_file_close(&hp->lxa, h);
+	t->mark_t1_us = wall_us();
+	/* From the close's send, after the handshake (qga.h). */
+	t->mark_t0_us = qga_last_sent_us(hp->agent);
 	return ret;
 }
 
-/* The window's start; agent_lock held.  0, or the window stays shut. */
+/* The agent did not answer, or the VM stops or resets: no retry. */
+static bool agent_gone(int ret)
+{
+	return ret == -ETIMEDOUT || ret == -ECANCELED || ret == -EPIPE;
+}
+
+/*
+ * The window's start; agent_lock held.  0, or the window stays shut.  The
+ * buffer was emptied when the last window was read (the first time, or
+ * after tracefs went away, here while finding it); so the start is the
+ * mark alone.  A mark that cannot be written (tracefs unmounted since)
+ * has tracefs looked for again, which says once that it is gone.
+ */
 static int begin_locked(struct hotplug *hp, struct hv_err *err)
 {
 	struct lx_trace *t = hp->lxt;
@@ -316,13 +349,21 @@ static int begin_locked(struct hotplug *hp, struct hv_err *err)
 		ret = read_states(hp, err);
 	if (ret || !t->states.n || t->no_tracefs)
 		return ret ? ret : -ENOENT;
-	ret = clear_trace(hp, err);
+	if (t->dir < 0)
+		ret = clear_trace(hp, err);
 	if (!ret && !t->events_on)
 		ret = set_events(hp, true, err);
 	if (!ret)
 		t->events_on = true;
 	if (!ret)
 		ret = write_mark(hp, err);
+	if (ret && !agent_gone(ret) && !t->no_tracefs) {
+		hv_err_clear(err);
+		t->dir = -1;
+		ret = clear_trace(hp, err);
+		if (!ret)
+			ret = write_mark(hp, err);
+	}
 	if (!ret)
 		memcpy(t->slot_begin, hp->linux_slot,
 		       hp->max_cpus * sizeof(*t->slot_begin));
@@ -342,6 +383,28 @@ static void say_no_lane(struct hotplug *hp, const char *why)
 		ev.linux_trace(ev.ctx, &sum);
 }
 
+void hp_lx_trace_prepare(struct hotplug *hp)
+{
+	struct lx_trace *t = hp->lxt;
+	struct hv_err err = { 0 };
+	int ret = 0;
+
+	if (!t || pthread_mutex_trylock(&hp->agent_lock))
+		return;
+	if (t->active || t->no_tracefs ||
+	    (t->states_read && t->dir >= 0 && t->events_on)) {
+		pthread_mutex_unlock(&hp->agent_lock);
+		return;
+	}
+	if (!t->states_read)
+		ret = read_states(hp, &err);
+	if (!ret && t->states.n && t->dir < 0)
+		ret = clear_trace(hp, &err);
+	if (!ret && t->states.n && !t->events_on)
+		t->events_on = !set_events(hp, true, &err);
+	pthread_mutex_unlock(&hp->agent_lock);
+}
+
 bool hp_lx_trace_begin(struct hotplug *hp)
 {
 	struct lx_trace *t = hp->lxt;
@@ -349,7 +412,10 @@ bool hp_lx_trace_begin(struct hotplug *hp)
 	bool said;
 	int ret;
 
-	if (!t || !__atomic_load_n(&hp->agent_up, __ATOMIC_RELAXED))
+	if (!t)
+		return false;
+	hp_lx_trace_settle(hp); /* the last window's read, if not done yet */
+	if (!__atomic_load_n(&hp->agent_up, __ATOMIC_RELAXED))
 		return false;
 	pthread_mutex_lock(&hp->agent_lock);
 	/* Open already (a nested call, or another thread's operation). */
@@ -357,11 +423,12 @@ bool hp_lx_trace_begin(struct hotplug *hp)
 		pthread_mutex_unlock(&hp->agent_lock);
 		return false;
 	}
-	said = t->no_tracefs;
 	ret = begin_locked(hp, &err);
 	if (!ret)
 		t->active = true;
-	said = !said && t->no_tracefs;
+	said = t->no_tracefs && !t->no_lane_said;
+	if (said)
+		t->no_lane_said = true;
 	pthread_mutex_unlock(&hp->agent_lock);
 	if (said)
 		say_no_lane(hp, "Linux's tracefs is not mounted in the guest "
@@ -571,9 +638,10 @@ static void pair_all(struct lx_pairing *p, size_t len)
 }
 
 /*
- * Reads the buffer; agent_lock held.  The events stay on and the text in
- * the buffer: the next window's start empties it, and between windows
- * only a hot-plug of Linux's own (a CPU offlined by hand) adds to it.
+ * Reads the buffer, then empties it for the next window (opening "trace"
+ * for writing truncates it), each file closed before the next call's
+ * group; agent_lock held.  The events stay on; between windows only a
+ * hot-plug of Linux's own (a CPU offlined by hand) adds to the buffer.
  */
 static long end_locked(struct hotplug *hp, bool *truncated, int *slot_end,
 		       struct hv_err *err)
@@ -589,10 +657,71 @@ static long end_locked(struct hotplug *hp, bool *truncated, int *slot_end,
 	n = read_all(hp, h, truncated, err);
 	lx_file_close(&hp->lxa, h);
 	memcpy(slot_end, hp->linux_slot, hp->max_cpus * sizeof(*slot_end));
+	if (n >= 0) {
+		h = lx_file_open(&hp->lxa, path, "w", err);
+		if (h >= 0)
+			lx_file_close(&hp->lxa, h);
+		else /* the next window looks for tracefs again */
+			t->dir = -1;
+		hv_err_clear(err);
+	}
 	return n;
 }
 
 void hp_lx_trace_end(struct hotplug *hp, bool begun)
+{
+	struct lx_trace *t = hp->lxt;
+
+	if (!begun)
+		return;
+	/* Read after the reply (hp_lx_trace_settle()). */
+	pthread_mutex_lock(&t->lock);
+	t->pending = true;
+	pthread_mutex_unlock(&t->lock);
+}
+
+/* The window's read is done (or dropped): wakes hp_lx_trace_wait(). */
+static void window_closed(struct lx_trace *t)
+{
+	t->active = false;
+	pthread_mutex_lock(&t->lock);
+	t->pending = false;
+	pthread_cond_broadcast(&t->read);
+	pthread_mutex_unlock(&t->lock);
+}
+
+bool hp_lx_trace_pending(struct hotplug *hp)
+{
+	struct lx_trace *t = hp->lxt;
+	bool pending;
+
+	if (!t)
+		return false;
+	pthread_mutex_lock(&t->lock);
+	pending = t->pending;
+	pthread_mutex_unlock(&t->lock);
+	return pending;
+}
+
+void hp_lx_trace_wait(struct hotplug *hp, int timeout_ms)
+{
+	struct lx_trace *t = hp->lxt;
+	struct timespec dl = hv_deadline(timeout_ms);
+
+	if (!t)
+		return;
+	pthread_mutex_lock(&t->lock);
+	while (t->pending &&
+	       pthread_cond_timedwait(&t->read, &t->lock, &dl) != ETIMEDOUT)
+		;
+	pthread_mutex_unlock(&t->lock);
+}
+
+/*
+ * The pending window's read, pairing and report; agent_lock held, the
+ * window still pending (window_closed() is the caller's).
+ */
+static void settle_locked(struct hotplug *hp)
 {
 	struct lx_trace *t = hp->lxt;
 	struct hv_err err = { 0 };
@@ -600,8 +729,6 @@ void hp_lx_trace_end(struct hotplug *hp, bool begun)
 	int *slot_end;
 	long n = -ENOMEM;
 
-	if (!begun)
-		return;
 	/*
 	 * A hot-added CPU's Linux number is known once the operation's end
 	 * has asked Linux (hp_op_exit()); a removed one's was known before.
@@ -610,13 +737,9 @@ void hp_lx_trace_end(struct hotplug *hp, bool begun)
 	pthread_mutex_lock(&hp->lock);
 	p.ev = hp->ev;
 	pthread_mutex_unlock(&hp->lock);
-	/*
-	 * agent_lock to the end: the text, the mark and its times are the
-	 * window's until it is closed (another thread's operation may open
-	 * the next one as soon as it is).
-	 */
-	pthread_mutex_lock(&hp->agent_lock);
-	if (slot_end)
+	if (t->dir < 0) /* a reset since the window opened */
+		n = -ECANCELED;
+	else if (slot_end)
 		n = end_locked(hp, &p.sum.truncated, slot_end, &err);
 	p.slot_end = slot_end;
 	p.sum.align_us = (t->mark_t1_us - t->mark_t0_us + 1) / 2;
@@ -630,15 +753,47 @@ void hp_lx_trace_end(struct hotplug *hp, bool begun)
 		p.sum.error = "hotvm's mark is not in Linux's trace buffer "
 			      "(cleared or overwritten): its steps cannot be "
 			      "placed on the host's clock";
-	/* None of Linux's steps: the events may be off (a guest's doing). */
-	if (!p.sum.steps)
+	/*
+	 * None of Linux's steps: the events may be off (a guest's doing):
+	 * enabled again now, off the next operation's path.
+	 */
+	if (!p.sum.steps && n >= 0) {
+		struct hv_err e2 = { 0 };
+
+		t->events_on = !set_events(hp, true, &e2);
+	} else if (!p.sum.steps) {
 		t->events_on = false;
+	}
 	if (p.sum.malformed)
 		pr_err("Linux's trace: %u malformed lines ignored",
 		       p.sum.malformed);
 	if (p.ev.linux_trace)
 		p.ev.linux_trace(p.ev.ctx, &p.sum);
-	t->active = false;
-	pthread_mutex_unlock(&hp->agent_lock);
 	free(slot_end);
+}
+
+void hp_lx_trace_settle(struct hotplug *hp)
+{
+	bool stopping;
+
+	if (!hp_lx_trace_pending(hp))
+		return;
+	/*
+	 * agent_lock to the end: the text, the mark and its times are the
+	 * window's until it is closed (another thread's operation may open
+	 * the next one as soon as it is).
+	 */
+	pthread_mutex_lock(&hp->agent_lock);
+	if (!hp_lx_trace_pending(hp)) { /* another thread read it */
+		pthread_mutex_unlock(&hp->agent_lock);
+		return;
+	}
+	/* No call into a guest that is going away. */
+	pthread_mutex_lock(&hp->lock);
+	stopping = hp->stopping;
+	pthread_mutex_unlock(&hp->lock);
+	if (!stopping)
+		settle_locked(hp);
+	window_closed(hp->lxt);
+	pthread_mutex_unlock(&hp->agent_lock);
 }

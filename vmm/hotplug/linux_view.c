@@ -20,7 +20,7 @@
  * asked again only after a wait that doubles with each miss; and a
  * whole check has one deadline, however many ids are new: what it did
  * not reach waits for the next check.  The periodic check runs on its
- * own thread, so the agent never holds the machine thread.
+ * own thread (agent_watch.c), so the agent never holds the machine thread.
  */
 #include <errno.h>
 #include <json-c/json.h>
@@ -33,7 +33,6 @@
 #include "linux_file.h"
 #include "log.h"
 #include "qga.h"
-#include "seccomp_policy.h"
 
 /* The firmware node's path: "\_SB_.CPUS.Cxxx" and a newline. */
 #define LINUX_PATH_MAX 64
@@ -230,47 +229,55 @@ static int map_vcpus(struct hotplug *hp, struct json_object *list,
 }
 
 /*
- * Applies Linux's word to each slot the host holds and says what changed:
- * the stage (started while Linux has it online, acknowledged while
- * offline) and the online set.
+ * Applies Linux's word on the slot @cpu (@state: -1 not listed, 0
+ * offline, 1 online, as its CPU @lid) and says what changed: the stage
+ * (started while Linux has it online, acknowledged while offline) and the
+ * online set.  False when a reset since @gen voids the answer.
  */
+static bool apply_one(struct hotplug *hp, unsigned int cpu, int8_t state,
+		      int lid, unsigned int gen)
+{
+	struct hp_slot *s = &hp->slots[cpu];
+	char id[sizeof(s->id)];
+	struct hp_events ev = { 0 };
+	bool was, now, held;
+
+	pthread_mutex_lock(&hp->lock);
+	if (hp->linux_gen != gen) { /* a reset: this answer is void */
+		pthread_mutex_unlock(&hp->lock);
+		return false;
+	}
+	held = s->stage == HP_STAGE_ACKNOWLEDGED ||
+	       s->stage == HP_STAGE_STARTED;
+	was = s->online && s->linux_online != 0;
+	s->linux_cpu = lid;
+	s->linux_online = state;
+	if (state < 0) /* gone from Linux: its fault with it */
+		s->linux_fail = CPUHP_INVALID;
+	now = s->online && s->linux_online != 0;
+	if (held && !hp->guest_ext && state >= 0)
+		hp_set_stage_locked(hp, cpu,
+				    state ? HP_STAGE_STARTED
+					  : HP_STAGE_ACKNOWLEDGED,
+				    &ev, id, sizeof(id));
+	pthread_mutex_unlock(&hp->lock);
+	hp_stage_notify(&ev, cpu, id,
+			state ? HP_STAGE_STARTED : HP_STAGE_ACKNOWLEDGED);
+	if (was != now) {
+		pr_err("CPU %u: Linux (its CPU %d) has it %s", cpu, lid,
+		       now ? "online" : "offline");
+		hp_online_changed(hp, cpu, now);
+	}
+	return true;
+}
+
+/* Linux's word on every slot the host holds (apply_one()). */
 static void apply_vcpus(struct hotplug *hp, const int8_t *state,
 			const int *lids, unsigned int gen)
 {
-	for (unsigned int cpu = 0; cpu < hp->max_cpus; cpu++) {
-		struct hp_slot *s = &hp->slots[cpu];
-		char id[sizeof(s->id)];
-		struct hp_events ev = { 0 };
-		bool was, now, held;
-
-		pthread_mutex_lock(&hp->lock);
-		if (hp->linux_gen != gen) { /* a reset: this answer is void */
-			pthread_mutex_unlock(&hp->lock);
+	for (unsigned int cpu = 0; cpu < hp->max_cpus; cpu++)
+		if (!apply_one(hp, cpu, state[cpu], lids[cpu], gen))
 			return;
-		}
-		held = s->stage == HP_STAGE_ACKNOWLEDGED ||
-		       s->stage == HP_STAGE_STARTED;
-		was = s->online && s->linux_online != 0;
-		s->linux_cpu = lids[cpu];
-		s->linux_online = state[cpu];
-		if (state[cpu] < 0) /* gone from Linux: its fault with it */
-			s->linux_fail = CPUHP_INVALID;
-		now = s->online && s->linux_online != 0;
-		if (held && !hp->guest_ext && state[cpu] >= 0)
-			hp_set_stage_locked(hp, cpu,
-					    state[cpu] ? HP_STAGE_STARTED
-						       : HP_STAGE_ACKNOWLEDGED,
-					    &ev, id, sizeof(id));
-		pthread_mutex_unlock(&hp->lock);
-		hp_stage_notify(&ev, cpu, id,
-				state[cpu] ? HP_STAGE_STARTED
-					   : HP_STAGE_ACKNOWLEDGED);
-		if (was != now) {
-			pr_err("CPU %u: Linux (its CPU %d) has it %s", cpu,
-			       lids[cpu], now ? "online" : "offline");
-			hp_online_changed(hp, cpu, now);
-		}
-	}
 }
 
 /* Says once when the agent goes away or comes back. */
@@ -444,12 +451,24 @@ int hp_linux_id(struct hotplug *hp, unsigned int cpu, struct hv_err *err)
 	return ret ? ret : known_lid(hp, cpu, err);
 }
 
-/* guest-set-vcpus for Linux's CPU @lid (the slot @cpu), then a refresh. */
-static int set_lid(struct hotplug *hp, int lid, bool online, struct hv_err *err)
+/*
+ * guest-set-vcpus for Linux's CPU @lid (the slot @cpu).  Its answer (1:
+ * Linux's write to cpuN/online returned, so Linux has it as asked) is
+ * applied to the slot as a refresh would: no second round trip to read
+ * back what Linux just said.  The end of an operation that onlined its
+ * CPU so does not ask Linux again either (hp->linux_fresh); after an
+ * offline it does (the eject that follows changes Linux's list).
+ */
+static int set_lid(struct hotplug *hp, unsigned int cpu, int lid, bool online,
+		   struct hv_err *err)
 {
 	struct json_object *a, *e, *r = NULL;
+	unsigned int gen;
 	int ret;
 
+	pthread_mutex_lock(&hp->lock);
+	gen = hp->linux_gen;
+	pthread_mutex_unlock(&hp->lock);
 	e = json_object_new_object();
 	json_object_object_add(e, "logical-id", json_object_new_int(lid));
 	json_object_object_add(e, "online", json_object_new_boolean(online));
@@ -467,8 +486,13 @@ static int set_lid(struct hotplug *hp, int lid, bool online, struct hv_err *err)
 				 "changed none)",
 				 online ? "online" : "offline", lid);
 	json_object_put(r);
-	if (!ret)
-		ret = hp_linux_refresh(hp, false, err);
+	if (!ret && !apply_one(hp, cpu, online ? 1 : 0, lid, gen))
+		ret = hp_linux_refresh(hp, false, err); /* a reset meanwhile */
+	else if (!ret && online) {
+		pthread_mutex_lock(&hp->lock);
+		hp->linux_fresh = hp->op_depth == 1; /* hp_op_exit() */
+		pthread_mutex_unlock(&hp->lock);
+	}
 	return ret;
 }
 
@@ -477,7 +501,7 @@ int hp_linux_set_online(struct hotplug *hp, unsigned int cpu, bool online,
 {
 	int lid = hp_linux_id(hp, cpu, err);
 
-	return lid < 0 ? lid : set_lid(hp, lid, online, err);
+	return lid < 0 ? lid : set_lid(hp, cpu, lid, online, err);
 }
 
 int hp_linux_set_known(struct hotplug *hp, unsigned int cpu, bool online,
@@ -485,7 +509,7 @@ int hp_linux_set_known(struct hotplug *hp, unsigned int cpu, bool online,
 {
 	int lid = known_lid(hp, cpu, err);
 
-	return lid < 0 ? lid : set_lid(hp, lid, online, err);
+	return lid < 0 ? lid : set_lid(hp, cpu, lid, online, err);
 }
 
 int hotplug_agent_shutdown(struct hotplug *hp, struct hv_err *err)
@@ -529,67 +553,9 @@ void hp_linux_forget(struct hotplug *hp)
 	pthread_mutex_unlock(&hp->lock);
 }
 
-/* The periodic check's thread: until hotplug_agent_watch_stop(). */
-static void *agent_watch(void *arg)
-{
-	struct hotplug *hp = arg;
-	int period = hp->watch_period_ms;
-	struct timespec at;
-
-	seccomp_enter(SECCOMP_THREAD_AGENT_CHECK);
-	pthread_mutex_lock(&hp->lock);
-	while (!hp->watch_stop) {
-		at = hv_deadline(period);
-		/* hp->cond is broadcast at every change: wait out the period. */
-		while (!hp->watch_stop &&
-		       pthread_cond_timedwait(&hp->cond, &hp->lock, &at) !=
-			       ETIMEDOUT)
-			;
-		if (hp->watch_stop)
-			break;
-		pthread_mutex_unlock(&hp->lock);
-		/*
-		 * A missing agent costs this thread one timeout a check and
-		 * nothing else, so the period stays: one that starts late
-		 * (Linux's boot) is found at once.
-		 */
-		hotplug_agent_refresh(hp, false);
-		pthread_mutex_lock(&hp->lock);
-	}
-	pthread_mutex_unlock(&hp->lock);
-	return NULL;
-}
-
-int hotplug_agent_watch_start(struct hotplug *hp, int period_ms)
-{
-	int ret;
-
-	if (!hp->agent)
-		return 0;
-	hp->watch_period_ms = period_ms;
-	hp->watch_stop = false;
-	ret = -pthread_create(&hp->watch, NULL, agent_watch, hp);
-	if (!ret)
-		hp->watching = true;
-	return ret;
-}
-
 void hotplug_agent_set_miss_wait(struct hotplug *hp, unsigned int first_ms)
 {
 	pthread_mutex_lock(&hp->agent_lock);
 	hp->linux_miss_first_ms = first_ms;
 	pthread_mutex_unlock(&hp->agent_lock);
-}
-
-void hotplug_agent_watch_stop(struct hotplug *hp)
-{
-	if (!hp->watching)
-		return;
-	pthread_mutex_lock(&hp->lock);
-	hp->watch_stop = true;
-	pthread_cond_broadcast(&hp->cond);
-	pthread_mutex_unlock(&hp->lock);
-	qga_cancel(hp->agent);
-	pthread_join(hp->watch, NULL);
-	hp->watching = false;
 }

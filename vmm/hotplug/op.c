@@ -55,17 +55,21 @@ out:
 
 void hp_op_exit(struct hotplug *hp)
 {
-	bool last, work;
+	bool last, work, fresh;
 
 	pthread_mutex_lock(&hp->lock);
 	last = hp->op_depth == 1 && hp->running && !hp->stopping;
+	fresh = hp->linux_fresh;
+	hp->linux_fresh = false;
 	pthread_mutex_unlock(&hp->lock);
 	/*
-	 * Every operation's end: what does Linux say now (with the agent),
-	 * and are the two sides still in agreement?
+	 * Every operation's end: what does Linux say now (with the agent:
+	 * unless the operation's last act was Linux's answer to
+	 * guest-set-vcpus), and are the two sides still in agreement?
 	 */
 	if (last) {
-		hp_linux_refresh(hp, true, NULL);
+		if (!fresh)
+			hp_linux_refresh(hp, true, NULL);
 		hp_agree_check(hp);
 	}
 	pthread_mutex_lock(&hp->lock);
@@ -188,6 +192,7 @@ int hp_op_begin(struct hotplug *hp, unsigned int cpu, int timeout_ms,
 		clk = CLOCK_THREAD_CPUTIME_ID;
 	pthread_mutex_lock(&hp->lock);
 	hp->op_kind = hp->prestaging ? HP_OP_PRESTAGE : kind;
+	hp->linux_fresh = false;
 	hp->op_clk = clk;
 	hp->op_cpu0_ns = hp->op_cpu_last_ns = hp_cpu_ns(clk);
 	hp->op_active = true;
