@@ -659,12 +659,19 @@ static void test_wait_started(void)
 {
 	struct hp_report rep;
 	struct hp_cpu_view v;
+	unsigned int opens;
 	uint64_t t0;
 
 	sim_guest_linux(true, false);
 	setup_boot(2);
-	/* Linux's CPUs 2 and 3 will be slots 1 and 2 (order above). */
+	/*
+	 * Linux's CPUs 2 and 3 will be slots 1 and 2 (order above); its CPU
+	 * 3 appears with the hot-add, as a real Linux's does.
+	 */
+	lx.slot_of[3] = -1;
 	CHECK_EQ(hotplug_agent_refresh(fv->hp, false), 0);
+	lx.slot_of[3] = 2;
+	opens = atomic_load(&lx.opens);
 	t0 = now_ms();
 	CHECK_EQ(hotplug_cpu_add(fv->hp, 2, "c2", 3000, HOTPLUG_WAIT_STARTED,
 				 &rep),
@@ -678,6 +685,11 @@ static void test_wait_started(void)
 	CHECK_EQ(hotplug_cpu_view(fv->hp, 2, &v), 0);
 	CHECK_EQ(v.linux_online, 1);
 	CHECK_EQ(v.linux_cpu, 3);
+	/*
+	 * Linux's one new id is the acknowledged slot's: matched without
+	 * reading its firmware node (match_expected()).
+	 */
+	CHECK_EQ(atomic_load(&lx.opens), opens);
 	CHECK_EQ(v.stage, HP_STAGE_STARTED);
 	CHECK_STREQ(seen.cpulist, "0-2");
 	/* Without the agent's help the same add would have timed out. */

@@ -230,6 +230,14 @@ struct hotplug {
 	 */
 	struct hp_linux_miss *linux_miss;
 	unsigned int linux_miss_first_ms; /* 0: LINUX_MISS_FIRST_MS */
+	/* Under agent_lock: the ids Linux's last usable answer listed. */
+	bool *linux_listed;
+	/*
+	 * The slot + 1 an operation waits for Linux to list, once Linux has
+	 * acknowledged it (0: none; atomic): linux_view.c may match it
+	 * without reading its firmware node (match_expected()).
+	 */
+	int linux_expect;
 	/*
 	 * The whole check's deadline (hv_now_ns(); 0: none), which caps
 	 * every agent call made under agent_lock (hp_agent_cap()).

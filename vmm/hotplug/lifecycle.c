@@ -74,7 +74,9 @@ static int alloc_slots(struct hotplug *hp)
 	hp->hcpus = calloc(n, sizeof(*hp->hcpus));
 	hp->linux_slot = calloc(n, sizeof(*hp->linux_slot));
 	hp->linux_miss = calloc(n, sizeof(*hp->linux_miss));
-	if (!hp->slots || !hp->hcpus || !hp->linux_slot || !hp->linux_miss)
+	hp->linux_listed = calloc(n, sizeof(*hp->linux_listed));
+	if (!hp->slots || !hp->hcpus || !hp->linux_slot || !hp->linux_miss ||
+	    !hp->linux_listed)
 		return -ENOMEM;
 	for (unsigned int i = 0; i < n; i++)
 		hp->slots[i] = (struct hp_slot){
@@ -296,6 +298,7 @@ void hotplug_destroy(struct hotplug *hp)
 	hp_lx_trace_destroy(hp);
 	free(hp->linux_slot);
 	free(hp->linux_miss);
+	free(hp->linux_listed);
 	free(hp->slots);
 	free(hp->hcpus);
 	free(hp->guest_cpus);

@@ -163,6 +163,45 @@ static int parse_vcpu(struct hotplug *hp, struct json_object *e, long *lid,
 }
 
 /*
+ * The slot an operation waits for Linux to list (hp->linux_expect),
+ * matched without reading its firmware node when the answer settles it:
+ * Linux has acknowledged the slot (so lists its id), the slot is matched
+ * to no id, and exactly one listed id is unmatched, new since the last
+ * answer (an id whose node could not be read was listed before): that id
+ * is the slot's.  Anything else is left to the firmware node.  Agent
+ * lock held.
+ */
+static void match_expected(struct hotplug *hp, struct json_object *list)
+{
+	int want = __atomic_load_n(&hp->linux_expect, __ATOMIC_RELAXED) - 1;
+	size_t n = json_object_array_length(list);
+	unsigned int unmatched = 0;
+	long only = -1;
+
+	if (want < 0 || (unsigned int)want >= hp->max_cpus)
+		return;
+	for (unsigned int l = 0; l < hp->max_cpus; l++)
+		if (hp->linux_slot[l] == want + 1)
+			return; /* matched already */
+	for (size_t i = 0; i < n; i++) {
+		long lid;
+		bool online;
+
+		if (parse_vcpu(hp, json_object_array_get_idx(list, i), &lid,
+			       &online))
+			return; /* map_vcpus() says why */
+		if (!hp->linux_slot[lid]) {
+			unmatched++;
+			only = lid;
+		}
+	}
+	if (unmatched != 1 || hp->linux_listed[only])
+		return;
+	hp->linux_slot[only] = want + 1;
+	hp->linux_miss[only] = (struct hp_linux_miss){ 0 };
+}
+
+/*
  * Matches every logical id in @list to its slot (reading the ones not
  * known yet) and fills @state[slot] (-1 not listed, 0 offline, 1
  * online) and @lids[slot].  Agent lock held.
@@ -176,6 +215,7 @@ static int map_vcpus(struct hotplug *hp, struct json_object *list,
 
 	if (!seen)
 		return -ENOMEM;
+	match_expected(hp, list);
 	for (unsigned int i = 0; i < hp->max_cpus; i++)
 		state[i] = -1, lids[i] = -1;
 	for (size_t i = 0; i < n && !ret; i++) {
@@ -223,6 +263,7 @@ static int map_vcpus(struct hotplug *hp, struct json_object *list,
 			hp->linux_slot[l] = 0;
 		if (!seen[l]) /* its miss goes with it */
 			hp->linux_miss[l] = (struct hp_linux_miss){ 0 };
+		hp->linux_listed[l] = !ret && seen[l];
 	}
 	free(seen);
 	return ret;
@@ -313,6 +354,8 @@ static unsigned int linux_sync_gen(struct hotplug *hp)
 		       hp->max_cpus * sizeof(*hp->linux_slot));
 		memset(hp->linux_miss, 0,
 		       hp->max_cpus * sizeof(*hp->linux_miss));
+		memset(hp->linux_listed, 0,
+		       hp->max_cpus * sizeof(*hp->linux_listed));
 		hp->linux_gen_seen = gen;
 	}
 	return gen;

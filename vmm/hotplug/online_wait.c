@@ -31,8 +31,9 @@ static int pause_only(const struct hp_slot *s)
 
 /*
  * Asks Linux until it lists @cpu under a logical id (matched to the slot
- * by its firmware node), pausing 5, 10 ... 160 ms between asks; 0, or
- * the error.
+ * by its firmware node, or as the one new id, linux_view.c's
+ * match_expected()), pausing 5, 10 ... 160 ms between asks; 0, or the
+ * error.  Linux has acknowledged @cpu.
  */
 static int linux_lists(struct hotplug *hp, unsigned int cpu, uint64_t t0,
 		       struct hv_err *why)
@@ -41,7 +42,10 @@ static int linux_lists(struct hotplug *hp, unsigned int cpu, uint64_t t0,
 	int pause = 5, ret;
 
 	for (;;) {
+		__atomic_store_n(&hp->linux_expect, (int)cpu + 1,
+				 __ATOMIC_RELAXED);
 		ret = hp_linux_refresh_patient(hp, why);
+		__atomic_store_n(&hp->linux_expect, 0, __ATOMIC_RELAXED);
 		pthread_mutex_lock(&hp->lock);
 		if (ret || s->linux_cpu >= 0) {
 			pthread_mutex_unlock(&hp->lock);
