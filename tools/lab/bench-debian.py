@@ -27,6 +27,8 @@ guest-exec).  Per run it prints BENCH lines:
                               Linux itself brings the CPU up)
   BENCH <vmm> exits N         hotvm: VM exits to hotvm during the hot-add
   BENCH <vmm> linux-steps N   hotvm tracing Linux: the steps of its lane
+  BENCH <vmm> trace-ms N      device_add -> CPUHP_LINUX_TRACE (hotvm reads
+                              Linux's trace after the reply)
 
 The VMMs: hotvm (--agent, its default channel virtio-console, and its
 default --agent-trace, on there), hotvm-old (the same with /bin/hotvm-old,
@@ -278,6 +280,16 @@ def agent_stats(q):
     return st.get('agent', {}), st.get('exits', {}).get('total', 0)
 
 
+def agent_answers(q, timeout_ms=60000):
+    """Until hotvm's own agent check has found the agent (its periodic
+    check, every 2 s): before, an operation has no trace window."""
+    end = now_ms() + timeout_ms
+    while not agent_stats(q)[0].get('answers'):
+        if now_ms() > end:
+            raise RuntimeError('hotvm never found the guest agent')
+        time.sleep(0.2)  # a poll of hotvm's 2 s check, not of the guest
+
+
 def linux_lids(agent):
     return {v['logical-id']: v['online'] for v in
             agent.call('guest-get-vcpus')}
@@ -301,8 +313,10 @@ def hot_add(vmm, q, agent, slot, k):
                        lambda e: e.get('online') and e.get('count') == k, m)[0]
         a1, x1 = agent_stats(q)
         if trace_on(vmm):
-            lx = q.event('CPUHP_LINUX_TRACE', lambda e: True, m, 1000)[1]
+            # Read after the reply by hotvm since ac79e97: waited for.
+            t_lx, lx = q.event('CPUHP_LINUX_TRACE', lambda e: True, m, 30000)
             say(vmm, 'linux-steps', lx.get('steps', 0))
+            say(vmm, 'trace-ms', t_lx - t0)
             if lx.get('error'):
                 print('BENCH-INFO %s: %s' % (vmm, lx['error']), flush=True)
         say(vmm, 'add-ms', t_on - t0)
@@ -359,6 +373,8 @@ def one(vmm, rep, args):
         if vmm != 'hotvm-com2' and 'fio' in args.phases:
             fio(vmm, agent, args.runtime, q)
         free = slots(q) if 'hotplug' in args.phases else []
+        if free and vmm.startswith('hotvm'):
+            agent_answers(q)
         for k in range(2, len(free) and args.cpus + 1):
             hot_add(vmm, q, agent, free[k - 2], k)
         for k in range(len(free) and args.cpus, 1, -1):
