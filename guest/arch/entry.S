@@ -10,6 +10,16 @@
 
 #define XEN_ELFNOTE_PHYS32_ENTRY 18
 
+	/* Every data segment register to GDT_DATA, clobbering %eax. */
+	.macro load_data_segs
+	movl	$GDT_DATA, %eax
+	movl	%eax, %ds
+	movl	%eax, %es
+	movl	%eax, %ss
+	movl	%eax, %fs
+	movl	%eax, %gs
+	.endm
+
 	/*
 	 * The PVH note.  The descriptor is 8 bytes, as Linux emits it for a
 	 * 64-bit ELF; QEMU reads it by the ELF class.
@@ -33,12 +43,7 @@ pvh_start32:
 	cld
 	lgdt	boot_gdtr
 	ljmp	$GDT_CODE32, $1f
-1:	movl	$GDT_DATA, %eax
-	movl	%eax, %ds
-	movl	%eax, %es
-	movl	%eax, %ss
-	movl	%eax, %fs
-	movl	%eax, %gs
+1:	load_data_segs
 
 	/* %ebx survives: rep stosl uses %edi, %ecx, %eax. */
 	movl	$__bss_start, %edi
@@ -64,12 +69,7 @@ pvh_start32:
 
 	.code64
 boot_long:
-	movl	$GDT_DATA, %eax
-	movl	%eax, %ds
-	movl	%eax, %es
-	movl	%eax, %ss
-	movl	%eax, %fs
-	movl	%eax, %gs
+	load_data_segs
 	/* Logical CPU 0 runs on the first stack of the pool. */
 	movq	$(smp_stacks + GUEST_STACK_SIZE), %rsp
 	xorl	%ebp, %ebp
@@ -88,12 +88,7 @@ boot_long:
 	.text
 	.globl ap_long_entry
 ap_long_entry:
-	movl	$GDT_DATA, %eax
-	movl	%eax, %ds
-	movl	%eax, %es
-	movl	%eax, %ss
-	movl	%eax, %fs
-	movl	%eax, %gs
+	load_data_segs
 
 	cmpl	$0, smp_apicid_leaf_b(%rip)
 	je	1f

@@ -52,26 +52,27 @@ static void hpio_port_write(struct hpio *io, unsigned int off,
 		outl(port, v);
 }
 
-void hpio_init_mmio(struct hpio *io, u64 base, unsigned int nr_sel)
+/* Either bus: its accessors on @ctx (an address or a port), nothing cached. */
+static void hpio_init(struct hpio *io, bool port, uintptr_t ctx,
+		      unsigned int nr_sel)
 {
 	*io = (struct hpio){
-		.read = hpio_mmio_read,
-		.write = hpio_mmio_write,
-		.ctx = (void *)(uintptr_t)base,
+		.read = port ? hpio_port_read : hpio_mmio_read,
+		.write = port ? hpio_port_write : hpio_mmio_write,
+		.ctx = (void *)ctx,
 		.nr_sel = nr_sel,
 	};
 	hpio_invalidate(io);
 }
 
+void hpio_init_mmio(struct hpio *io, u64 base, unsigned int nr_sel)
+{
+	hpio_init(io, false, (uintptr_t)base, nr_sel);
+}
+
 void hpio_init_port(struct hpio *io, u16 port, unsigned int nr_sel)
 {
-	*io = (struct hpio){
-		.read = hpio_port_read,
-		.write = hpio_port_write,
-		.ctx = (void *)(uintptr_t)port,
-		.nr_sel = nr_sel,
-	};
-	hpio_invalidate(io);
+	hpio_init(io, true, port, nr_sel);
 }
 
 void hpio_lock(struct hpio *io)
@@ -123,30 +124,31 @@ void hpio_write_data(struct hpio *io, u32 v)
 	io->write(io, ABI_CPUHP_DATA, ABI_CPUHP_DATA_WIDTH, v);
 }
 
-u32 hpio_arch_id(struct hpio *io, u32 sel)
+/* Select, command @cmd (after command 1 with @prime), read data. */
+static u32 read_after(struct hpio *io, u32 sel, bool prime, u8 cmd)
 {
 	u32 v;
 
 	hpio_lock(io);
 	hpio_select(io, sel);
-	hpio_command(io, ABI_CPUHP_CMD_ARCH_ID);
+	if (prime) {
+		io->cur_cmd = -1; /* always prime: see hpio.h */
+		hpio_command(io, ABI_CPUHP_CMD_OST_EVENT);
+	}
+	hpio_command(io, cmd);
 	v = hpio_data(io);
 	hpio_unlock(io);
 	return v;
 }
 
+u32 hpio_arch_id(struct hpio *io, u32 sel)
+{
+	return read_after(io, sel, false, ABI_CPUHP_CMD_ARCH_ID);
+}
+
 u32 hpio_ext_read(struct hpio *io, u32 sel, u8 cmd)
 {
-	u32 v;
-
-	hpio_lock(io);
-	hpio_select(io, sel);
-	io->cur_cmd = -1; /* always prime: see hpio.h */
-	hpio_command(io, ABI_CPUHP_CMD_OST_EVENT);
-	hpio_command(io, cmd);
-	v = hpio_data(io);
-	hpio_unlock(io);
-	return v;
+	return read_after(io, sel, true, cmd);
 }
 
 void hpio_report(struct hpio *io, u32 sel, u32 value)
