@@ -11,6 +11,7 @@
 #include <time.h>
 
 #include "check.h"
+#include "clock.h"
 #include "qmp_server_fixture.h"
 
 static void *emitter(void *arg)
@@ -242,25 +243,11 @@ static struct {
 	pthread_cond_t cond;
 	bool replied;
 	int ran, early;
-} aft = { .lock = PTHREAD_MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER };
-
-static struct timespec in_ms(int ms)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_REALTIME, &t);
-	t.tv_sec += ms / 1000;
-	t.tv_nsec += (long)(ms % 1000) * 1000000;
-	if (t.tv_nsec >= 1000000000) {
-		t.tv_sec++;
-		t.tv_nsec -= 1000000000;
-	}
-	return t;
-}
+} aft = { .lock = PTHREAD_MUTEX_INITIALIZER }; /* cond: test_after_ops() */
 
 static void after_op(void *ctx)
 {
-	struct timespec dl = in_ms(T_MS);
+	struct timespec dl = hv_deadline(T_MS);
 
 	CHECK(ctx == &aft);
 	pthread_mutex_lock(&aft.lock);
@@ -277,7 +264,7 @@ static void after_op(void *ctx)
 /* Says the reply came; waits until the work after it has run @n times. */
 static int replied_then_ran(int n)
 {
-	struct timespec dl = in_ms(T_MS);
+	struct timespec dl = hv_deadline(T_MS);
 	int ran;
 
 	pthread_mutex_lock(&aft.lock);
@@ -296,8 +283,14 @@ void test_after_ops(void)
 	struct qmp_server_opts o = { .path = NULL };
 	struct qmp_server *s = NULL;
 	struct json_object *r;
+	pthread_condattr_t ca;
 	struct raw c;
 
+	/* Deadlines from hv_deadline() are CLOCK_MONOTONIC's. */
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&aft.cond, &ca);
+	pthread_condattr_destroy(&ca);
 	tdir_make(&td);
 	o.path = td.path;
 	CHECK_EQ(qmp_server_create(&o, &s), 0);
